@@ -39,26 +39,29 @@ pub struct CallEvent {
     pub kind: CallKind,
     /// The method entered or left.
     pub method: MethodId,
-    /// Wall-clock time in ns since the session anchor (0 when the session has no wall clock).
-    pub wall_ns: u64,
-    /// Thread-CPU time in ns, when the session has that clock.
+    /// Time in ns on the session's timeline clock: wall time since the
+    /// session anchor when the session has a wall clock, otherwise the
+    /// thread's CPU time.
+    pub ts_ns: u64,
+    /// Thread-CPU time in ns; `Some` exactly when the session has the
+    /// thread-CPU clock (for a CPU-only session it equals `ts_ns`).
     pub cpu_ns: Option<u64>,
 }
 
 impl CallEvent {
     /// An enter event.
-    pub fn enter(method: MethodId, wall_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
-        CallEvent { kind: CallKind::Enter, method, wall_ns, cpu_ns }
+    pub fn enter(method: MethodId, ts_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
+        CallEvent { kind: CallKind::Enter, method, ts_ns, cpu_ns }
     }
 
     /// A normal exit event.
-    pub fn exit(method: MethodId, wall_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
-        CallEvent { kind: CallKind::Exit, method, wall_ns, cpu_ns }
+    pub fn exit(method: MethodId, ts_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
+        CallEvent { kind: CallKind::Exit, method, ts_ns, cpu_ns }
     }
 
     /// An exit by exception.
-    pub fn unwind(method: MethodId, wall_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
-        CallEvent { kind: CallKind::Unwind, method, wall_ns, cpu_ns }
+    pub fn unwind(method: MethodId, ts_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
+        CallEvent { kind: CallKind::Unwind, method, ts_ns, cpu_ns }
     }
 }
 
@@ -70,7 +73,7 @@ impl CallEvent {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallColumns {
     words: Vec<u32>,
-    wall: Vec<u64>,
+    ts: Vec<u64>,
     cpu: Vec<u64>,
 }
 
@@ -84,7 +87,7 @@ impl CallColumns {
     pub fn with_capacity(n: usize, with_cpu: bool) -> CallColumns {
         CallColumns {
             words: Vec::with_capacity(n),
-            wall: Vec::with_capacity(n),
+            ts: Vec::with_capacity(n),
             cpu: if with_cpu { Vec::with_capacity(n) } else { Vec::new() },
         }
     }
@@ -95,7 +98,7 @@ impl CallColumns {
         debug_assert!(e.method.0 < (1 << 30), "method id too large");
         let keep_cpu = self.cpu.len() == self.words.len() && (self.words.is_empty() || !self.cpu.is_empty());
         self.words.push((e.method.0 << 2) | e.kind as u32);
-        self.wall.push(e.wall_ns);
+        self.ts.push(e.ts_ns);
         if keep_cpu {
             if let Some(c) = e.cpu_ns {
                 self.cpu.push(c);
@@ -127,14 +130,14 @@ impl CallColumns {
         CallEvent {
             kind: CallKind::from_bits(w).unwrap_or(CallKind::Exit),
             method: MethodId(w >> 2),
-            wall_ns: self.wall[i],
+            ts_ns: self.ts[i],
             cpu_ns: if self.has_cpu() { Some(self.cpu[i]) } else { None },
         }
     }
 
-    /// Wall-clock timestamps of every event, in order.
-    pub fn wall_times(&self) -> &[u64] {
-        &self.wall
+    /// Timeline timestamps (see [`CallEvent::ts_ns`]) of every event, in order.
+    pub fn times(&self) -> &[u64] {
+        &self.ts
     }
 
     /// Iterates over the events in order.
@@ -142,21 +145,21 @@ impl CallColumns {
         (0..self.len()).map(move |i| self.get(i))
     }
 
-    /// Index of the first event whose wall time is `>= t` (binary search).
+    /// Index of the first event whose timeline time is `>= t` (binary search).
     pub fn first_at_or_after(&self, t: u64) -> usize {
-        self.wall.partition_point(|&w| w < t)
+        self.ts.partition_point(|&w| w < t)
     }
 
     /// Releases spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.words.shrink_to_fit();
-        self.wall.shrink_to_fit();
+        self.ts.shrink_to_fit();
         self.cpu.shrink_to_fit();
     }
 
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.words.capacity() * 4 + self.wall.capacity() * 8 + self.cpu.capacity() * 8
+        self.words.capacity() * 4 + self.ts.capacity() * 8 + self.cpu.capacity() * 8
     }
 }
 

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 /// An instant event on a thread, such as a big-red-button press.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
-    /// Wall-clock time in ns since the session anchor.
-    pub wall_ns: u64,
+    /// Time in ns on the session's timeline clock (wall time since the anchor).
+    pub ts_ns: u64,
     /// Thread that emitted the marker.
     pub thread: ThreadId,
     /// Marker name (for example `brb`).
@@ -31,8 +31,8 @@ pub enum ObjectEventKind {
 /// An event in the life of one object (seed 004's `C`, `D`, `E`, `L`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectEvent {
-    /// Wall-clock time in ns since the session anchor.
-    pub wall_ns: u64,
+    /// Time in ns on the session's timeline clock (wall time since the anchor).
+    pub ts_ns: u64,
     /// Process that owns the object.
     pub pid: u32,
     /// Thread that produced the event, when known.
@@ -64,8 +64,8 @@ pub enum RemoteCallKind {
 /// One side of a call between processes (seed 004's `P`, `A`, `S`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RemoteCall {
-    /// Wall-clock time in ns since the session anchor.
-    pub wall_ns: u64,
+    /// Time in ns on the session's timeline clock (wall time since the anchor).
+    pub ts_ns: u64,
     /// Process where the event was recorded.
     pub pid: u32,
     /// The other process: the receiver for proxies, the sender for stubs when known.

@@ -18,9 +18,11 @@
 //! - the clock domains it has ([`Clocks`]) and the wall-clock anchor
 //!   ([`Session::anchor_unix_ns`]) that lets two files line up.
 //!
-//! All timestamps are nanoseconds. Wall-clock timestamps count from the
-//! session anchor; thread-CPU timestamps count from that thread's first CPU
-//! reading.
+//! All timestamps are nanoseconds. Every event has a `ts_ns` on the session's
+//! *timeline clock*: wall time counted from the session anchor when the
+//! session has a wall clock, otherwise thread-CPU time. Call events also carry
+//! `cpu_ns`, the thread's CPU time counted from its first reading, whenever
+//! the session has the thread-CPU clock.
 //!
 //! ```
 //! use tracekit_model::*;
@@ -30,7 +32,7 @@
 //! s.calls_mut(main).push(CallEvent::enter(m, 0, Some(0)));
 //! s.calls_mut(main).push(CallEvent::exit(m, 1_000, Some(800)));
 //! assert_eq!(s.calls(main).len(), 2);
-//! assert_eq!(s.calls(main).get(1).wall_ns, 1_000);
+//! assert_eq!(s.calls(main).get(1).ts_ns, 1_000);
 //! ```
 
 mod calls;

@@ -185,19 +185,19 @@ impl Session {
         self.context.iter().find(|t| t.label == label)
     }
 
-    /// First and last wall timestamp over calls, markers and objects (ns), if any.
-    pub fn wall_span(&self) -> Option<(u64, u64)> {
+    /// First and last timeline timestamp over calls, markers and objects (ns), if any.
+    pub fn time_span(&self) -> Option<(u64, u64)> {
         let mut lo = u64::MAX;
         let mut hi = 0u64;
         for c in &self.calls {
-            if let (Some(&a), Some(&b)) = (c.wall_times().first(), c.wall_times().last()) {
+            if let (Some(&a), Some(&b)) = (c.times().first(), c.times().last()) {
                 lo = lo.min(a);
                 hi = hi.max(b);
             }
         }
         for m in &self.markers {
-            lo = lo.min(m.wall_ns);
-            hi = hi.max(m.wall_ns);
+            lo = lo.min(m.ts_ns);
+            hi = hi.max(m.ts_ns);
         }
         (lo <= hi).then_some((lo, hi))
     }
@@ -219,7 +219,7 @@ mod tests {
         s.calls_mut(b).push(CallEvent::enter(m, 3, None));
         s.calls_mut(b).push(CallEvent::exit(m, 7, None));
         assert_eq!(s.call_event_count(), 2);
-        assert_eq!(s.wall_span(), Some((3, 7)));
+        assert_eq!(s.time_span(), Some((3, 7)));
         s.note_repair("x", 2, "two");
         s.note_repair("x", 1, "two");
         s.note_repair("y", 0, "none");
