@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod paths_jvm;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -16,11 +17,15 @@ pub struct Cli {
 enum Command {
     /// Print version and build information.
     Version(version::Args),
+    /// Path profiling of Java programs (instrument, decode-log, report, compare).
+    #[command(subcommand, name = "paths")]
+    PathsJvm(paths_jvm::JvmCommand),
 }
 
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Version(a) => version::run(a),
+        Command::PathsJvm(c) => paths_jvm::run(c),
     }
 }
