@@ -12,7 +12,7 @@ use crate::decode::{decode_log, Decoded};
 use crate::instrument::{instrument_jar, tempdir};
 use crate::log::parse_log;
 use crate::program::Program;
-use crate::schemes::Decoder;
+use crate::schemes::{CoreProgram, Decoder};
 use crate::tables::{Config, Scheme};
 
 /// The jar to instrument in a Java command line and where it sits.
@@ -120,7 +120,8 @@ pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir:
     let stored = Program::from_instrumented_jar(&jar)?;
     let text = std::fs::read_to_string(&log).with_context(|| format!("the run wrote no path log {}", log.display()))?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
-    let mut decoder = Decoder::new(&stored)?;
+    let core = CoreProgram::new(&stored)?;
+    let mut decoder = Decoder::new(&stored, &core);
     let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
     Ok((decoded, secs, jar))
 }

@@ -64,6 +64,24 @@ pub fn record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tok
     bits_for(methods) + words + if aborted { width as u64 } else { 0 }
 }
 
+impl Decoded {
+    /// Every normally finished invocation as `(method id, nodes from ENTRY to EXIT)`.
+    pub fn completed_paths(&self, program: &crate::program::Program) -> Vec<(usize, Vec<u32>)> {
+        self.invocations
+            .iter()
+            .filter(|i| !i.aborted)
+            .map(|i| {
+                let exit = program.methods[i.method_id].cfg.exit();
+                let mut nodes = Vec::with_capacity(i.path.len() + 2);
+                nodes.push(0);
+                nodes.extend(i.path.iter().map(|b| b + 1));
+                nodes.push(exit);
+                (i.method_id, nodes)
+            })
+            .collect()
+    }
+}
+
 /// Decodes every record of `log` against the program stored in the jar.
 pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder) -> Result<Decoded> {
     let program = &stored.program;

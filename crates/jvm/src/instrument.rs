@@ -26,7 +26,15 @@ pub struct Instrumented {
 pub fn instrument_jar(input: &Path, output: &Path, config: &Config, model: Option<&Path>, classpath: &[PathBuf]) -> Result<Instrumented> {
     let program = Program::from_jar(input)?;
     let schemes = SchemeTables::new(&program, config, model)?;
-    let tables = write_tables(&program, config, |id, cfg, out| schemes.rows(id, cfg, out));
+    let mut failure = None;
+    let tables = write_tables(&program, config, |id, cfg, out| {
+        if let Err(e) = schemes.rows(id, cfg, out) {
+            failure.get_or_insert(e.context(format!("method {}", program.methods[id].display_name())));
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
     let work = tempdir()?;
     let plan = work.join("plan.txt");
     std::fs::write(&plan, program.instrumentation_plan())?;

@@ -1,11 +1,11 @@
 //! `tracekit paths instrument|decode-log|report|compare`: path profiling of
 //! Java programs (crate `tracekit-jvm`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
-use tracekit_jvm::{compare, decode_log, parse_log, report, Config, Decoder, Program, Scheme};
+use tracekit_jvm::{compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder, Program, Scheme, StoredProgram};
 
 /// The JVM commands of the `paths` group.
 #[derive(Debug, Subcommand)]
@@ -124,10 +124,10 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::DecodeLog(a) => {
-            let (stored, decoded, decoder) = load_and_decode(&a.log, &a.program)?;
-            let _ = &stored;
+            let (stored, core, decoded) = load_and_decode(&a.log, &a.program)?;
             if let Some(m) = &a.update_model {
-                decoder.write_updated_model(&decoded, m)?;
+                let model = updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
+                model.save(m).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             if a.json {
                 println!("{}", serde_json::to_string(&decoded)?);
@@ -137,7 +137,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Report(a) => {
-            let (stored, decoded, _) = load_and_decode(&a.log, &a.program)?;
+            let (stored, _, decoded) = load_and_decode(&a.log, &a.program)?;
             let reports = report::method_reports(&stored.program, &decoded, a.top);
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&reports)?);
@@ -161,12 +161,12 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
     }
 }
 
-fn load_and_decode(log: &std::path::Path, jar: &std::path::Path) -> Result<(&'static tracekit_jvm::StoredProgram, tracekit_jvm::Decoded, Decoder<'static>)> {
-    // The program lives for the whole command; leaking it keeps the decoder simple.
-    let stored: &'static _ = Box::leak(Box::new(Program::from_instrumented_jar(jar)?));
+fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
+    let stored = Program::from_instrumented_jar(jar)?;
+    let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
     let text = std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
-    let mut decoder = Decoder::new(stored)?;
-    let decoded = decode_log(stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
-    Ok((stored, decoded, decoder))
+    let mut decoder = Decoder::new(&stored, &core);
+    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
+    Ok((stored, core, decoded))
 }
