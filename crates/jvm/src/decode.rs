@@ -27,6 +27,18 @@ pub struct Invocation {
     /// Bits this invocation's record costs in the trace.
     #[serde(skip)]
     pub bits: u64,
+    /// Aborted invocations: the coded node sequence, completed to EXIT.
+    #[serde(skip)]
+    pub completed: Option<Vec<u32>>,
+    /// Recursive invocation, coded with its own copy of the model.
+    #[serde(skip)]
+    pub nested: bool,
+    /// Index of the thread in the log.
+    #[serde(skip)]
+    pub thread_index: usize,
+    /// Bits of the same record in the self-delimiting packed form ([`packed_record_bits`]).
+    #[serde(skip)]
+    pub packed_bits: u64,
 }
 
 /// A decoded log.
@@ -34,6 +46,9 @@ pub struct Invocation {
 pub struct Decoded {
     /// Total trace size in bits (see [`record_bits`]).
     pub bits: u64,
+    /// Total size of the packed form (see [`packed_record_bits`]).
+    #[serde(skip)]
+    pub packed_bits: u64,
     /// Every invocation, per thread in completion order.
     pub invocations: Vec<Invocation>,
 }
@@ -65,12 +80,15 @@ pub fn record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tok
 }
 
 impl Decoded {
-    /// Every normally finished invocation as `(method id, nodes from ENTRY to EXIT)`.
+    /// Every invocation as `(method id, nodes from ENTRY to EXIT)`, aborted
+    /// ones completed as the probes coded them.
     pub fn completed_paths(&self, program: &crate::program::Program) -> Vec<(usize, Vec<u32>)> {
         self.invocations
             .iter()
-            .filter(|i| !i.aborted)
             .map(|i| {
+                if let Some(c) = &i.completed {
+                    return (i.method_id, c.clone());
+                }
                 let exit = program.methods[i.method_id].cfg.exit();
                 let mut nodes = Vec::with_capacity(i.path.len() + 2);
                 nodes.push(0);
@@ -80,6 +98,39 @@ impl Decoded {
             })
             .collect()
     }
+}
+
+/// Length of the Elias-gamma code of `n ≥ 1`.
+pub fn gamma_bits(n: u64) -> u64 {
+    2 * (63 - n.max(1).leading_zeros() as u64) + 1
+}
+
+/// Size of one record in a packed, self-delimiting serialization of the
+/// same trace, for logs kept as one bit stream per thread: the method
+/// reference, then for AdapTracer the record's bit string up to its last 1
+/// bit (the decoder reads zeros after it) preceded by its Elias-gamma coded
+/// length; for BLPP/PAP/raw each value Elias-gamma coded (`v + 1`) and each
+/// breakpoint node in `ceil(log2 #nodes)` bits; an aborted record adds its
+/// gamma-coded length.
+pub fn packed_record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tokens: &[Token], aborted_after: Option<usize>) -> u64 {
+    let body: u64 = match scheme {
+        Scheme::Adaptracer => {
+            let words: Vec<u64> = tokens.iter().filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None }).collect();
+            let len = match words.iter().rposition(|&w| w != 0) {
+                Some(i) => i as u64 * width as u64 + (width as u64 - words[i].trailing_zeros() as u64),
+                None => 0,
+            };
+            gamma_bits(len + 1) + len
+        }
+        _ => tokens
+            .iter()
+            .map(|t| match t {
+                Token::Value(v) => gamma_bits(v.saturating_add(1)),
+                Token::Breakpoint(_) => bits_for(nodes),
+            })
+            .sum(),
+    };
+    bits_for(methods) + body + aborted_after.map(|n| gamma_bits(n as u64 + 1)).unwrap_or(0)
 }
 
 /// Decodes every record of `log` against the program stored in the jar.
@@ -95,7 +146,7 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             stored.config.width
         );
     }
-    let mut out = Decoded { bits: 0, invocations: Vec::with_capacity(log.records.len()) };
+    let mut out = Decoded { bits: 0, packed_bits: 0, invocations: Vec::with_capacity(log.records.len()) };
     for (k, rec) in log.records.iter().enumerate() {
         let m = program.methods.get(rec.method).with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
         let cfg = &m.cfg;
@@ -103,14 +154,18 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             .decode(rec)
             .with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?;
         check_path(cfg, &path).with_context(|| format!("record {}: decoded path of {} is not a CFG path", k + 1, m.display_name()))?;
+        let mut completed = None;
         if let Some(n) = rec.aborted_after {
             if n + 1 > path.len() {
                 bail!("record {}: aborted after {n} nodes, but the path has only {}", k + 1, path.len());
             }
+            completed = Some(path.clone());
             path.truncate(n + 1);
         }
         let bits = record_bits(scheme, log.width, program.methods.len(), cfg.node_count(), &rec.tokens, rec.aborted_after.is_some());
         out.bits += bits;
+        let packed_bits = packed_record_bits(scheme, log.width, program.methods.len(), cfg.node_count(), &rec.tokens, rec.aborted_after);
+        out.packed_bits += packed_bits;
         let exit = cfg.exit();
         out.invocations.push(Invocation {
             method: m.display_name(),
@@ -119,6 +174,10 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             aborted: rec.aborted_after.is_some(),
             method_id: rec.method,
             bits,
+            packed_bits,
+            completed,
+            nested: rec.nested,
+            thread_index: rec.thread,
         });
     }
     Ok(out)
@@ -134,4 +193,25 @@ fn check_path(cfg: &crate::cfg::MethodCfg, path: &[u32]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_count_words_nodes_and_packed_lengths() {
+        assert_eq!(bits_for(1), 0);
+        assert_eq!(bits_for(4), 2);
+        assert_eq!(bits_for(5), 3);
+        assert_eq!(gamma_bits(1), 1);
+        assert_eq!(gamma_bits(4), 5);
+        let pap = [Token::Value(7), Token::Breakpoint(2), Token::Value(1)];
+        // The seed's example: 3 + 2 + 3 bits, plus a method reference among 2 methods.
+        assert_eq!(record_bits(Scheme::Pap, 3, 2, 4, &pap, false), 1 + 8);
+        // AdapTracer word 0b0110_0000 (W = 8): its code is "011", 3 bits, length 4 gamma-coded in 5.
+        let at = [Token::Value(0b0110_0000)];
+        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &at, None), 5 + 3);
+        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &[], None), 1);
+    }
 }

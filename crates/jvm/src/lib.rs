@@ -31,5 +31,5 @@ pub use decode::{decode_log, Decoded, Invocation};
 pub use instrument::instrument_jar;
 pub use log::{parse_log, TraceLog};
 pub use program::{Program, StoredProgram};
-pub use schemes::{updated_model, CoreProgram, Decoder};
+pub use schemes::{replay_adaptracer, updated_model, CoreProgram, Decoder, Replay};
 pub use tables::{Config, Scheme};

@@ -299,3 +299,42 @@ pub fn updated_model(stored: &StoredProgram, core: &CoreProgram, completed_paths
     model.write_into(&core.program, &mut out);
     Ok(out)
 }
+
+/// What replaying an AdapTracer run through the core encoder shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Replay {
+    /// Ideal code length `Σ −log2 p` under the same adaptive model, bits.
+    pub ideal_bits: f64,
+    /// Branch choices coded.
+    pub choices: u64,
+    /// Every record's words equal what the core encoder produces.
+    pub words_equal: bool,
+}
+
+/// Re-encodes every decoded invocation of an AdapTracer run with the core
+/// encoder, under the same per-thread model sequence as the probes (nested
+/// invocations from the shipped model), giving the ideal code length and a
+/// bit-for-bit check of the in-JVM encoder on a real run.
+pub fn replay_adaptracer(stored: &StoredProgram, core: &CoreProgram, log: &crate::log::TraceLog, decoded: &crate::decode::Decoded) -> Result<Replay> {
+    let width = stored.config.width;
+    let at = AdapTracer::new(&core.program, width).map_err(|e| anyhow!("{e}"))?;
+    let mut models: HashMap<usize, AdaptiveModel> = HashMap::new();
+    let mut out = Replay { ideal_bits: 0.0, choices: 0, words_equal: true };
+    let paths = decoded.completed_paths(&stored.program);
+    for ((inv, rec), (m, nodes)) in decoded.invocations.iter().zip(&log.records).zip(&paths) {
+        let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
+        let trace = if inv.nested {
+            let (single, mut model) = core.single(*m, params(&stored.config))?;
+            AdapTracer::new(&single, width).map_err(|e| anyhow!("{e}"))?.encode(&mut model, MethodId(0), &blocks)
+        } else {
+            let model = models.entry(inv.thread_index).or_insert_with(|| core.initial.clone());
+            at.encode(model, MethodId(*m as u32), &blocks)
+        }
+        .map_err(|e| anyhow!("{e}"))?;
+        out.ideal_bits += trace.ideal_bits;
+        out.choices += trace.choices;
+        let logged: Vec<u64> = rec.tokens.iter().filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None }).collect();
+        out.words_equal &= logged == trace.words;
+    }
+    Ok(out)
+}

@@ -102,6 +102,9 @@ pub struct CompareArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Runs per scheme (times are medians).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
     #[command(flatten)]
     pub scheme_args: SchemeArgs,
     /// The Java command, e.g. `java -cp app.jar Main`.
@@ -147,13 +150,13 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Compare(a) => {
-            let c = compare::compare(&a.command, a.jar.as_deref(), &config(Scheme::Raw, &a.scheme_args), a.model.as_deref())?;
+            let c = compare::compare(&a.command, a.jar.as_deref(), &config(Scheme::Raw, &a.scheme_args), a.model.as_deref(), a.repeat)?;
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {
                 print!("{}", compare::render_comparison(&c));
             }
-            if c.rows.iter().any(|r| !r.exact) {
+            if c.rows.iter().any(|r| !r.exact) || !c.adaptracer_words_equal {
                 anyhow::bail!("a scheme's decoded paths differ from the raw ground truth");
             }
             Ok(())
