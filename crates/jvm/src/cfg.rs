@@ -110,6 +110,9 @@ pub fn build_cfg(m: &MethodInfo) -> Result<Result<MethodCfg, Skip>, ClassError> 
         }
     }
     for h in &m.handlers {
+        if h.handler >= code_len || h.start >= h.end || h.end > code_len {
+            return Err(ClassError { offset: h.handler as usize, message: format!("bad exception-table entry {h:?} for code of {code_len} bytes") });
+        }
         mark(h.start, "try start")?;
         mark(h.end, "try end")?;
         mark(h.handler, "handler")?;
@@ -211,6 +214,14 @@ mod tests {
         assert_eq!(cfg.succs[2], vec![5]);
         assert_eq!(cfg.succs[3], vec![4]);
         assert_eq!(cfg.blocks[1].lines, (11, 11));
+    }
+
+    #[test]
+    fn bad_handler_entries_are_errors() {
+        let h = Handler { start: 0, end: 1, handler: 1 };
+        assert!(build_cfg(&method(vec![0xb1], vec![h])).is_err());
+        let h = Handler { start: 1, end: 1, handler: 0 };
+        assert!(build_cfg(&method(vec![0xb1, 0xb1], vec![h])).is_err());
     }
 
     #[test]

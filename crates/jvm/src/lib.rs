@@ -14,6 +14,7 @@
 //! // java -cp app-traced.jar Main   → tracekit-paths.log
 //! ```
 
+pub mod adapt;
 pub mod bytecode;
 pub mod cfg;
 pub mod classfile;

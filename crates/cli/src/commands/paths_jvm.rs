@@ -18,6 +18,33 @@ pub enum JvmCommand {
     Report(ReportArgs),
     /// Run a Java command under every scheme and compare trace sizes.
     Compare(CompareArgs),
+    /// Run a Java command repeatedly under AdapTracer, each run starting from the previous run's updated model.
+    Adapt(AdaptArgs),
+}
+
+/// `tracekit paths adapt`.
+#[derive(Debug, ClapArgs)]
+pub struct AdaptArgs {
+    /// The class-path jar to instrument (default: the first jar of -cp).
+    #[arg(long)]
+    pub jar: Option<PathBuf>,
+    /// Model of the first run (default: every counter 1).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Write the last updated model here.
+    #[arg(long)]
+    pub save_model: Option<PathBuf>,
+    /// Number of runs.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub scheme_args: SchemeArgs,
+    /// The Java command, e.g. `java -cp app.jar Main`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
 }
 
 /// Scheme settings shared by `instrument` and `compare`.
@@ -158,6 +185,19 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             }
             if c.rows.iter().any(|r| !r.exact) || !c.adaptracer_words_equal {
                 anyhow::bail!("a scheme's decoded paths differ from the raw ground truth");
+            }
+            Ok(())
+        }
+        JvmCommand::Adapt(a) => {
+            let cfg = config(Scheme::Adaptracer, &a.scheme_args);
+            let runs = tracekit_jvm::adapt::adapt(&a.command, a.jar.as_deref(), &cfg, a.model.as_deref(), a.runs, a.save_model.as_deref())?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&runs)?);
+            } else {
+                println!("{:>4} {:>12} {:>12} {:>12} {:>10}", "run", "bits", "packed", "ideal", "choices");
+                for r in &runs {
+                    println!("{:>4} {:>12} {:>12} {:>12.0} {:>10}", r.run, r.bits, r.packed_bits, r.ideal_bits, r.choices);
+                }
             }
             Ok(())
         }
