@@ -183,3 +183,33 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.log"));
 }
+
+/// A real third-party program from Debian (Rhino, package `rhino`) runs
+/// instrumented under every scheme and decodes to the raw ground truth.
+#[test]
+fn rhino_interpreter_decodes_exactly_under_every_scheme() {
+    let rhino = Path::new("/usr/share/java/js.jar");
+    assert!(rhino.exists(), "Rhino is missing: run scripts/setup (scripts/deps/jvm.apt lists it)");
+    let dir = workdir("rhino");
+    let script = dir.join("tiny.js");
+    std::fs::write(&script, "var s = 0; for (var i = 0; i < 30; i++) { s += (i % 3 === 0) ? i : -1; }\ntry { null.x; } catch (e) { s++; }\nprint(s);\n").unwrap();
+    let out = ok(tk(&[
+        "paths",
+        "compare",
+        "--width",
+        "32",
+        "--",
+        "java",
+        "-cp",
+        rhino.to_str().unwrap(),
+        "org.mozilla.javascript.tools.shell.Main",
+        "-opt",
+        "-1",
+        script.to_str().unwrap(),
+    ]));
+    for s in ["raw", "blpp", "pap", "adaptracer"] {
+        let line = out.lines().find(|l| l.starts_with(s)).unwrap_or_else(|| panic!("no {s} row in\n{out}"));
+        assert!(line.ends_with("yes"), "{line}");
+    }
+    assert!(!out.contains("WARNING"), "{out}");
+}

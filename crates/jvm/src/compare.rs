@@ -90,6 +90,8 @@ pub struct SchemeRow {
     pub bits: u64,
     /// Size of the packed, self-delimiting form of the same trace.
     pub packed_bits: u64,
+    /// Part of `bits` spent on method references.
+    pub method_ref_bits: u64,
     /// Invocations recorded.
     pub invocations: usize,
     /// Wall time of the instrumented run, seconds (median of the repeats).
@@ -223,6 +225,7 @@ pub fn compare(argv: &[String], jar: Option<&Path>, base: &Config, model: Option
             scheme: scheme.name().into(),
             bits: run.decoded.bits,
             packed_bits: run.decoded.packed_bits,
+            method_ref_bits: run.decoded.method_ref_bits,
             invocations: run.decoded.invocations.len(),
             seconds: median(times),
             exact,

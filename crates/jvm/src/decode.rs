@@ -49,6 +49,9 @@ pub struct Decoded {
     /// Total size of the packed form (see [`packed_record_bits`]).
     #[serde(skip)]
     pub packed_bits: u64,
+    /// Part of `bits` spent on method references (`ceil(log2 #methods)` per record).
+    #[serde(skip)]
+    pub method_ref_bits: u64,
     /// Every invocation, per thread in completion order.
     pub invocations: Vec<Invocation>,
 }
@@ -146,7 +149,7 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             stored.config.width
         );
     }
-    let mut out = Decoded { bits: 0, packed_bits: 0, invocations: Vec::with_capacity(log.records.len()) };
+    let mut out = Decoded { bits: 0, packed_bits: 0, method_ref_bits: 0, invocations: Vec::with_capacity(log.records.len()) };
     for (k, rec) in log.records.iter().enumerate() {
         let m = program.methods.get(rec.method).with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
         let cfg = &m.cfg;
@@ -164,6 +167,7 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
         }
         let bits = record_bits(scheme, log.width, program.methods.len(), cfg.node_count(), &rec.tokens, rec.aborted_after.is_some());
         out.bits += bits;
+        out.method_ref_bits += bits_for(program.methods.len());
         let packed_bits = packed_record_bits(scheme, log.width, program.methods.len(), cfg.node_count(), &rec.tokens, rec.aborted_after);
         out.packed_bits += packed_bits;
         let exit = cfg.exit();
