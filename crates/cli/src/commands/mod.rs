@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod paths;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -16,11 +17,14 @@ pub struct Cli {
 enum Command {
     /// Print version and build information.
     Version(version::Args),
+    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
+    Paths(paths::Args),
 }
 
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Version(a) => version::run(a),
+        Command::Paths(a) => paths::run(a),
     }
 }
