@@ -46,7 +46,9 @@ impl AdaptiveParams {
     /// Checks `1 ≤ bound` and `inc ≤ 2^18`.
     pub fn check(&self) -> Result<()> {
         if self.bound == 0 {
-            return Err(PathError::InvalidParameter("bound must be at least 1".into()));
+            return Err(PathError::InvalidParameter(
+                "bound must be at least 1".into(),
+            ));
         }
         if self.inc as usize > MAX_OUT_DEGREE {
             return Err(PathError::InvalidParameter(format!(
@@ -254,7 +256,10 @@ mod tests {
     #[test]
     fn counters_grow_and_shrink() {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
+        b.edge("A", "B")
+            .edge("B", "C")
+            .edge("C", "B")
+            .edge("C", "D");
         let cfg = b.entry("A").exit("D").build().unwrap();
         let mut p = Program::new();
         let m = p.add_method(cfg, vec![]).unwrap();

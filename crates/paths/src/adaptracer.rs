@@ -151,8 +151,15 @@ impl<'p> AdapTracer<'p> {
             next_call: usize,
         }
         let entry = self.program.cfg(root).entry();
-        let mut out = vec![Visit { method: root, block: entry }];
-        let mut stack = vec![Frame { m: root, b: entry, next_call: 0 }];
+        let mut out = vec![Visit {
+            method: root,
+            block: entry,
+        }];
+        let mut stack = vec![Frame {
+            m: root,
+            b: entry,
+            next_call: 0,
+        }];
         while let Some(top) = stack.last_mut() {
             if out.len() > self.max_steps {
                 return Err(self.too_long(root));
@@ -161,8 +168,15 @@ impl<'p> AdapTracer<'p> {
             if let Some(&callee) = calls.get(top.next_call) {
                 top.next_call += 1;
                 let e = self.program.cfg(callee).entry();
-                out.push(Visit { method: callee, block: e });
-                stack.push(Frame { m: callee, b: e, next_call: 0 });
+                out.push(Visit {
+                    method: callee,
+                    block: e,
+                });
+                stack.push(Frame {
+                    m: callee,
+                    b: e,
+                    next_call: 0,
+                });
                 continue;
             }
             if top.b == self.program.cfg(top.m).exit() {
@@ -172,7 +186,10 @@ impl<'p> AdapTracer<'p> {
             let next = self.next_block(model, &mut dec, top.m, top.b)?;
             top.b = next;
             top.next_call = 0;
-            out.push(Visit { method: top.m, block: next });
+            out.push(Visit {
+                method: top.m,
+                block: next,
+            });
         }
         Ok(out)
     }
@@ -185,7 +202,11 @@ impl<'p> AdapTracer<'p> {
                 message: format!("word {i} ({w}) does not fit in {} bits", self.width),
             });
         }
-        if !self.program.cfg(method).is_live(self.program.cfg(method).entry()) {
+        if !self
+            .program
+            .cfg(method)
+            .is_live(self.program.cfg(method).entry())
+        {
             return Err(PathError::InvalidTrace {
                 method: self.program.cfg(method).name().to_string(),
                 message: "the exit is not reachable from the entry".into(),
@@ -322,7 +343,11 @@ mod tests {
             .iter()
             .map(|x: &f64| x.log2())
             .sum();
-        assert!((first.ideal_bits - ideal).abs() < 1e-9, "{}", first.ideal_bits);
+        assert!(
+            (first.ideal_bits - ideal).abs() < 1e-9,
+            "{}",
+            first.ideal_bits
+        );
         assert_eq!(first.choices, 5);
     }
 

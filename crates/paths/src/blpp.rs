@@ -235,7 +235,10 @@ mod tests {
 
     fn seed() -> Cfg {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
+        b.edge("A", "B")
+            .edge("B", "C")
+            .edge("C", "B")
+            .edge("C", "D");
         b.entry("A").exit("D").build().unwrap()
     }
 
@@ -256,8 +259,14 @@ mod tests {
     #[test]
     fn diamond_ids_are_distinct_and_dense() {
         let mut b = CfgBuilder::new("d");
-        b.edge("A", "B").edge("A", "C").edge("B", "D").edge("C", "D");
-        b.edge("D", "E").edge("D", "F").edge("E", "G").edge("F", "G");
+        b.edge("A", "B")
+            .edge("A", "C")
+            .edge("B", "D")
+            .edge("C", "D");
+        b.edge("D", "E")
+            .edge("D", "F")
+            .edge("E", "G")
+            .edge("F", "G");
         let c = b.entry("A").exit("G").build().unwrap();
         let bl = Blpp::new(&c, 8).unwrap();
         assert_eq!(bl.num_paths(c.entry()), 4);
@@ -289,7 +298,11 @@ mod tests {
         assert!(c.blocks().all(|v| bl.num_paths(v) <= 8));
         let mut names = vec!["S0".to_string()];
         for i in 0..10 {
-            names.push(if i % 3 == 0 { format!("L{i}") } else { format!("R{i}") });
+            names.push(if i % 3 == 0 {
+                format!("L{i}")
+            } else {
+                format!("R{i}")
+            });
             names.push(format!("S{}", i + 1));
         }
         let p = c.resolve_path(&names).unwrap();

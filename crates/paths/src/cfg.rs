@@ -133,7 +133,10 @@ impl CfgBuilder {
             method: b_name(&self.name),
             message: m,
         };
-        let entry_name = b.entry.clone().ok_or_else(|| invalid("no entry block".into()))?;
+        let entry_name = b
+            .entry
+            .clone()
+            .ok_or_else(|| invalid("no entry block".into()))?;
         let mut seen = HashSet::new();
         b.edges.retain(|&(f, t, _)| seen.insert((f, t)));
         let mut virtual_exit = false;
@@ -170,14 +173,21 @@ impl CfgBuilder {
         if let Some(&(_, t, _)) = b.edges.iter().find(|&&(f, _, _)| f == exit) {
             return Err(invalid(format!(
                 "exit block {:?} has an out-edge (to {:?}); the exit must end every path",
-                exit_name, b.names[t.index()]
+                exit_name,
+                b.names[t.index()]
             )));
         }
         if b.names.len() > u32::MAX as usize / 2 {
             return Err(invalid("too many blocks".into()));
         }
         Ok(Cfg::from_parts(
-            b.name, b.names, b.index, entry, exit, b.edges, virtual_exit,
+            b.name,
+            b.names,
+            b.index,
+            entry,
+            exit,
+            b.edges,
+            virtual_exit,
         ))
     }
 }
@@ -314,7 +324,9 @@ impl Cfg {
     pub fn successor_index(&self, from: BlockId, to: BlockId) -> Option<usize> {
         let s = &self.succ[from.index()];
         if s.len() > LINEAR_LOOKUP_LIMIT {
-            self.big_succ_index.get(&(from.0, to.0)).map(|&i| i as usize)
+            self.big_succ_index
+                .get(&(from.0, to.0))
+                .map(|&i| i as usize)
         } else {
             s.iter().position(|&t| t == to)
         }
@@ -338,7 +350,9 @@ impl Cfg {
 
     /// Block names of a path.
     pub fn path_names(&self, path: &[BlockId]) -> Vec<String> {
-        path.iter().map(|&b| self.block_name(b).to_string()).collect()
+        path.iter()
+            .map(|&b| self.block_name(b).to_string())
+            .collect()
     }
 
     /// Checks that `path` starts at the entry, ends at the exit and follows
@@ -457,7 +471,10 @@ mod tests {
 
     fn seed() -> Cfg {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
+        b.edge("A", "B")
+            .edge("B", "C")
+            .edge("C", "B")
+            .edge("C", "D");
         b.entry("A").exit("D").build().unwrap()
     }
 
@@ -474,13 +491,20 @@ mod tests {
     #[test]
     fn virtual_exit_joins_sinks_and_dead_blocks_are_not_live() {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "R1").edge("A", "R2").edge("U", "R1").edge("A", "L").edge("L", "L");
+        b.edge("A", "R1")
+            .edge("A", "R2")
+            .edge("U", "R1")
+            .edge("A", "L")
+            .edge("L", "L");
         let c = b.entry("A").build().unwrap();
         assert!(c.has_virtual_exit());
         let x = c.exit();
         assert_eq!(c.block_name(x), VIRTUAL_EXIT);
         assert!(!c.is_live(c.block_id("U").unwrap()));
-        assert!(!c.is_live(c.block_id("L").unwrap()), "L never reaches the exit");
+        assert!(
+            !c.is_live(c.block_id("L").unwrap()),
+            "L never reaches the exit"
+        );
         assert_eq!(c.successors(c.entry()).len(), 2);
     }
 
@@ -489,7 +513,10 @@ mod tests {
         let mut b = CfgBuilder::new("m");
         b.edge("A", "B").edge("B", "A");
         let e = b.entry("A").exit("B").build().unwrap_err();
-        assert!(e.to_string().contains("exit block \"B\" has an out-edge"), "{e}");
+        assert!(
+            e.to_string().contains("exit block \"B\" has an out-edge"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -499,6 +526,10 @@ mod tests {
         let e = c.check_path(&p).unwrap_err().to_string();
         assert!(e.contains("step 2") && e.contains("\"B\" -> \"D\""), "{e}");
         let p = c.resolve_path(&["A", "B", "C"]).unwrap();
-        assert!(c.check_path(&p).unwrap_err().to_string().contains("not at the exit"));
+        assert!(c
+            .check_path(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("not at the exit"));
     }
 }

@@ -129,9 +129,16 @@ impl<'p> Codec<'p> {
     /// Encodes `path`. AdapTracer codes under `model` and updates it
     /// (`None`: fresh counters with default parameters); the other schemes
     /// ignore it.
-    pub fn encode(&self, model: Option<&mut AdaptiveModel>, path: &[BlockId]) -> Result<EncodedTrace> {
+    pub fn encode(
+        &self,
+        model: Option<&mut AdaptiveModel>,
+        path: &[BlockId],
+    ) -> Result<EncodedTrace> {
         let (items, ideal): (Vec<TraceItem>, Option<f64>) = match &self.inner {
-            Inner::Blpp(b) => (b.encode(path)?.into_iter().map(TraceItem::Word).collect(), None),
+            Inner::Blpp(b) => (
+                b.encode(path)?.into_iter().map(TraceItem::Word).collect(),
+                None,
+            ),
             Inner::Pap(p) => (p.encode(path)?.into_iter().map(from_pap).collect(), None),
             Inner::Adap(a) => {
                 let mut fresh;
@@ -143,7 +150,10 @@ impl<'p> Codec<'p> {
                     }
                 };
                 let t = a.encode(model, self.method, path)?;
-                (t.words.into_iter().map(TraceItem::Word).collect(), Some(t.ideal_bits))
+                (
+                    t.words.into_iter().map(TraceItem::Word).collect(),
+                    Some(t.ideal_bits),
+                )
             }
         };
         Ok(EncodedTrace {
@@ -155,7 +165,11 @@ impl<'p> Codec<'p> {
 
     /// Decodes a trace into the path (AdapTracer updates `model` as in
     /// [`Codec::encode`]).
-    pub fn decode(&self, model: Option<&mut AdaptiveModel>, items: &[TraceItem]) -> Result<Vec<BlockId>> {
+    pub fn decode(
+        &self,
+        model: Option<&mut AdaptiveModel>,
+        items: &[TraceItem],
+    ) -> Result<Vec<BlockId>> {
         let words_only = || -> Result<Vec<u64>> {
             items
                 .iter()
@@ -268,7 +282,9 @@ pub fn trace_from_json(cfg: &Cfg, text: &str) -> Result<Vec<TraceItem>> {
                 .block_id(s)
                 .map(TraceItem::Node)
                 .ok_or_else(|| bad(format!("item {i}: unknown block {s:?}"))),
-            other => Err(bad(format!("item {i} ({other}) is neither an integer nor a block name"))),
+            other => Err(bad(format!(
+                "item {i} ({other}) is neither an integer nor a block name"
+            ))),
         })
         .collect()
 }
@@ -294,7 +310,10 @@ mod tests {
             .unwrap();
         let t = codec.encode(None, &path).unwrap();
         assert_eq!(t.bits, 8);
-        assert_eq!(trace_to_json(codec.cfg(), &t.items).to_string(), r#"[7,"C",1]"#);
+        assert_eq!(
+            trace_to_json(codec.cfg(), &t.items).to_string(),
+            r#"[7,"C",1]"#
+        );
         let back = trace_from_json(codec.cfg(), r#"[7, "C", 1]"#).unwrap();
         assert_eq!(codec.decode(None, &back).unwrap(), path);
         assert!(trace_from_json(codec.cfg(), "[-1]").is_err());

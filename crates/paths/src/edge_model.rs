@@ -1,13 +1,13 @@
 //! The edge-probability model file shared between runs.
 //!
-//! A UTF-8 text file with tab-separated columns. Lines that are empty or
+//! A UTF-8 text file with tab-separated columns (shown as `<TAB>` below). Lines that are empty or
 //! start with `#` are ignored; the first other line is the header:
 //!
 //! ```text
 //! # tracekit-paths edge model v1
-//! method	from	to	probability	counter
-//! m	C	B	0.750000	3
-//! m	C	D	0.250000	1
+//! method<TAB>from<TAB>to<TAB>probability<TAB>counter
+//! m<TAB>C<TAB>B<TAB>0.750000<TAB>3
+//! m<TAB>C<TAB>D<TAB>0.250000<TAB>1
 //! ```
 //!
 //! One row per out-edge of a block with several live out-edges. `counter`
@@ -125,19 +125,29 @@ impl EdgeModel {
                     format!("expected 5 tab-separated columns, found {}", cols.len()),
                 ));
             }
-            let p: f64 = cols[3]
-                .parse()
-                .map_err(|_| bad(line_no, format!("probability {:?} is not a number", cols[3])))?;
+            let p: f64 = cols[3].parse().map_err(|_| {
+                bad(
+                    line_no,
+                    format!("probability {:?} is not a number", cols[3]),
+                )
+            })?;
             if !(0.0..=1.0).contains(&p) {
                 return Err(bad(line_no, format!("probability {p} is outside [0, 1]")));
             }
             let c: u32 = cols[4].parse().map_err(|_| {
-                bad(line_no, format!("counter {:?} is not an integer in 1..2^32", cols[4]))
+                bad(
+                    line_no,
+                    format!("counter {:?} is not an integer in 1..2^32", cols[4]),
+                )
             })?;
             if c == 0 {
                 return Err(bad(line_no, "counter 0: counters start at 1".into()));
             }
-            let key = (cols[0].to_string(), cols[1].to_string(), cols[2].to_string());
+            let key = (
+                cols[0].to_string(),
+                cols[1].to_string(),
+                cols[2].to_string(),
+            );
             if model.counters.insert(key, c).is_some() {
                 return Err(bad(line_no, "this edge is listed twice".into()));
             }
@@ -183,10 +193,16 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let p = Path::new("model.tsv");
-        let e = EdgeModel::from_text("# c\nmethod\tfrom\tto\tprobability\tcounter\nm\tA\tB\t0.5\n", p)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(e, "model.tsv: line 3: expected 5 tab-separated columns, found 4");
+        let e = EdgeModel::from_text(
+            "# c\nmethod\tfrom\tto\tprobability\tcounter\nm\tA\tB\t0.5\n",
+            p,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "model.tsv: line 3: expected 5 tab-separated columns, found 4"
+        );
         let e = EdgeModel::from_text("bogus\n", p).unwrap_err().to_string();
         assert!(e.contains("line 1: expected the header"), "{e}");
         let e = EdgeModel::from_text(&format!("{MODEL_HEADER}\nm\tA\tB\t0.5\t0\n"), p)

@@ -53,8 +53,18 @@ impl<'c> Pap<'c> {
             if v == cfg.entry() {
                 order.push(None);
             }
-            order.extend(preds.iter().filter(|&&u| !cfg.is_back_edge(u, v)).map(|&u| Some(u)));
-            order.extend(preds.iter().filter(|&&u| cfg.is_back_edge(u, v)).map(|&u| Some(u)));
+            order.extend(
+                preds
+                    .iter()
+                    .filter(|&&u| !cfg.is_back_edge(u, v))
+                    .map(|&u| Some(u)),
+            );
+            order.extend(
+                preds
+                    .iter()
+                    .filter(|&&u| cfg.is_back_edge(u, v))
+                    .map(|&u| Some(u)),
+            );
             if order.len() as u128 > u128::from(word_max(width)) + 1 {
                 return Err(PathError::Unsupported {
                     method: cfg.name().to_string(),
@@ -67,7 +77,11 @@ impl<'c> Pap<'c> {
             }
             in_order[v.index()] = order;
         }
-        Ok(Pap { cfg, width, in_order })
+        Ok(Pap {
+            cfg,
+            width,
+            in_order,
+        })
     }
 
     /// The word width.
@@ -142,7 +156,11 @@ impl<'c> Pap<'c> {
         let mut reversed = vec![self.cfg.exit()];
         let mut end = self.cfg.exit();
         for k in (0..values.len()).rev() {
-            let start = if k == 0 { self.cfg.entry() } else { nodes[k - 1] };
+            let start = if k == 0 {
+                self.cfg.entry()
+            } else {
+                nodes[k - 1]
+            };
             if !self.cfg.is_live(start) {
                 return Err(bad(format!(
                     "breakpoint block {:?} is not on any path",
@@ -200,7 +218,10 @@ mod tests {
     #[test]
     fn seed_example_gives_7_c_1() {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
+        b.edge("A", "B")
+            .edge("B", "C")
+            .edge("C", "B")
+            .edge("C", "D");
         let c = b.entry("A").exit("D").build().unwrap();
         let pap = Pap::new(&c, 3).unwrap();
         let p = c
@@ -220,7 +241,10 @@ mod tests {
     fn back_edge_listed_first_still_decodes() {
         // C→B declared before A→B: the non-back in-edge must still get index 0.
         let mut b = CfgBuilder::new("m");
-        b.edge("C", "B").edge("A", "B").edge("B", "C").edge("C", "D");
+        b.edge("C", "B")
+            .edge("A", "B")
+            .edge("B", "C")
+            .edge("C", "D");
         let c = b.entry("A").exit("D").build().unwrap();
         let pap = Pap::new(&c, 3).unwrap();
         let p = c.resolve_path(&["A", "B", "C", "B", "C", "D"]).unwrap();
@@ -257,7 +281,10 @@ mod tests {
     #[test]
     fn malformed_traces_are_errors() {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
+        b.edge("A", "B")
+            .edge("B", "C")
+            .edge("C", "B")
+            .edge("C", "D");
         let c = b.entry("A").exit("D").build().unwrap();
         let pap = Pap::new(&c, 3).unwrap();
         let a = c.block_id("A").unwrap();

@@ -243,17 +243,29 @@ impl Program {
             message,
         };
         let root_entry = self.cfg(root).entry();
-        if visits.first() != Some(&Visit { method: root, block: root_entry }) {
+        if visits.first()
+            != Some(&Visit {
+                method: root,
+                block: root_entry,
+            })
+        {
             return Err(bad(root, 0, "the path does not start at the entry".into()));
         }
         on(WalkEvent::Enter(root))?;
-        let mut stack = vec![Frame { m: root, b: root_entry, next_call: 0 }];
+        let mut stack = vec![Frame {
+            m: root,
+            b: root_entry,
+            next_call: 0,
+        }];
         let mut i = 1;
         while let Some(top) = stack.last_mut() {
             let calls = self.calls(top.m, top.b);
             if let Some(&callee) = calls.get(top.next_call) {
                 top.next_call += 1;
-                let want = Visit { method: callee, block: self.cfg(callee).entry() };
+                let want = Visit {
+                    method: callee,
+                    block: self.cfg(callee).entry(),
+                };
                 if visits.get(i) != Some(&want) {
                     let (m, b) = (top.m, top.b);
                     return Err(bad(
@@ -267,7 +279,11 @@ impl Program {
                     ));
                 }
                 on(WalkEvent::Enter(callee))?;
-                stack.push(Frame { m: callee, b: want.block, next_call: 0 });
+                stack.push(Frame {
+                    m: callee,
+                    b: want.block,
+                    next_call: 0,
+                });
                 i += 1;
                 continue;
             }
@@ -281,7 +297,10 @@ impl Program {
                 return Err(bad(
                     top.m,
                     i,
-                    format!("the path ends inside the method at {:?}", cfg.block_name(top.b)),
+                    format!(
+                        "the path ends inside the method at {:?}",
+                        cfg.block_name(top.b)
+                    ),
                 ));
             };
             if v.method != top.m || cfg.successor_index(top.b, v.block).is_none() {
@@ -296,13 +315,21 @@ impl Program {
                     ),
                 ));
             }
-            on(WalkEvent::Step { method: top.m, from: top.b, to: v.block })?;
+            on(WalkEvent::Step {
+                method: top.m,
+                from: top.b,
+                to: v.block,
+            })?;
             top.b = v.block;
             top.next_call = 0;
             i += 1;
         }
         if i != visits.len() {
-            return Err(bad(root, i, "the path goes on after the root method's exit".into()));
+            return Err(bad(
+                root,
+                i,
+                "the path goes on after the root method's exit".into(),
+            ));
         }
         Ok(())
     }
@@ -385,8 +412,11 @@ mod tests {
 
     #[test]
     fn unknown_callee_is_an_error() {
-        let text = r#"{"methods":[{"name":"m","entry":"A","edges":[["A","B"]],"calls":{"A":["g"]}}]}"#;
-        let e = Program::from_json_str(text, Path::new("t.json")).unwrap_err().to_string();
+        let text =
+            r#"{"methods":[{"name":"m","entry":"A","edges":[["A","B"]],"calls":{"A":["g"]}}]}"#;
+        let e = Program::from_json_str(text, Path::new("t.json"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("calls unknown method \"g\""), "{e}");
     }
 }

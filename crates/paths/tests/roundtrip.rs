@@ -9,7 +9,10 @@ use tracekit_paths::*;
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {
@@ -42,7 +45,11 @@ fn random_program(seed: u64, n: usize, extra_edges: usize, dead: usize) -> Progr
     for _ in 0..extra_edges {
         let f = rng.below(n);
         let t = rng.below(n);
-        let kind = if rng.below(5) == 0 { EdgeKind::Exception } else { EdgeKind::Normal };
+        let kind = if rng.below(5) == 0 {
+            EdgeKind::Exception
+        } else {
+            EdgeKind::Normal
+        };
         add(&mut b, f, t, kind);
     }
     for d in n..n + dead {
@@ -92,7 +99,12 @@ fn random_path(cfg: &Cfg, seed: u64, len: usize) -> Vec<BlockId> {
     path
 }
 
-fn check_all_schemes(program: &Program, paths: &[Vec<BlockId>], width: u32, params: AdaptiveParams) {
+fn check_all_schemes(
+    program: &Program,
+    paths: &[Vec<BlockId>],
+    width: u32,
+    params: AdaptiveParams,
+) {
     let m = program.method_id("m").unwrap();
     for scheme in [Scheme::Blpp, Scheme::Pap] {
         let codec = Codec::new(program, m, scheme, width).unwrap();
@@ -103,7 +115,11 @@ fn check_all_schemes(program: &Program, paths: &[Vec<BlockId>], width: u32, para
                     assert!(width == 64 || *w < 1u64 << width);
                 }
             }
-            assert_eq!(&codec.decode(None, &t.items).unwrap(), p, "{scheme} W={width}");
+            assert_eq!(
+                &codec.decode(None, &t.items).unwrap(),
+                p,
+                "{scheme} W={width}"
+            );
         }
     }
     // AdapTracer: one model across invocations on each side.
@@ -113,7 +129,11 @@ fn check_all_schemes(program: &Program, paths: &[Vec<BlockId>], width: u32, para
     for p in paths {
         let t = at.encode(&mut enc, m, p).unwrap();
         assert!(width == 64 || t.words.iter().all(|&w| w < 1u64 << width));
-        assert_eq!(&at.decode(&mut dec, m, &t.words).unwrap(), p, "adaptracer W={width}");
+        assert_eq!(
+            &at.decode(&mut dec, m, &t.words).unwrap(),
+            p,
+            "adaptracer W={width}"
+        );
         // Near-optimal: the words hold at most ideal + 2 bits, plus padding.
         let bits = (t.words.len() as u64 * u64::from(width)) as f64;
         assert!(bits <= t.ideal_bits + 2.0 + f64::from(width) + 1e-6 * t.ideal_bits);

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod paths;
 mod paths_jvm;
 mod version;
 
@@ -17,15 +18,14 @@ pub struct Cli {
 enum Command {
     /// Print version and build information.
     Version(version::Args),
-    /// Path profiling of Java programs (instrument, decode-log, report, compare).
-    #[command(subcommand, name = "paths")]
-    PathsJvm(paths_jvm::JvmCommand),
+    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
+    Paths(paths::Args),
 }
 
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Version(a) => version::run(a),
-        Command::PathsJvm(c) => paths_jvm::run(c),
+        Command::Paths(a) => paths::run(a),
     }
 }
