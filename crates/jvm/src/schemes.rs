@@ -84,83 +84,85 @@ impl SchemeTables {
     pub fn rows(&self, id: usize, cfg: &MethodCfg, out: &mut String) -> Result<()> {
         let Some(core) = &self.core else { return Ok(()) };
         let m = MethodId(id as u32);
-        let ccfg = core.cfg(m);
-        let nodes = cfg.node_count() as u32;
-        match self.config.scheme {
-            Scheme::Raw => {}
-            Scheme::Blpp => {
-                let blpp = Blpp::new(ccfg, self.config.width).map_err(|e| anyhow!("{e}"))?;
-                for v in 0..nodes {
-                    if !ccfg.is_live(BlockId(v)) || cfg.succs[v as usize].is_empty() {
-                        continue;
-                    }
-                    let steps: Vec<BlppStep> = cfg.succs[v as usize]
-                        .iter()
-                        .map(|&w| blpp.step(BlockId(v), BlockId(w)).with_context(|| format!("no BLPP step for edge {v}->{w}")))
-                        .collect::<Result<_>>()?;
-                    let _ = write!(out, "bi {v}");
-                    for s in &steps {
-                        let _ = write!(out, " {}", match s { BlppStep::Add(x) | BlppStep::Emit(x) => *x });
-                    }
-                    let _ = write!(out, "\nbr {v}");
-                    for s in &steps {
-                        out.push_str(match s { BlppStep::Add(_) => " -", BlppStep::Emit(_) => " 0" });
-                    }
-                    out.push('\n');
-                }
-            }
-            Scheme::Pap => {
-                let pap = Pap::new(ccfg, self.config.width).map_err(|e| anyhow!("{e}"))?;
-                out.push_str("pr");
-                for v in 0..nodes {
-                    let _ = write!(out, " {}", pap.radix(BlockId(v)));
-                }
-                out.push('\n');
-                for v in 0..nodes {
-                    if !ccfg.is_live(BlockId(v)) || cfg.succs[v as usize].is_empty() {
-                        continue;
-                    }
-                    let _ = write!(out, "pi {v}");
-                    for &w in &cfg.succs[v as usize] {
-                        let _ = write!(out, " {}", pap.in_index(BlockId(v), BlockId(w)).unwrap_or(0));
-                    }
-                    out.push('\n');
-                }
-            }
-            Scheme::Adaptracer => {
-                let model = self.adaptive.as_ref().expect("built for AdapTracer");
-                let mut bases = Vec::with_capacity(nodes as usize);
-                let mut counts: Vec<u32> = Vec::new();
-                for v in 0..nodes {
-                    let c = model.counters(m, BlockId(v));
-                    if c.len() < 2 {
-                        bases.push(-1i64);
-                        continue;
-                    }
-                    if ccfg.successors(BlockId(v)) != cfg.succs[v as usize].iter().map(|&w| BlockId(w)).collect::<Vec<_>>() {
-                        bail!("{}: out-edge order of node {v} differs from the core's", ccfg.name());
-                    }
-                    bases.push(counts.len() as i64);
-                    counts.extend_from_slice(c);
-                }
-                out.push_str("ab");
-                for b in bases {
-                    let _ = write!(out, " {b}");
-                }
-                out.push_str("\nac");
-                for c in counts {
-                    let _ = write!(out, " {c}");
-                }
-                out.push('\n');
-            }
-        }
-        Ok(())
+        scheme_rows(self.config.scheme, self.config.width, core.cfg(m), m, self.adaptive.as_ref(), &cfg.succs, out)
     }
 
     /// The model text the probes start from.
     pub fn model_text(&self) -> Option<String> {
         self.model_text.clone()
     }
+}
+
+/// Writes the runtime rows of `scheme` for method `m`, whose runtime node
+/// ids equal the core CFG's block ids and whose out-edges are `succs` (the
+/// core's successor order for every live block); `model` holds the
+/// AdapTracer counters.
+pub fn scheme_rows(scheme: Scheme, width: u32, ccfg: &core::Cfg, m: MethodId, model: Option<&AdaptiveModel>, succs: &[Vec<u32>], out: &mut String) -> Result<()> {
+    let nodes = succs.len() as u32;
+    let live_with_edges = |v: u32| ccfg.is_live(BlockId(v)) && !succs[v as usize].is_empty();
+    match scheme {
+        Scheme::Raw => {}
+        Scheme::Blpp => {
+            let blpp = Blpp::new(ccfg, width).map_err(|e| anyhow!("{e}"))?;
+            for v in (0..nodes).filter(|&v| live_with_edges(v)) {
+                let steps: Vec<BlppStep> = succs[v as usize]
+                    .iter()
+                    .map(|&w| blpp.step(BlockId(v), BlockId(w)).with_context(|| format!("no BLPP step for edge {v}->{w}")))
+                    .collect::<Result<_>>()?;
+                let _ = write!(out, "bi {v}");
+                for s in &steps {
+                    let _ = write!(out, " {}", match s { BlppStep::Add(x) | BlppStep::Emit(x) => *x });
+                }
+                let _ = write!(out, "\nbr {v}");
+                for s in &steps {
+                    out.push_str(match s { BlppStep::Add(_) => " -", BlppStep::Emit(_) => " 0" });
+                }
+                out.push('\n');
+            }
+        }
+        Scheme::Pap => {
+            let pap = Pap::new(ccfg, width).map_err(|e| anyhow!("{e}"))?;
+            out.push_str("pr");
+            for v in 0..nodes {
+                let _ = write!(out, " {}", pap.radix(BlockId(v)));
+            }
+            out.push('\n');
+            for v in (0..nodes).filter(|&v| live_with_edges(v)) {
+                let _ = write!(out, "pi {v}");
+                for &w in &succs[v as usize] {
+                    let _ = write!(out, " {}", pap.in_index(BlockId(v), BlockId(w)).unwrap_or(0));
+                }
+                out.push('\n');
+            }
+        }
+        Scheme::Adaptracer => {
+            let model = model.context("AdapTracer rows need a model")?;
+            let mut bases = Vec::with_capacity(nodes as usize);
+            let mut counts: Vec<u32> = Vec::new();
+            for v in 0..nodes {
+                let c = model.counters(m, BlockId(v));
+                if c.len() < 2 {
+                    bases.push(-1i64);
+                    continue;
+                }
+                if ccfg.successors(BlockId(v)) != succs[v as usize].iter().map(|&w| BlockId(w)).collect::<Vec<_>>() {
+                    bail!("{}: out-edge order of node {v} differs from the core's", ccfg.name());
+                }
+                bases.push(counts.len() as i64);
+                counts.extend_from_slice(c);
+            }
+            out.push_str("ab");
+            for b in bases {
+                let _ = write!(out, " {b}");
+            }
+            out.push_str("\nac");
+            for c in counts {
+                let _ = write!(out, " {c}");
+            }
+            out.push('\n');
+        }
+    }
+    Ok(())
 }
 
 /// The core program and the initial model of a stored program, built once

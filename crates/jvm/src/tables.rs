@@ -74,11 +74,17 @@ impl Default for Config {
 
 /// Next node on a shortest route to EXIT, per node (EXIT maps to itself).
 pub fn route_to_exit(cfg: &MethodCfg) -> Vec<u32> {
-    let n = cfg.node_count();
-    let exit = cfg.exit();
+    route_to_exit_of(&cfg.succs, cfg.exit())
+}
+
+/// [`route_to_exit`] for any successor lists and exit node.
+pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
+    let n = succs.len();
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (v, w) in cfg.edges() {
-        preds[w as usize].push(v);
+    for (v, s) in succs.iter().enumerate() {
+        for &w in s {
+            preds[w as usize].push(v as u32);
+        }
     }
     let mut next = vec![u32::MAX; n];
     next[exit as usize] = exit;

@@ -6,7 +6,7 @@ public abstract class Inv {
     final ThreadState thread;
     /** True when another invocation of the same method was live on this thread at entry (recursion). */
     final boolean nested;
-    /** Last node reached (0 = ENTRY). */
+    /** Last node reached (starts at ENTRY). */
     int prev;
     /** Number of nodes reached after ENTRY. */
     int length;
@@ -15,6 +15,7 @@ public abstract class Inv {
         this.thread = thread;
         this.method = method;
         this.nested = thread.live[method] > 0;
+        this.prev = thread.tables.entry[method];
     }
 
     static Inv create(Tables t, ThreadState ts, int method) {

@@ -19,6 +19,9 @@ final class Tables {
     /** Largest PathID value representable in width bits, as an unsigned long. */
     long maxValue;
     int[] nodes;
+    /** Per method: ENTRY and EXIT node ids (default 0 and NODES - 1; row "ee"). */
+    int[] entry;
+    int[] exit;
     /** Per method, per node: next node on a fixed route to EXIT. */
     int[][] toExit;
     /** Per method, per node: successor node ids (out-edge order). */
@@ -41,7 +44,7 @@ final class Tables {
     }
 
     int exitNode(int method) {
-        return nodes[method] - 1;
+        return exit[method];
     }
 
     static Tables load() {
@@ -76,6 +79,8 @@ final class Tables {
         int n = Integer.parseInt(h[9]);
         t.maxValue = t.width >= 64 ? -1L : (1L << t.width) - 1;
         t.nodes = new int[n];
+        t.entry = new int[n];
+        t.exit = new int[n];
         t.toExit = new int[n][];
         t.succ = new int[n][][];
         t.blppInc = new long[n][][];
@@ -93,6 +98,7 @@ final class Tables {
                     m = Integer.parseInt(f[1]);
                     int nodes = Integer.parseInt(f[2]);
                     t.nodes[m] = nodes;
+                    t.exit[m] = nodes - 1;
                     t.succ[m] = new int[nodes][];
                     t.blppInc[m] = new long[nodes][];
                     t.blppReset[m] = new long[nodes][];
@@ -100,6 +106,7 @@ final class Tables {
                     k = 0;
                     break;
                 case "x": t.toExit[m] = ints(f, 1); break;
+                case "ee": t.entry[m] = Integer.parseInt(f[1]); t.exit[m] = Integer.parseInt(f[2]); break;
                 case "s": t.succ[m][k++] = ints(f, 1); break;
                 case "bi": t.blppInc[m][Integer.parseInt(f[1])] = longs(f, 2); break;
                 case "br": {

@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
  * decoders bit for bit. Usage: VectorCheck TABLES < paths, one path per line:
  * "METHOD N1 N2 … [a]" (nodes after ENTRY; a trailing "a" marks an aborted
  * invocation, completed to EXIT as the runtime does). Prints one record line
- * per path in the trace-log syntax.
+ * per path in the trace-log syntax, then for AdapTracer one line
+ * "c METHOD COUNTERS…" per method with the thread's final counters.
  */
 public final class VectorCheck {
     public static void main(String[] args) throws IOException {
@@ -40,6 +41,13 @@ public final class VectorCheck {
             inv.emitTo(log);
             log.end();
             log.writeTo(out);
+        }
+        // AdapTracer: the thread's counters after all invocations, per method.
+        for (int m = 0; m < t.methodCount(); m++) {
+            if (ts.counters[m] == null) continue;
+            out.write("c " + m);
+            for (int c : ts.counters[m]) out.write(" " + c);
+            out.write("\n");
         }
         out.flush();
     }
