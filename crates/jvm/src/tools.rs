@@ -84,7 +84,9 @@ pub fn java_tools() -> Result<JavaTools> {
     if dir.join("ok").exists() {
         return Ok(tools);
     }
-    let tmp = cache_root().join(format!("jvm-build-{}", std::process::id()));
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = cache_root().join(format!("jvm-build-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     let src = tmp.join("src");
     let mut runtime = Vec::new();
