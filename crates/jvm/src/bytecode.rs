@@ -89,8 +89,7 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                 let trunc = || err(pc, "truncated switch".into());
                 let default = be_i32(code, at).ok_or_else(trunc)?;
                 let mut targets = vec![target(pc, default as i64)?];
-                let len;
-                if op == 0xaa {
+                let len = if op == 0xaa {
                     let low = be_i32(code, at + 4).ok_or_else(trunc)? as i64;
                     let high = be_i32(code, at + 8).ok_or_else(trunc)? as i64;
                     if high < low || high - low > 65535 {
@@ -100,7 +99,7 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                     for k in 0..n {
                         targets.push(target(pc, be_i32(code, at + 12 + 4 * k).ok_or_else(trunc)? as i64)?);
                     }
-                    len = 1 + pad + 12 + 4 * n;
+                    1 + pad + 12 + 4 * n
                 } else {
                     let n = be_i32(code, at + 4).ok_or_else(trunc)?;
                     if !(0..=65535).contains(&n) {
@@ -109,8 +108,8 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                     for k in 0..n as usize {
                         targets.push(target(pc, be_i32(code, at + 12 + 8 * k).ok_or_else(trunc)? as i64)?);
                     }
-                    len = 1 + pad + 8 + 8 * n as usize;
-                }
+                    1 + pad + 8 + 8 * n as usize
+                };
                 (len, Flow::Switch(targets))
             }
             0xc4 => {

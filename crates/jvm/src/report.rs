@@ -48,7 +48,9 @@ pub fn branch_count(program: &Program, method: usize, path: &[u32]) -> u64 {
 
 /// Builds per-method reports, the methods with most trace bits first.
 pub fn method_reports(program: &Program, decoded: &Decoded, top: usize) -> Vec<MethodReport> {
-    let mut per: HashMap<usize, (u64, u64, u64, HashMap<&[u32], u64>)> = HashMap::new();
+    /// Invocations, bits, branches and path counts of one method.
+    type Tally<'a> = (u64, u64, u64, HashMap<&'a [u32], u64>);
+    let mut per: HashMap<usize, Tally> = HashMap::new();
     for inv in &decoded.invocations {
         let e = per.entry(inv.method_id).or_default();
         e.0 += 1;
