@@ -7,12 +7,16 @@
 //! closest ranks).
 //!
 //! Beyond the seed, items are *ranked* by how far their values at the
-//! occurrences differ from their values over the whole session: the total
-//! variation distance between the occurrence distribution and the
-//! time-weighted distribution over the session (discrete items), or the
-//! Kolmogorov–Smirnov distance between the occurrence values and the item's
-//! values sampled evenly over its defined span (continuous items). Both lie
-//! in [0, 1]; an item that never changes scores 0. The suspect comes first.
+//! occurrences differ from their values over the whole session, weighted by
+//! time: for numbers (int, long, float, double) the Kolmogorov–Smirnov
+//! distance between the occurrence values and the session's time-weighted
+//! values (exact step durations for int/long, an even sampling of the
+//! interpolated line for float/double); for strings, which have no order,
+//! the total variation distance between the two distributions. Both lie in
+//! [0, 1]; an item that never changes scores 0. Ordered distances matter:
+//! a steadily growing counter has a new value at every occurrence, which a
+//! category-based distance would wrongly call maximally suspicious. The
+//! suspect comes first.
 
 use crate::context::value_at;
 use crate::problems::{horizon, Occurrence};
@@ -86,10 +90,13 @@ pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
                 .filter_map(|o| tracks.get(o.session).copied().flatten().and_then(|t| value_at(t, o.ts_ns as i64)))
                 .collect();
             let defined = values.len();
-            let (stats, score) = if kind.is_continuous() {
-                continuous(&values, sessions, &tracks)
-            } else {
-                discrete(&values, sessions, &tracks)
+            let (stats, score) = match kind {
+                ContextType::Float | ContextType::Double => continuous(&values, sessions, &tracks),
+                ContextType::Int | ContextType::Long => {
+                    let (stats, _) = discrete(&values, sessions, &tracks);
+                    (stats, ordered_score(&values, sessions, &tracks))
+                }
+                ContextType::String => discrete(&values, sessions, &tracks),
             };
             Hint { label, kind: kind.name(), stats, score, defined }
         })
@@ -141,6 +148,53 @@ fn discrete(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&Con
     (HintStats::Discrete { top_values }, (tv / 2.0).clamp(0.0, 1.0))
 }
 
+/// Time-weighted KS distance for step-valued numbers (int, long).
+fn ordered_score(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&ContextTrack>]) -> f64 {
+    let mut occ: Vec<(f64, f64)> = values.iter().filter_map(ContextValue::as_f64).map(|v| (v, 1.0)).collect();
+    let mut base: Vec<(f64, f64)> = Vec::new();
+    for (s, t) in sessions.iter().zip(tracks) {
+        let Some(t) = t else { continue };
+        let end = horizon(s);
+        for i in 0..t.len() {
+            let stop = if i + 1 < t.len() { t.times[i + 1] } else { end };
+            if let Some(v) = t.samples.get_f64(i) {
+                base.push((v, (stop - t.times[i]).max(0) as f64));
+            }
+        }
+    }
+    weighted_ks(&mut occ, &mut base)
+}
+
+/// Kolmogorov–Smirnov distance between two weighted samples.
+fn weighted_ks(a: &mut [(f64, f64)], b: &mut [(f64, f64)]) -> f64 {
+    let wa: f64 = a.iter().map(|x| x.1).sum();
+    let wb: f64 = b.iter().map(|x| x.1).sum();
+    if wa <= 0.0 || wb <= 0.0 {
+        return 0.0;
+    }
+    a.sort_by(|x, y| x.0.total_cmp(&y.0));
+    b.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let (mut i, mut j, mut ca, mut cb, mut d) = (0usize, 0usize, 0f64, 0f64, 0f64);
+    while i < a.len() || j < b.len() {
+        let x = match (a.get(i), b.get(j)) {
+            (Some(p), Some(q)) => p.0.min(q.0),
+            (Some(p), None) => p.0,
+            (None, Some(q)) => q.0,
+            (None, None) => break,
+        };
+        while i < a.len() && a[i].0 <= x {
+            ca += a[i].1;
+            i += 1;
+        }
+        while j < b.len() && b[j].0 <= x {
+            cb += b[j].1;
+            j += 1;
+        }
+        d = d.max((ca / wa - cb / wb).abs());
+    }
+    d.clamp(0.0, 1.0)
+}
+
 /// Percentile with linear interpolation between closest ranks (`p` in 0..=1).
 pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     if sorted.is_empty() {
@@ -171,28 +225,9 @@ fn continuous(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&C
             }
         }
     }
-    base.retain(|x| x.is_finite());
-    base.sort_by(f64::total_cmp);
-    (stats, ks_distance(&v, &base))
-}
-
-/// Two-sample Kolmogorov–Smirnov distance of two sorted samples.
-fn ks_distance(a: &[f64], b: &[f64]) -> f64 {
-    if a.is_empty() || b.is_empty() {
-        return 0.0;
-    }
-    let (mut i, mut j, mut d) = (0usize, 0usize, 0f64);
-    while i < a.len() && j < b.len() {
-        let x = a[i].min(b[j]);
-        while i < a.len() && a[i] <= x {
-            i += 1;
-        }
-        while j < b.len() && b[j] <= x {
-            j += 1;
-        }
-        d = d.max((i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs());
-    }
-    d
+    let mut occ: Vec<(f64, f64)> = v.iter().map(|&x| (x, 1.0)).collect();
+    let mut base: Vec<(f64, f64)> = base.into_iter().filter(|x| x.is_finite()).map(|x| (x, 1.0)).collect();
+    (stats, weighted_ks(&mut occ, &mut base))
 }
 
 #[cfg(test)]
@@ -205,7 +240,10 @@ mod tests {
         assert_eq!(percentile(&v, 0.05), Some(5.0));
         assert_eq!(percentile(&v, 0.95), Some(95.0));
         assert_eq!(percentile(&[], 0.5), None);
-        assert_eq!(ks_distance(&[1.0, 2.0], &[1.0, 2.0]), 0.0);
-        assert_eq!(ks_distance(&[1.0, 2.0], &[3.0, 4.0]), 1.0);
+        let w = |v: &[f64]| v.iter().map(|&x| (x, 1.0)).collect::<Vec<_>>();
+        assert_eq!(weighted_ks(&mut w(&[1.0, 2.0]), &mut w(&[1.0, 2.0])), 0.0);
+        assert_eq!(weighted_ks(&mut w(&[1.0, 2.0]), &mut w(&[3.0, 4.0])), 1.0);
+        // Weights: the baseline spends 3/4 of its time at 0.
+        assert_eq!(weighted_ks(&mut w(&[1.0]), &mut [(0.0, 3.0), (1.0, 1.0)]), 0.75);
     }
 }
