@@ -1,7 +1,6 @@
 //! `tracekit calltree NAME`: dmtracedump's call tree.
 
 use super::input::{self, open};
-use super::profile::options;
 use anyhow::Result;
 use serde_json::json;
 use std::path::PathBuf;
@@ -15,12 +14,8 @@ pub struct Args {
     /// Print JSON (a nested tree).
     #[arg(long)]
     json: bool,
-    /// Only these threads (tid or name; repeatable).
-    #[arg(long = "thread")]
-    threads: Vec<String>,
-    /// Only the time where this context condition holds.
-    #[arg(long)]
-    when: Option<String>,
+    #[command(flatten)]
+    select: input::Selection,
     /// Deepest level to show.
     #[arg(long)]
     depth: Option<usize>,
@@ -32,7 +27,7 @@ pub struct Args {
 /// Prints the call tree.
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.name)?;
-    let opts = options(&s, &a.threads, a.when.as_deref())?;
+    let opts = a.select.options(&s)?;
     let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
     let total = tree.root().incl_real_ns.max(tree.root().incl_cpu_ns).max(1);
     let keep = |n: usize| {

@@ -4,7 +4,7 @@ use super::input::{self, open};
 use anyhow::Result;
 use serde_json::json;
 use std::path::PathBuf;
-use tracekit_analysis::{problems::horizon, Condition, Profile, ProfileOptions};
+use tracekit_analysis::Profile;
 use tracekit_model::Session;
 
 /// Arguments of `tracekit profile`.
@@ -15,12 +15,8 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// Only these threads (tid or name; repeatable).
-    #[arg(long = "thread")]
-    threads: Vec<String>,
-    /// Only the time where this context condition holds, e.g. "Screen orientation == 1".
-    #[arg(long)]
-    when: Option<String>,
+    #[command(flatten)]
+    select: input::Selection,
     /// Rows to print in the table (0 = all).
     #[arg(long, default_value_t = 25)]
     limit: usize,
@@ -29,20 +25,10 @@ pub struct Args {
     method: Option<String>,
 }
 
-/// Builds the profile options shared by `profile` and `calltree`.
-pub fn options(s: &Session, threads: &[String], when: Option<&str>) -> Result<ProfileOptions> {
-    let threads = input::threads(s, threads)?;
-    let window = match when {
-        Some(w) => Some(Condition::parse(w)?.intervals(s, horizon(s))?),
-        None => None,
-    };
-    Ok(ProfileOptions { threads, window })
-}
-
 /// Computes and prints the profile.
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.name)?;
-    let opts = options(&s, &a.threads, a.when.as_deref())?;
+    let opts = a.select.options(&s)?;
     let p = Profile::of(&s, &opts);
     let (real, cpu) = (s.clocks.wall, s.clocks.thread_cpu);
     let val = |present: bool, ns: u64| if present { json!(input::us(ns)) } else { serde_json::Value::Null };
