@@ -57,7 +57,11 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
             .map(|(i, _)| ThreadId(i as u32))
             .collect();
         if found.is_empty() {
-            let names: Vec<String> = session.threads.iter().map(|t| format!("{} ({})", t.label(), t.tid)).collect();
+            let names: Vec<String> = session
+                .threads
+                .iter()
+                .map(|t| format!("{} ({})", t.label(), t.tid))
+                .collect();
             bail!("no thread {w:?}; threads are: {}", names.join(", "));
         }
         out.extend(found);
