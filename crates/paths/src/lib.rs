@@ -114,6 +114,7 @@ pub mod edge_model;
 pub mod error;
 pub mod pap;
 pub mod program;
+pub mod synth;
 
 pub use adaptive::{AdaptiveModel, AdaptiveParams};
 pub use adaptracer::{AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
