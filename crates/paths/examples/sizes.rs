@@ -2,13 +2,34 @@
 //! AdapTracer's ideal code length, for run 1 (fresh counters) and run 2
 //! (counters the decoder of run 1 wrote). Prints a Markdown table.
 //!
+//! The last column is `zstd -19` over the raw branch-choice stream (one byte
+//! per choice), the general-purpose reference the issue names.
+//!
 //! Run: `cargo run --release -p tracekit-paths --example sizes`.
 
+use std::io::Write;
+use std::process::{Command, Stdio};
 use tracekit_paths::*;
 
+/// Bits of `zstd -19` over `bytes`, or `None` without a zstd binary.
+fn zstd_bits(bytes: &[u8]) -> Option<u64> {
+    let mut child = Command::new("zstd")
+        .args(["-19", "-c", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let data = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    Some(out.stdout.len() as u64 * 8)
+}
+
 fn main() {
-    println!("| workload | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| workload | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP | zstd -19 of choices |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let workloads = [
         (
             "small, random branches",
@@ -33,6 +54,12 @@ fn main() {
             .find(|(_, path)| path.len() >= len)
             .expect("a seed with a long walk");
         let m = MethodId(0);
+        let choices: Vec<u8> = choice_stream(program.cfg(m), &path)
+            .unwrap()
+            .into_iter()
+            .map(|c| c as u8)
+            .collect();
+        let zstd = zstd_bits(&choices).map_or("n/a".to_string(), |b| b.to_string());
         for width in [32u32, 64] {
             let bits = |s: Scheme| {
                 Codec::new(&program, m, s, width)
@@ -52,7 +79,7 @@ fn main() {
             let b1 = r1.words.len() as u64 * u64::from(width);
             let b2 = r2.words.len() as u64 * u64::from(width);
             println!(
-                "| {name} ({} edges) | {width} | {blpp} | {pap} | {b1} | {:.0} | {b2} | {:.0} | {:+.1}% |",
+                "| {name} ({} edges) | {width} | {blpp} | {pap} | {b1} | {:.0} | {b2} | {:.0} | {:+.1}% | {zstd} |",
                 path.len() - 1,
                 r1.ideal_bits,
                 r2.ideal_bits,
