@@ -9,7 +9,7 @@
 
 use crate::adaptive::AdaptiveModel;
 use crate::arith::{Decoder, Encoder};
-use crate::cfg::BlockId;
+use crate::cfg::{BlockId, Cfg};
 use crate::error::{check_width, PathError, Result};
 use crate::program::{MethodId, Program, Visit, WalkEvent};
 
@@ -254,6 +254,18 @@ impl<'p> AdapTracer<'p> {
     }
 }
 
+/// The raw branch-choice stream of a path: for every block with two or more
+/// live out-edges, the index of the out-edge taken (the symbols AdapTracer
+/// codes; a reference input for general-purpose compressors).
+pub fn choice_stream(cfg: &Cfg, path: &[BlockId]) -> Result<Vec<u32>> {
+    cfg.check_path(path)?;
+    Ok(path
+        .windows(2)
+        .filter(|w| cfg.successors(w[0]).len() > 1)
+        .map(|w| cfg.successor_index(w[0], w[1]).expect("checked path") as u32)
+        .collect())
+}
+
 /// Codes choices one edge at a time; the building block of both encoders.
 #[derive(Debug, Clone)]
 pub struct ChoiceEncoder {
@@ -382,6 +394,14 @@ mod tests {
             assert!(inv.iter().filter(|i| i.0 == f).count() >= 2);
             assert!(inv.iter().all(|i| i.0 != g || i.1.len() == 3));
         }
+    }
+
+    #[test]
+    fn choice_stream_lists_out_edge_indices() {
+        let p = seed_program();
+        let cfg = p.method("m").unwrap();
+        let path = cfg.resolve_path(&["A", "B", "C", "B", "C", "D"]).unwrap();
+        assert_eq!(choice_stream(cfg, &path).unwrap(), vec![0, 1]);
     }
 
     #[test]

@@ -17,6 +17,15 @@ const QUARTER: u64 = 1 << (PRECISION - 2);
 /// Largest total count a model may pass to the coder.
 pub const MAX_TOTAL: u64 = 1 << 20;
 
+/// Narrows `[low, high]` to the symbol `[cum_low, cum_low + freq)` of
+/// `total` (exact partition: the symbols of a block tile the interval).
+#[inline]
+fn narrow(low: &mut u64, high: &mut u64, cum_low: u64, freq: u64, total: u64) {
+    let range = *high - *low + 1;
+    *high = *low + range * (cum_low + freq) / total - 1;
+    *low += range * cum_low / total;
+}
+
 /// Packs bits, most significant first, into `width`-bit words.
 #[derive(Debug, Clone)]
 pub struct BitWriter {
@@ -140,9 +149,7 @@ impl Encoder {
     #[inline]
     pub fn encode(&mut self, cum_low: u64, freq: u64, total: u64) {
         debug_assert!(freq > 0 && cum_low + freq <= total && total <= MAX_TOTAL);
-        let range = self.high - self.low + 1;
-        self.high = self.low + range * (cum_low + freq) / total - 1;
-        self.low += range * cum_low / total;
+        narrow(&mut self.low, &mut self.high, cum_low, freq, total);
         loop {
             if self.high < HALF {
                 self.out.put(false);
@@ -218,9 +225,7 @@ impl<'a> Decoder<'a> {
     /// as the encoder did.
     #[inline]
     pub fn consume(&mut self, cum_low: u64, freq: u64, total: u64) {
-        let range = self.high - self.low + 1;
-        self.high = self.low + range * (cum_low + freq) / total - 1;
-        self.low += range * cum_low / total;
+        narrow(&mut self.low, &mut self.high, cum_low, freq, total);
         loop {
             if self.high < HALF {
             } else if self.low >= HALF {

@@ -234,12 +234,7 @@ mod tests {
     use crate::cfg::CfgBuilder;
 
     fn seed() -> Cfg {
-        let mut b = CfgBuilder::new("m");
-        b.edge("A", "B")
-            .edge("B", "C")
-            .edge("C", "B")
-            .edge("C", "D");
-        b.entry("A").exit("D").build().unwrap()
+        crate::cfg::seed_cfg()
     }
 
     #[test]

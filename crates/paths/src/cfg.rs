@@ -130,7 +130,7 @@ impl CfgBuilder {
     pub fn build(&self) -> Result<Cfg> {
         let mut b = self.clone();
         let invalid = |m: String| PathError::InvalidCfg {
-            method: b_name(&self.name),
+            method: self.name.clone(),
             message: m,
         };
         let entry_name = b
@@ -190,10 +190,6 @@ impl CfgBuilder {
             virtual_exit,
         ))
     }
-}
-
-fn b_name(n: &str) -> String {
-    n.to_string()
 }
 
 impl Cfg {
@@ -465,17 +461,23 @@ fn dfs_back_edges(
     (back, post)
 }
 
+/// The seed's CFG (A→B, B→C, C→B, C→D), shared by unit tests.
+#[cfg(test)]
+pub(crate) fn seed_cfg() -> Cfg {
+    let mut b = CfgBuilder::new("m");
+    b.edge("A", "B")
+        .edge("B", "C")
+        .edge("C", "B")
+        .edge("C", "D");
+    b.entry("A").exit("D").build().unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn seed() -> Cfg {
-        let mut b = CfgBuilder::new("m");
-        b.edge("A", "B")
-            .edge("B", "C")
-            .edge("C", "B")
-            .edge("C", "D");
-        b.entry("A").exit("D").build().unwrap()
+        seed_cfg()
     }
 
     #[test]

@@ -141,15 +141,7 @@ impl<'p> Codec<'p> {
             ),
             Inner::Pap(p) => (p.encode(path)?.into_iter().map(from_pap).collect(), None),
             Inner::Adap(a) => {
-                let mut fresh;
-                let model = match model {
-                    Some(m) => m,
-                    None => {
-                        fresh = AdaptiveModel::new(self.program, Default::default())?;
-                        &mut fresh
-                    }
-                };
-                let t = a.encode(model, self.method, path)?;
+                let t = self.with_model(model, |m| a.encode(m, self.method, path))?;
                 (
                     t.words.into_iter().map(TraceItem::Word).collect(),
                     Some(t.ideal_bits),
@@ -209,16 +201,21 @@ impl<'p> Codec<'p> {
                 p.decode(&pi)
             }
             Inner::Adap(a) => {
-                let mut fresh;
-                let model = match model {
-                    Some(m) => m,
-                    None => {
-                        fresh = AdaptiveModel::new(self.program, Default::default())?;
-                        &mut fresh
-                    }
-                };
-                a.decode(model, self.method, &words_only()?)
+                let words = words_only()?;
+                self.with_model(model, |m| a.decode(m, self.method, &words))
             }
+        }
+    }
+
+    /// Runs `f` on `model`, or on fresh default counters without one.
+    fn with_model<T>(
+        &self,
+        model: Option<&mut AdaptiveModel>,
+        f: impl FnOnce(&mut AdaptiveModel) -> Result<T>,
+    ) -> Result<T> {
+        match model {
+            Some(m) => f(m),
+            None => f(&mut AdaptiveModel::new(self.program, Default::default())?),
         }
     }
 

@@ -114,9 +114,10 @@ pub mod edge_model;
 pub mod error;
 pub mod pap;
 pub mod program;
+pub mod synth;
 
 pub use adaptive::{AdaptiveModel, AdaptiveParams};
-pub use adaptracer::{AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
+pub use adaptracer::{choice_stream, AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
 pub use blpp::{Blpp, BlppStep};
 pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};
 pub use codec::{

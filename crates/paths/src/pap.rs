@@ -217,12 +217,7 @@ mod tests {
 
     #[test]
     fn seed_example_gives_7_c_1() {
-        let mut b = CfgBuilder::new("m");
-        b.edge("A", "B")
-            .edge("B", "C")
-            .edge("C", "B")
-            .edge("C", "D");
-        let c = b.entry("A").exit("D").build().unwrap();
+        let c = crate::cfg::seed_cfg();
         let pap = Pap::new(&c, 3).unwrap();
         let p = c
             .resolve_path(&["A", "B", "C", "B", "C", "B", "C", "B", "C", "B", "C", "D"])
@@ -280,12 +275,7 @@ mod tests {
 
     #[test]
     fn malformed_traces_are_errors() {
-        let mut b = CfgBuilder::new("m");
-        b.edge("A", "B")
-            .edge("B", "C")
-            .edge("C", "B")
-            .edge("C", "D");
-        let c = b.entry("A").exit("D").build().unwrap();
+        let c = crate::cfg::seed_cfg();
         let pap = Pap::new(&c, 3).unwrap();
         let a = c.block_id("A").unwrap();
         assert!(pap.decode(&[]).is_err());

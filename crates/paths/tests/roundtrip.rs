@@ -2,101 +2,14 @@
 //! paths, every scheme and every width 3..=64.
 
 use proptest::prelude::*;
-use std::collections::VecDeque;
 use tracekit_paths::*;
 
-/// A small deterministic generator for walks (proptest supplies the seed).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+fn random_program(seed: u64, n: usize, extra: usize, dead: usize) -> Program {
+    synth::random_program(seed, n, extra, dead)
 }
 
-/// A random CFG: a spine 0→1→…→n−1 (exit), random extra edges (loops,
-/// self-loops, switches), exception edges, and a few blocks that are
-/// unreachable or cannot reach the exit. In-degree ≤ 7 and out-degree ≤ 8
-/// so BLPP and PAP fit even 3-bit words.
-fn random_program(seed: u64, n: usize, extra_edges: usize, dead: usize) -> Program {
-    let mut rng = Lcg(seed);
-    let name = |i: usize| format!("b{i}");
-    let mut b = CfgBuilder::new("m");
-    let mut indeg = vec![0usize; n + dead];
-    let mut outdeg = vec![0usize; n + dead];
-    let mut seen = std::collections::HashSet::new();
-    let mut add = |b: &mut CfgBuilder, f: usize, t: usize, kind: EdgeKind| {
-        if f == n - 1 || indeg[t] >= 7 || outdeg[f] >= 8 || !seen.insert((f, t)) {
-            return;
-        }
-        indeg[t] += 1;
-        outdeg[f] += 1;
-        b.edge_of_kind(&name(f), &name(t), kind);
-    };
-    for i in 0..n - 1 {
-        add(&mut b, i, i + 1, EdgeKind::Normal);
-    }
-    for _ in 0..extra_edges {
-        let f = rng.below(n);
-        let t = rng.below(n);
-        let kind = if rng.below(5) == 0 {
-            EdgeKind::Exception
-        } else {
-            EdgeKind::Normal
-        };
-        add(&mut b, f, t, kind);
-    }
-    for d in n..n + dead {
-        // Unreachable (edges into the graph) or dead end (edges from it).
-        if rng.below(2) == 0 {
-            let t = rng.below(n);
-            add(&mut b, d, t, EdgeKind::Normal);
-        } else {
-            let f = rng.below(n - 1);
-            add(&mut b, f, d, EdgeKind::Normal);
-        }
-    }
-    b.entry(&name(0)).exit(&name(n - 1));
-    let mut p = Program::new();
-    p.add_method(b.build().unwrap(), vec![]).unwrap();
-    p
-}
-
-/// A random entry-to-exit walk of about `len` edges: random live edges,
-/// then the shortest way to the exit.
 fn random_path(cfg: &Cfg, seed: u64, len: usize) -> Vec<BlockId> {
-    let mut rng = Lcg(seed ^ 0x9e37_79b9_7f4a_7c15);
-    // Distance to the exit over live edges.
-    let mut dist = vec![usize::MAX; cfg.block_count()];
-    dist[cfg.exit().index()] = 0;
-    let mut q = VecDeque::from([cfg.exit()]);
-    while let Some(v) = q.pop_front() {
-        for &u in cfg.predecessors(v) {
-            if dist[u.index()] == usize::MAX {
-                dist[u.index()] = dist[v.index()] + 1;
-                q.push_back(u);
-            }
-        }
-    }
-    let mut cur = cfg.entry();
-    let mut path = vec![cur];
-    while cur != cfg.exit() {
-        let succ = cfg.successors(cur);
-        let stay: Vec<BlockId> = succ.iter().copied().filter(|&w| w != cfg.exit()).collect();
-        cur = if path.len() < len && !stay.is_empty() {
-            stay[rng.below(stay.len())]
-        } else {
-            *succ.iter().min_by_key(|w| dist[w.index()]).unwrap()
-        };
-        path.push(cur);
-    }
-    path
+    synth::random_path(cfg, seed, len, (seed % 90) as u32)
 }
 
 fn check_all_schemes(
