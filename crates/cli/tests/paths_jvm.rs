@@ -179,6 +179,19 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     std::fs::write(&log, "tracekit-paths-log 1 scheme=pap width=64\n").unwrap();
     let o = tk(&["paths", "decode-log", log.to_str().unwrap(), "--program", out.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("scheme=pap"));
+    // A verification sidecar that disagrees with the decoded path is caught.
+    let vjar = dir.join("pap-verify.jar");
+    instrument(&jar, &vjar, "pap", &["--verify"]);
+    let vlog = dir.join("verify.log");
+    assert!(run(&vjar, &vlog, &["Shapes", "5"]));
+    let good = ok(tk(&["paths", "decode-log", vlog.to_str().unwrap(), "--program", vjar.to_str().unwrap()]));
+    assert!(good.contains("decoded paths equal the nodes recorded in the same run"), "{good}");
+    let text = std::fs::read_to_string(&vlog).unwrap();
+    let tampered = text.replacen("\nr ", "\nr 1 ", 1);
+    assert_ne!(text, tampered);
+    std::fs::write(&vlog, tampered).unwrap();
+    let o = tk(&["paths", "decode-log", vlog.to_str().unwrap(), "--program", vjar.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("differs from the nodes recorded"), "{}", String::from_utf8_lossy(&o.stderr));
     // Instrumenting an instrumented jar, or a non-jar, is refused.
     let o = tk(&["paths", "instrument", out.to_str().unwrap(), "-o", dir.join("x.jar").to_str().unwrap(), "--scheme", "raw"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("already instrumented"));

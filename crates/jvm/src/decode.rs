@@ -52,6 +52,9 @@ pub struct Decoded {
     /// Part of `bits` spent on method references (`ceil(log2 #methods)` per record).
     #[serde(skip)]
     pub method_ref_bits: u64,
+    /// Records whose decoded path was checked against the same run's nodes.
+    #[serde(skip)]
+    pub verified: usize,
     /// Every invocation, per thread in completion order.
     pub invocations: Vec<Invocation>,
 }
@@ -149,7 +152,7 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             stored.config.width
         );
     }
-    let mut out = Decoded { bits: 0, packed_bits: 0, method_ref_bits: 0, invocations: Vec::with_capacity(log.records.len()) };
+    let mut out = Decoded { bits: 0, packed_bits: 0, method_ref_bits: 0, verified: 0, invocations: Vec::with_capacity(log.records.len()) };
     for (k, rec) in log.records.iter().enumerate() {
         let m = program.methods.get(rec.method).with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
         let cfg = &m.cfg;
@@ -157,6 +160,12 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             .decode(rec)
             .with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?;
         check_path(cfg, &path).with_context(|| format!("record {}: decoded path of {} is not a CFG path", k + 1, m.display_name()))?;
+        if let Some(raw) = &rec.raw {
+            if path.len() != raw.len() + 1 || path[1..] != raw[..] {
+                bail!("record {} ({}): decoded path differs from the nodes recorded in the same run", k + 1, m.display_name());
+            }
+            out.verified += 1;
+        }
         let mut completed = None;
         if let Some(n) = rec.aborted_after {
             if n + 1 > path.len() {

@@ -9,7 +9,10 @@
 //!   exception (or by the JVM exiting) after `LEN` nodes, and its trace codes
 //!   that prefix completed to EXIT along the fixed route of the runtime tables.
 //!   `VALUES` are unsigned PathID words; `@NODE` is a PAP breakpoint node
-//!   following the value it ends.
+//!   following the value it ends;
+//! - `r NODES…` after a record, in logs of jars instrumented with
+//!   verification: every node the invocation reached after ENTRY (completed
+//!   to EXIT when aborted), to check the decoded path from the same run.
 
 use anyhow::{bail, Context, Result};
 
@@ -35,6 +38,8 @@ pub struct Record {
     pub nested: bool,
     /// The trace.
     pub tokens: Vec<Token>,
+    /// Verification sidecar: nodes after ENTRY, as recorded.
+    pub raw: Option<Vec<u32>>,
 }
 
 /// A thread seen in the log.
@@ -109,7 +114,13 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     aborted_after: if len < 0 { None } else { Some(len as usize) },
                     nested: kind == "n",
                     tokens,
+                    raw: None,
                 });
+            }
+            Some("r") => {
+                let last = log.records.last_mut().with_context(|| format!("line {no}: verification line before any record"))?;
+                let nodes = f.map(|t| t.parse::<u32>().with_context(|| format!("line {no}: bad node {t:?}"))).collect::<Result<Vec<_>>>()?;
+                last.raw = Some(nodes);
             }
             _ => bail!("line {no}: unknown record {:?}", line.chars().take(20).collect::<String>()),
         }

@@ -2,7 +2,8 @@
 //! (`tracekit/tables.txt`), read by the Java probe classes.
 //!
 //! Text, one row per line, space separated:
-//! - header `scheme S width W inc I bound B methods N`;
+//! - header `scheme S width W inc I bound B methods N verify V` (`V` = 1:
+//!   also record every node, see [`Config::verify`]);
 //! - per method `m ID NODES`, then `x` (next node on a fixed route to EXIT,
 //!   per node, used to complete aborted invocations) and one `s` row per node
 //!   listing its successors in out-edge order;
@@ -64,11 +65,15 @@ pub struct Config {
     pub inc: u32,
     /// AdapTracer counter bound.
     pub bound: u32,
+    /// Probes also record every node beside the scheme's trace, so decoding
+    /// is checked against ground truth from the same run.
+    #[serde(default)]
+    pub verify: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { scheme: Scheme::Raw, width: 64, inc: 3, bound: 1 << 16 }
+        Config { scheme: Scheme::Raw, width: 64, inc: 3, bound: 65535, verify: false }
     }
 }
 
@@ -104,12 +109,13 @@ pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
 /// Writes the runtime tables; `scheme_rows` appends each method's scheme rows.
 pub fn write_tables(program: &Program, config: &Config, mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String)) -> String {
     let mut out = format!(
-        "scheme {} width {} inc {} bound {} methods {}\n",
+        "scheme {} width {} inc {} bound {} methods {} verify {}\n",
         config.scheme.name(),
         config.width,
         config.inc,
         config.bound,
-        program.methods.len()
+        program.methods.len(),
+        u8::from(config.verify)
     );
     for (id, m) in program.methods.iter().enumerate() {
         let cfg = &m.cfg;

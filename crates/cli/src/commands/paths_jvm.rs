@@ -78,6 +78,10 @@ pub struct InstrumentArgs {
     /// Other jars the program needs (for stack-map frame computation).
     #[arg(long = "cp", value_delimiter = ':')]
     pub classpath: Vec<PathBuf>,
+    /// Also record every block beside the trace; decode-log then checks each
+    /// decoded path against the same run.
+    #[arg(long)]
+    pub verify: bool,
     #[command(flatten)]
     pub scheme_args: SchemeArgs,
 }
@@ -140,7 +144,7 @@ pub struct CompareArgs {
 }
 
 fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
-    Config { scheme, width: a.width, inc: a.inc, bound: a.bound }
+    Config { scheme, width: a.width, inc: a.inc, bound: a.bound, verify: false }
 }
 
 /// Runs one JVM path command.
@@ -148,7 +152,8 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
     match cmd {
         JvmCommand::Instrument(a) => {
             let scheme = Scheme::parse(&a.scheme).with_context(|| format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme))?;
-            let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &config(scheme, &a.scheme_args), a.model.as_deref(), &a.classpath)?;
+            let cfg = Config { verify: a.verify, ..config(scheme, &a.scheme_args) };
+            let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
             eprint!("{}", r.log);
             eprintln!("{} methods instrumented ({} skipped) -> {}", r.methods, r.skipped.len(), a.output.display());
             Ok(())
@@ -163,6 +168,9 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 println!("{}", serde_json::to_string(&decoded)?);
             } else {
                 println!("{} invocations, {} bits", decoded.invocations.len(), decoded.bits);
+                if decoded.verified > 0 {
+                    println!("{} decoded paths equal the nodes recorded in the same run", decoded.verified);
+                }
             }
             Ok(())
         }

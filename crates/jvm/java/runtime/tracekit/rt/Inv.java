@@ -10,12 +10,15 @@ public abstract class Inv {
     int prev;
     /** Number of nodes reached after ENTRY. */
     int length;
+    /** Verification sidecar: every node reached, when the tables ask for it. */
+    int[] rawNodes;
 
     Inv(ThreadState thread, int method) {
         this.thread = thread;
         this.method = method;
         this.nested = thread.live[method] > 0;
         this.prev = thread.tables.entry[method];
+        if (thread.tables.verify) rawNodes = new int[8];
     }
 
     static Inv create(Tables t, ThreadState ts, int method) {
@@ -30,6 +33,10 @@ public abstract class Inv {
     /** Takes the edge from {@link #prev} to {@code node}. */
     final void step(int node) {
         edge(prev, node);
+        if (rawNodes != null) {
+            if (length == rawNodes.length) rawNodes = java.util.Arrays.copyOf(rawNodes, length * 2);
+            rawNodes[length] = node;
+        }
         prev = node;
         length++;
     }

@@ -16,6 +16,13 @@ final class RecordLog {
         sb.append(' ').append(Long.toUnsignedString(v));
     }
 
+    /** The verification sidecar of the record just ended: "r NODES…". */
+    void raw(int[] nodes, int n) {
+        sb.append('r');
+        for (int i = 0; i < n; i++) sb.append(' ').append(nodes[i]);
+        end();
+    }
+
     void breakpoint(int node) {
         sb.append(" @").append(node);
     }

@@ -16,6 +16,8 @@ final class Tables {
     int width;
     int inc;
     int bound;
+    /** Also record every node (raw) beside the scheme's trace, to check decoding on the same run. */
+    boolean verify;
     /** Largest PathID value representable in width bits, as an unsigned long. */
     long maxValue;
     int[] nodes;
@@ -77,6 +79,7 @@ final class Tables {
         t.inc = Integer.parseInt(h[5]);
         t.bound = Integer.parseInt(h[7]);
         int n = Integer.parseInt(h[9]);
+        t.verify = h.length > 11 && h[10].equals("verify") && h[11].equals("1");
         t.maxValue = t.width >= 64 ? -1L : (1L << t.width) - 1;
         t.nodes = new int[n];
         t.entry = new int[n];

@@ -84,5 +84,6 @@ final class ThreadState {
         records.begin(inv.method, realLen, inv.nested);
         inv.emitTo(records);
         records.end();
+        if (inv.rawNodes != null) records.raw(inv.rawNodes, inv.length);
     }
 }
