@@ -7,8 +7,8 @@
 # workload, at W = 32 and 64: `tracekit paths compare` (uninstrumented run,
 # then raw, BLPP, PAP and AdapTracer runs; decoded paths checked against raw;
 # times, at W = 64, are medians of REPEAT runs). Then the inc = 1..4 sweep across
-# repeated runs (`tracekit paths adapt`) on MathOps, the closest relative of
-# the seed's JGFMath. Finally prints the Markdown tables.
+# repeated runs (`tracekit paths adapt`) on MathOps (the closest relative of
+# the seed's JGFMath), HeapSort and Rhino. Finally prints the Markdown tables.
 #
 # Environment: REPEAT (default 5), SIZE (tkbench size, default 20000),
 # RHINO_N (JavaScript workload size, default 400), RUNS (adaptive runs, default 5).
@@ -45,6 +45,8 @@ for inc in 1 2 3 4; do
   echo "adapt inc=$inc" >&2
   "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- java -cp "$jar" tkbench.MathOps "$SIZE" >"$out/adapt-MathOps-inc$inc.json"
   "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- java -cp "$jar" tkbench.HeapSort "$SIZE" >"$out/adapt-HeapSort-inc$inc.json"
+  "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- \
+    java -cp "$rhino" org.mozilla.javascript.tools.shell.Main -opt -1 "$root/workloads/jvm/js/bench.js" "$RHINO_N" >"$out/adapt-Rhino-inc$inc.json"
 done
 
 python3 "$root/scripts/bench/paths_tables.py" "$out"

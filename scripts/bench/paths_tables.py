@@ -26,7 +26,7 @@ def gmean(xs):
 
 for w in (32, 64):
     print(f"\n### Trace size, W = {w} (bits; every word, breakpoint node and method reference)\n")
-    print("| workload | invocations | branches | BLPP | PAP | AdapTracer | AT vs PAP | AT packed | ideal | AT words / ideal | zstd -19 choices | exact |")
+    print("| workload | invocations | branches | BLPP | PAP | AdapTracer | AT smaller than PAP by | AT packed | ideal | AT words / ideal | zstd -19 choices | exact |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     g = {k: [] for k in ("blpp", "pap", "at", "red", "packed", "ratio", "zstd")}
     for n in names:
@@ -39,14 +39,14 @@ for w in (32, 64):
         code = a - row(c, "adaptracer")["method_ref_bits"]
         exact = all(r["exact"] for r in c["rows"]) and c["adaptracer_words_equal"]
         z = c.get("zstd_bits")
-        print(f"| {n} | {inv} | {c['branches']} | {b} | {p} | {a} | {red:+.1%} | {row(c, 'adaptracer')['packed_bits']} | {ideal:.0f} | "
+        print(f"| {n} | {inv} | {c['branches']} | {b} | {p} | {a} | {red:.1%} | {row(c, 'adaptracer')['packed_bits']} | {ideal:.0f} | "
               f"{(code / ideal if ideal else float('nan')):.2f} | {z if z is not None else 'n/a'} | {'yes' if exact else 'NO'} |")
         g["blpp"].append(b); g["pap"].append(p); g["at"].append(a); g["red"].append(a / p)
         g["packed"].append(row(c, "adaptracer")["packed_bits"]); g["zstd"].append(z or 0)
         if ideal:
             g["ratio"].append(code / ideal)
     print(f"| **geometric mean** | | | {gmean(g['blpp']):.0f} | {gmean(g['pap']):.0f} | {gmean(g['at']):.0f} | "
-          f"{1 - gmean(g['red']):+.1%} | {gmean(g['packed']):.0f} | | {gmean(g['ratio']):.2f} | {gmean(g['zstd']):.0f} | |")
+          f"{1 - gmean(g['red']):.1%} | {gmean(g['packed']):.0f} | | {gmean(g['ratio']):.2f} | {gmean(g['zstd']):.0f} | |")
 
 print("\n### Run time (median seconds, whole JVM run incl. start-up and log writing), W = 64\n")
 print("| workload | uninstrumented | raw | BLPP | PAP | AdapTracer | AT / PAP | AT / uninstr. |")
@@ -61,9 +61,11 @@ for n in names:
 print(f"| **geometric mean** | | | | | | {gmean(ratios):.2f} | {gmean(overs):.2f} |")
 
 print("\n### inc = 1..4 across repeated runs (AdapTracer, W = 32, each run starts from the previous run's model)\n")
-for wl in ("MathOps", "HeapSort"):
+for wl in ("MathOps", "HeapSort", "Rhino"):
     print(f"\n{wl}: trace bits (ideal code length) per run\n")
     runs = {}
+    if not any(os.path.exists(os.path.join(out, f"adapt-{wl}-inc{i}.json")) for i in (1, 2, 3, 4)):
+        continue
     for inc in (1, 2, 3, 4):
         p = os.path.join(out, f"adapt-{wl}-inc{inc}.json")
         if os.path.exists(p):
