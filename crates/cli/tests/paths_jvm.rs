@@ -159,6 +159,7 @@ fn compare_runs_every_scheme_and_reports() {
     let rep = ok(tk(&["paths", "report", log.to_str().unwrap(), "--program", ajar.to_str().unwrap()]));
     assert!(rep.contains("Shapes.guarded(I)I  [Shapes.java]"), "{rep}");
     assert!(rep.contains("lines 36 38 39"), "{rep}");
+    assert!(rep.contains("blocks b0 b1 b2"), "{rep}");
 }
 
 #[test]
@@ -228,4 +229,23 @@ fn rhino_interpreter_decodes_exactly_under_every_scheme() {
         assert!(line.ends_with("yes"), "{line}");
     }
     assert!(!out.contains("WARNING"), "{out}");
+}
+
+/// The text report of a deterministic run is stable: hot paths with source
+/// lines, bits per invocation and per branch. Regenerate the golden file
+/// with `TRACEKIT_BLESS=1`.
+#[test]
+fn report_matches_golden_file() {
+    let dir = workdir("golden");
+    let jar = shapes_jar(&dir);
+    let out = dir.join("at.jar");
+    instrument(&jar, &out, "adaptracer", &["--width", "32"]);
+    let log = dir.join("at.log");
+    assert!(run(&out, &log, &["Shapes", "20"]));
+    let report = ok(tk(&["paths", "report", log.to_str().unwrap(), "--program", out.to_str().unwrap(), "--methods", "6", "--top", "2"]));
+    let golden = data("report.golden");
+    if std::env::var_os("TRACEKIT_BLESS").is_some() {
+        std::fs::write(&golden, &report).unwrap();
+    }
+    assert_eq!(report, std::fs::read_to_string(&golden).expect("golden file (bless with TRACEKIT_BLESS=1)"));
 }

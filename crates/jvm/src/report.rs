@@ -94,7 +94,16 @@ pub fn path_lines(program: &Program, method: usize, path: &[u32]) -> String {
             parts.push(s);
         }
     }
-    const MAX: usize = 40;
+    abbreviate(parts)
+}
+
+/// A path's block ids (`b3 b4 …`), as in `decode-log`.
+pub fn path_blocks(path: &[u32]) -> String {
+    abbreviate(path.iter().map(|b| format!("b{b}")).collect())
+}
+
+fn abbreviate(mut parts: Vec<String>) -> String {
+    const MAX: usize = 24;
     if parts.len() > MAX {
         let n = parts.len();
         parts.truncate(MAX);
@@ -129,7 +138,7 @@ pub fn render(reports: &[MethodReport], decoded: &Decoded, limit: usize) -> Stri
             r.bits as f64 / r.branches.max(1) as f64
         );
         for h in &r.hot_paths {
-            let _ = writeln!(s, "  {:>8}×  lines {}", h.count, h.lines);
+            let _ = writeln!(s, "  {:>8}×  blocks {}\n             lines {}", h.count, path_blocks(&h.path), h.lines);
         }
     }
     s
