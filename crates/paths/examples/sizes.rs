@@ -87,4 +87,99 @@ fn main() {
             );
         }
     }
+    short_invocations();
+}
+
+/// Many short invocations of a loop-free method, 80% of them on the same
+/// path: the
+/// case the seed's conclusion names, where every PAP or BLPP trace costs at
+/// least one word. Totals over all invocations, each trace on its own.
+fn short_invocations() {
+    println!();
+    println!("| short invocations | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP | run 2 as one stream |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    // A loop-free method: four if/else in a row.
+    let mut b = CfgBuilder::new("m");
+    for i in 0..4 {
+        let (s, t) = (format!("S{i}"), format!("S{}", i + 1));
+        for arm in ["L", "R"] {
+            b.edge(&s, &format!("{arm}{i}"))
+                .edge(&format!("{arm}{i}"), &t);
+        }
+    }
+    b.entry("S0").exit("S4");
+    let mut program = Program::new();
+    let m = program.add_method(b.build().unwrap(), vec![]).unwrap();
+    let cfg = program.cfg(m);
+    let path_of = |arms: &str| -> Vec<BlockId> {
+        let mut names = vec!["S0".to_string()];
+        for (i, a) in arms.chars().enumerate() {
+            names.push(format!("{a}{i}"));
+            names.push(format!("S{}", i + 1));
+        }
+        cfg.resolve_path(&names).unwrap()
+    };
+    let paths = [
+        path_of("RRLR"),
+        path_of("LRLR"),
+        path_of("RRRR"),
+        path_of("LLLL"),
+    ];
+    let mut rng = synth::Lcg(5);
+    let invocations: Vec<&Vec<BlockId>> = (0..10_000)
+        .map(|_| match rng.below(20) {
+            0..=15 => &paths[0],
+            16 | 17 => &paths[1],
+            18 => &paths[2],
+            _ => &paths[3],
+        })
+        .collect();
+    for width in [32u32, 64] {
+        let total = |s: Scheme| -> u64 {
+            let c = Codec::new(&program, m, s, width).unwrap();
+            invocations
+                .iter()
+                .map(|p| c.encode(None, p).unwrap().bits)
+                .sum()
+        };
+        let (blpp, pap) = (total(Scheme::Blpp), total(Scheme::Pap));
+        let at = AdapTracer::new(&program, width).unwrap();
+        let run = |start: &AdaptiveModel| -> (u64, f64, AdaptiveModel) {
+            let (mut probe, mut parser) = (start.clone(), start.clone());
+            let (mut bits, mut ideal) = (0u64, 0.0);
+            for p in &invocations {
+                let t = at.encode(&mut probe, m, p).unwrap();
+                assert_eq!(&at.decode(&mut parser, m, &t.words).unwrap(), *p);
+                bits += t.words.len() as u64 * u64::from(width);
+                ideal += t.ideal_bits;
+            }
+            (bits, ideal, parser)
+        };
+        let fresh = AdaptiveModel::new(&program, AdaptiveParams::default()).unwrap();
+        let (b1, i1, learned) = run(&fresh);
+        let next = AdaptiveModel::from_edge_model(
+            &program,
+            &learned.to_edge_model(&program),
+            AdaptiveParams::default(),
+        )
+        .unwrap();
+        let (b2, i2, _) = run(&next);
+        // The same run 2 with every invocation in one word list.
+        let mut probe = next.clone();
+        let mut enc = ChoiceEncoder::new(width);
+        for p in &invocations {
+            enc.append_path(&mut probe, &program, m, p).unwrap();
+        }
+        let one = enc.finish();
+        let mut parser = next.clone();
+        let mut stream = at.stream(&one.words).unwrap();
+        for p in &invocations {
+            assert_eq!(&at.decode_next(&mut stream, &mut parser, m).unwrap(), *p);
+        }
+        let b_stream = one.words.len() as u64 * u64::from(width);
+        println!(
+            "| 10 000 calls, 4 if/else, 80% one path | {width} | {blpp} | {pap} | {b1} | {i1:.0} | {b2} | {i2:.0} | {:+.1}% | {b_stream} |",
+            100.0 * (b2 as f64 - pap as f64) / pap as f64
+        );
+    }
 }

@@ -1,9 +1,14 @@
 //! AdapTracer's adaptive per-block counters (the seed's Algorithm 1).
 //!
 //! Every live block with more than one live out-edge has one counter per
-//! out-edge (in [`Cfg::successors`](crate::Cfg::successors) order), starting
-//! at 1 or at the value of an [`EdgeModel`]. Choosing out-edge `s` codes the
-//! interval `[Σ_{i<s} c_i, Σ_{i≤s} c_i)` of `total = Σ c_i`, then updates:
+//! out-edge, starting at 1 or at the value of an [`EdgeModel`]. The out-edges
+//! are numbered as *symbols* once, when the model is built: by initial
+//! counter, largest first, ties in [`Cfg::successors`](crate::Cfg::successors)
+//! order. So with fresh counters symbol = successor index, and in later runs
+//! symbol 0 is the edge taken most often before — a path that takes only
+//! symbol-0 edges keeps the coder at `low = 0` and costs no word at all.
+//! Choosing symbol `s` codes the interval `[Σ_{i<s} c_i, Σ_{i≤s} c_i)` of
+//! `total = Σ c_i` (counters in symbol order), then updates:
 //!
 //! ```text
 //! if c[s] + inc > bound  or  total + inc > MAX_TOTAL (2^20):
@@ -66,7 +71,12 @@ struct MethodCounters {
     /// Per block, offset of its counters in `counts` (blocks with fewer
     /// than two live out-edges have none).
     start: Vec<u32>,
+    /// Counters in symbol order.
     counts: Vec<u32>,
+    /// Per symbol, the successor index it stands for.
+    succ_of: Vec<u32>,
+    /// Per successor index, its symbol.
+    symbol_of: Vec<u32>,
     totals: Vec<u64>,
 }
 
@@ -96,6 +106,8 @@ impl AdaptiveModel {
             let n = cfg.block_count();
             let mut start = vec![0u32; n + 1];
             let mut counts = Vec::new();
+            let mut succ_of = Vec::new();
+            let mut symbol_of = Vec::new();
             let mut totals = vec![0u64; n];
             for v in cfg.blocks() {
                 start[v.index()] = counts.len() as u32;
@@ -114,15 +126,25 @@ impl AdaptiveModel {
                     });
                 }
                 let from = cfg.block_name(v);
-                let first = counts.len();
-                for &w in succ {
-                    counts.push(
+                let initial: Vec<u32> = succ
+                    .iter()
+                    .map(|&w| {
                         model
                             .counter(cfg.name(), from, cfg.block_name(w))
                             .unwrap_or(1)
-                            .max(1),
-                    );
+                            .max(1)
+                    })
+                    .collect();
+                let mut order: Vec<u32> = (0..succ.len() as u32).collect();
+                order.sort_by_key(|&i| std::cmp::Reverse(initial[i as usize]));
+                let mut inverse = vec![0u32; succ.len()];
+                for (sym, &i) in order.iter().enumerate() {
+                    inverse[i as usize] = sym as u32;
                 }
+                let first = counts.len();
+                counts.extend(order.iter().map(|&i| initial[i as usize]));
+                succ_of.extend_from_slice(&order);
+                symbol_of.extend_from_slice(&inverse);
                 let c = &mut counts[first..];
                 let mut total: u64 = c.iter().map(|&x| u64::from(x)).sum();
                 while total > MAX_TOTAL {
@@ -140,6 +162,8 @@ impl AdaptiveModel {
             methods.push(MethodCounters {
                 start,
                 counts,
+                succ_of,
+                symbol_of,
                 totals,
             });
         }
@@ -156,19 +180,43 @@ impl AdaptiveModel {
         self.methods.len()
     }
 
-    /// Counters of block `v` of method `m` (empty without a choice).
-    pub fn counters(&self, m: MethodId, v: BlockId) -> &[u32] {
+    fn range(&self, m: MethodId, v: BlockId) -> std::ops::Range<usize> {
         let mc = &self.methods[m.index()];
-        &mc.counts[mc.start[v.index()] as usize..mc.start[v.index() + 1] as usize]
+        mc.start[v.index()] as usize..mc.start[v.index() + 1] as usize
     }
 
-    /// Probability the model gives to out-edge `s` of block `v` now.
+    /// Counters of block `v` of method `m` in symbol order (empty when the
+    /// block has no choice).
+    pub fn counters(&self, m: MethodId, v: BlockId) -> &[u32] {
+        &self.methods[m.index()].counts[self.range(m, v)]
+    }
+
+    /// Per symbol of block `v`, the index into
+    /// [`Cfg::successors`](crate::Cfg::successors) it stands for.
+    pub fn symbol_order(&self, m: MethodId, v: BlockId) -> &[u32] {
+        &self.methods[m.index()].succ_of[self.range(m, v)]
+    }
+
+    /// The symbol that codes out-edge `succ_index` of block `v` (what an
+    /// instrumented probe passes to the coder).
+    pub fn symbol(&self, m: MethodId, v: BlockId, succ_index: usize) -> usize {
+        let r = self.range(m, v);
+        self.methods[m.index()].symbol_of[r.start + succ_index] as usize
+    }
+
+    /// The successor index that symbol `sym` of block `v` stands for.
+    pub fn successor_index(&self, m: MethodId, v: BlockId, sym: usize) -> usize {
+        let r = self.range(m, v);
+        self.methods[m.index()].succ_of[r.start + sym] as usize
+    }
+
+    /// Probability the model gives to symbol `s` of block `v` now.
     pub fn probability(&self, m: MethodId, v: BlockId, s: usize) -> f64 {
         let c = self.counters(m, v);
         f64::from(c[s]) / self.methods[m.index()].totals[v.index()] as f64
     }
 
-    /// `(cum_low, freq, total)` of out-edge `s` at block `v`.
+    /// `(cum_low, freq, total)` of symbol `s` at block `v`.
     #[inline]
     pub(crate) fn interval(&self, m: MethodId, v: BlockId, s: usize) -> (u64, u64, u64) {
         let mc = &self.methods[m.index()];
@@ -184,7 +232,7 @@ impl AdaptiveModel {
         self.methods[m.index()].totals[v.index()]
     }
 
-    /// The out-edge whose interval contains `target`, with its interval.
+    /// The symbol whose interval contains `target`, with its interval.
     #[inline]
     pub(crate) fn find(&self, m: MethodId, v: BlockId, target: u64) -> (usize, u64, u64) {
         let mc = &self.methods[m.index()];
@@ -200,7 +248,7 @@ impl AdaptiveModel {
         unreachable!("target {target} beyond total {cum}")
     }
 
-    /// Algorithm 1's update after out-edge `s` of block `v` was coded.
+    /// Algorithm 1's update after symbol `s` of block `v` was coded.
     #[inline]
     pub(crate) fn update(&mut self, m: MethodId, v: BlockId, s: usize) {
         let inc = self.params.inc;
@@ -222,8 +270,9 @@ impl AdaptiveModel {
         for m in program.method_ids() {
             let cfg: &Cfg = program.cfg(m);
             for v in cfg.blocks() {
-                let c = self.counters(m, v);
-                for (&w, &x) in cfg.successors(v).iter().zip(c) {
+                let succ = cfg.successors(v);
+                for (&x, &i) in self.counters(m, v).iter().zip(self.symbol_order(m, v)) {
+                    let w = succ[i as usize];
                     model.set_counter(cfg.name(), cfg.block_name(v), cfg.block_name(w), x);
                 }
             }
@@ -279,5 +328,32 @@ mod tests {
         assert_eq!(e.counter("m", "C", "B"), Some(8));
         let again = AdaptiveModel::from_edge_model(&p, &e, params).unwrap();
         assert_eq!(again.counters(m, c), &[8, 1]);
+    }
+
+    #[test]
+    fn symbols_put_the_most_frequent_edge_first() {
+        let mut b = CfgBuilder::new("m");
+        b.edge("A", "X")
+            .edge("A", "Y")
+            .edge("A", "Z")
+            .edge("X", "E");
+        b.edge("Y", "E").edge("Z", "E");
+        let cfg = b.entry("A").exit("E").build().unwrap();
+        let mut p = Program::new();
+        let m = p.add_method(cfg, vec![]).unwrap();
+        let mut e = EdgeModel::new();
+        e.set_counter("m", "A", "Y", 5);
+        e.set_counter("m", "A", "Z", 9);
+        let a = AdaptiveModel::from_edge_model(&p, &e, AdaptiveParams::default()).unwrap();
+        let v = p.cfg(m).entry();
+        assert_eq!(a.symbol_order(m, v), &[2, 1, 0]);
+        assert_eq!(a.counters(m, v), &[9, 5, 1]);
+        assert_eq!(a.symbol(m, v, 2), 0);
+        assert_eq!(a.successor_index(m, v, 2), 0);
+        assert_eq!(a.to_edge_model(&p), {
+            let mut x = e.clone();
+            x.set_counter("m", "A", "X", 1);
+            x
+        });
     }
 }

@@ -19,6 +19,9 @@
 //!   per-block counters, updated by encoding and by decoding alike;
 //!   [`EdgeModel`]: the model file (method, from, to, probability, counter),
 //!   format in [`edge_model`].
+//! - [`ChoiceEncoder`] / [`AdapTracer::stream`]: many invocations in one
+//!   AdapTracer word list (e.g. one per thread), paying the flush and the
+//!   word padding once.
 //! - [`arith`]: the bit-exact arithmetic coder ([`arith::Encoder`],
 //!   [`arith::Decoder`]) for probes written in other languages.
 //!
@@ -58,10 +61,14 @@
 //! must reproduce.
 //!
 //! **Choices.** A block `v` with `k ≥ 2` live out-edges (live successors in
-//! CFG declaration order, duplicates merged) codes the index `s` of the
-//! edge taken. Blocks with one live out-edge code nothing. Counters `c[0..k)`
-//! start at 1 or at the model file's values (halved — `c = max(1, c >> 1)`
-//! for all — until `Σc ≤ 2^20`). With `total = Σc` and
+//! CFG declaration order, duplicates merged) codes the *symbol* `s` of the
+//! edge taken. Blocks with one live out-edge code nothing. Symbols number the
+//! out-edges by starting counter, largest first, ties in successor order
+//! (fixed for the whole run; [`AdaptiveModel::symbol`] gives an edge's
+//! symbol, `testdata/vectors.json` lists them under `symbols`). Counters
+//! `c[0..k)`, in symbol order, start at 1 or at the model file's values
+//! (halved — `c = max(1, c >> 1)` for all — until `Σc ≤ 2^20`). With
+//! `total = Σc` and
 //! `cum = Σ_{i<s} c[i]` the coder codes `(cum, c[s], total)`, then the
 //! counters update:
 //! `if c[s] + inc > bound || total + inc > 2^20 { c[i] = max(1, c[i] >> 1) for all i; total = Σc }`

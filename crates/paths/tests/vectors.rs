@@ -1,9 +1,11 @@
 //! Shared test vectors for probes written in other languages.
 //!
 //! `testdata/vectors.json` is generated here: each vector gives a CFG, a
-//! scheme, a width, AdapTracer's `inc`/`bound` and starting counters, a
+//! scheme, a width, AdapTracer's `inc`/`bound`, starting counters and each
+//! choice block's successors in symbol order (`symbols`), a
 //! sequence of invocations (path → expected trace and bits) coded with one
-//! model, and the counters at the end. A Java (or other) probe must
+//! model, the counters at the end, and (`stream_trace`) the same invocations
+//! coded back to back into one word list by one coder. A Java (or other) probe must
 //! produce the same traces and counters.
 //!
 //! `vectors_file_is_current` fails when the file differs from what this code
@@ -274,6 +276,23 @@ fn generate() -> Value {
                 .map(|(a, b, c, d)| json!([a, b, c, d]))
                 .collect()
         };
+        // Per block with a choice, its successors in symbol order (what the
+        // instrumenter hands the probe), from the starting counters.
+        let start_model = AdaptiveModel::from_edge_model(&program, &edges, c.params).unwrap();
+        let mut symbols = Vec::new();
+        for mid in program.method_ids() {
+            let cfg = program.cfg(mid);
+            for b in cfg.blocks() {
+                let order = start_model.symbol_order(mid, b);
+                if !order.is_empty() {
+                    let succ: Vec<&str> = order
+                        .iter()
+                        .map(|&i| cfg.block_name(cfg.successors(b)[i as usize]))
+                        .collect();
+                    symbols.push(json!([cfg.name(), cfg.block_name(b), succ]));
+                }
+            }
+        }
         let initial_rows: Vec<Value> = c
             .initial
             .iter()
@@ -287,11 +306,22 @@ fn generate() -> Value {
             "width": c.width,
             "invocations": invocations,
         });
+        if c.scheme == Scheme::AdapTracer && !c.interprocedural {
+            // The same invocations coded back to back into one word list.
+            let mut model = AdaptiveModel::from_edge_model(&program, &edges, c.params).unwrap();
+            let mut enc = ChoiceEncoder::new(c.width);
+            for p in &c.paths {
+                let path = program.cfg(m).resolve_path(p).unwrap();
+                enc.append_path(&mut model, &program, m, &path).unwrap();
+            }
+            v["stream_trace"] = json!(enc.finish().words);
+        }
         if c.scheme == Scheme::AdapTracer {
             v["inc"] = json!(c.params.inc);
             v["bound"] = json!(c.params.bound);
             v["interprocedural"] = json!(c.interprocedural);
             v["initial_counters"] = json!(initial_rows);
+            v["symbols"] = json!(symbols);
             v["final_counters"] = json!(model_rows(&model));
         }
         out.push(v);
@@ -335,7 +365,12 @@ fn vectors_file_is_current() {
 /// with the recorded counters.
 #[test]
 fn vectors_file_decodes() {
-    let text = std::fs::read_to_string(vectors_path()).unwrap();
+    // While blessing, the file may be rewritten concurrently: check the new text.
+    let text = if std::env::var_os("TRACEKIT_BLESS").is_some() {
+        render(&generate())
+    } else {
+        std::fs::read_to_string(vectors_path()).unwrap()
+    };
     let v: Value = serde_json::from_str(&text).unwrap();
     let vectors = v["vectors"].as_array().unwrap();
     assert!(vectors.len() >= 20);
@@ -359,10 +394,23 @@ fn vectors_file_decodes() {
                 inc: x["inc"].as_u64().unwrap() as u32,
                 bound: x["bound"].as_u64().unwrap() as u32,
             };
-            Some(AdaptiveModel::from_edge_model(&program, &e, params).unwrap())
+            let start = AdaptiveModel::from_edge_model(&program, &e, params).unwrap();
+            for row in x["symbols"].as_array().unwrap() {
+                let mid = program.method_id(row[0].as_str().unwrap()).unwrap();
+                let cfg = program.cfg(mid);
+                let b = cfg.block_id(row[1].as_str().unwrap()).unwrap();
+                let names: Vec<&str> = start
+                    .symbol_order(mid, b)
+                    .iter()
+                    .map(|&i| cfg.block_name(cfg.successors(b)[i as usize]))
+                    .collect();
+                assert_eq!(json!(names), row[2], "{name}");
+            }
+            Some(start)
         } else {
             None
         };
+        let start_model = model.clone();
         for inv in x["invocations"].as_array().unwrap() {
             let want: Vec<String> = serde_json::from_value(inv["path"].clone()).unwrap();
             let got: Vec<String> = if x["interprocedural"].as_bool() == Some(true) {
@@ -384,6 +432,17 @@ fn vectors_file_decodes() {
                 codec.cfg().path_names(&path)
             };
             assert_eq!(got, want, "{name}");
+        }
+        if let Some(words) = x.get("stream_trace") {
+            let words: Vec<u64> = serde_json::from_value(words.clone()).unwrap();
+            let at = AdapTracer::new(&program, width).unwrap();
+            let mut fresh = start_model.clone().unwrap();
+            let mut stream = at.stream(&words).unwrap();
+            for inv in x["invocations"].as_array().unwrap() {
+                let want: Vec<String> = serde_json::from_value(inv["path"].clone()).unwrap();
+                let p = at.decode_next(&mut stream, &mut fresh, m).unwrap();
+                assert_eq!(program.cfg(m).path_names(&p), want, "{name} stream");
+            }
         }
         if let Some(model) = model {
             let rows: Vec<Value> = model
