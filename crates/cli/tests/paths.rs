@@ -127,8 +127,8 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
     let cfg = write(
         &d,
         "loop.json",
-        r#"{"methods": [{"name": "m", "entry": "A", "exit": "X", "edges": [["A","H"], ["H","T"],
-          ["H","F"], ["T","J"], ["F","J"], ["J","H"], ["J","X"]]}]}"#,
+        r#"{"methods": [{"name": "m", "entry": "A", "exit": "X", "edges": [["A","H"], ["H","F"],
+          ["H","T"], ["T","J"], ["F","J"], ["J","H"], ["J","X"]]}]}"#,
     );
     let cfg = cfg.to_str().unwrap();
     let long_path = {
@@ -161,6 +161,18 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
     assert_eq!(
         decode(cfg, "adaptracer", "3", &trace2, &["--model", m1s]).join(","),
         long_path
+    );
+    // Frequency order: the same run 2 with the most frequent edges as symbol 0.
+    let freq = ["--model", m1s, "--symbol-order", "frequency"];
+    let run2f = encode(cfg, "adaptracer", "3", &long_path, &freq);
+    let trace2f = run2f["trace"].to_string();
+    assert_eq!(
+        decode(cfg, "adaptracer", "3", &trace2f, &freq).join(","),
+        long_path
+    );
+    assert_ne!(
+        trace2f, trace2,
+        "H→T is symbol 1 by successor order, 0 by frequency"
     );
 }
 

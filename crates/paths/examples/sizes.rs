@@ -96,8 +96,8 @@ fn main() {
 /// least one word. Totals over all invocations, each trace on its own.
 fn short_invocations() {
     println!();
-    println!("| short invocations | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP | run 2 as one stream |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| short invocations | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2, frequency order | frequency order vs PAP | frequency order, one stream |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     // A loop-free method: four if/else in a row.
     let mut b = CfgBuilder::new("m");
     for i in 0..4 {
@@ -157,14 +157,20 @@ fn short_invocations() {
         };
         let fresh = AdaptiveModel::new(&program, AdaptiveParams::default()).unwrap();
         let (b1, i1, learned) = run(&fresh);
-        let next = AdaptiveModel::from_edge_model(
-            &program,
-            &learned.to_edge_model(&program),
-            AdaptiveParams::default(),
-        )
-        .unwrap();
-        let (b2, i2, _) = run(&next);
-        // The same run 2 with every invocation in one word list.
+        let learned = learned.to_edge_model(&program);
+        let next = |order| {
+            AdaptiveModel::from_edge_model_with_order(
+                &program,
+                &learned,
+                AdaptiveParams::default(),
+                order,
+            )
+            .unwrap()
+        };
+        let (b2, i2, _) = run(&next(SymbolOrder::Successor));
+        let next = next(SymbolOrder::Frequency);
+        let (b2f, _, _) = run(&next);
+        // The frequency-ordered run 2 with every invocation in one word list.
         let mut probe = next.clone();
         let mut enc = ChoiceEncoder::new(width);
         for p in &invocations {
@@ -178,8 +184,8 @@ fn short_invocations() {
         }
         let b_stream = one.words.len() as u64 * u64::from(width);
         println!(
-            "| 10 000 calls, 4 if/else, 80% one path | {width} | {blpp} | {pap} | {b1} | {i1:.0} | {b2} | {i2:.0} | {:+.1}% | {b_stream} |",
-            100.0 * (b2 as f64 - pap as f64) / pap as f64
+            "| 10 000 calls, 4 if/else, 80% one path | {width} | {blpp} | {pap} | {b1} | {i1:.0} | {b2} | {i2:.0} | {b2f} | {:+.1}% | {b_stream} |",
+            100.0 * (b2f as f64 - pap as f64) / pap as f64
         );
     }
 }

@@ -2,11 +2,13 @@
 //!
 //! Every live block with more than one live out-edge has one counter per
 //! out-edge, starting at 1 or at the value of an [`EdgeModel`]. The out-edges
-//! are numbered as *symbols* once, when the model is built: by initial
-//! counter, largest first, ties in [`Cfg::successors`](crate::Cfg::successors)
-//! order. So with fresh counters symbol = successor index, and in later runs
-//! symbol 0 is the edge taken most often before — a path that takes only
-//! symbol-0 edges keeps the coder at `low = 0` and costs no word at all.
+//! are numbered as *symbols* once, when the model is built
+//! ([`SymbolOrder`]): by default symbol = index in
+//! [`Cfg::successors`](crate::Cfg::successors); with
+//! [`SymbolOrder::Frequency`], by initial counter, largest first, ties in
+//! successor order — then symbol 0 is the edge taken most often in earlier
+//! runs, and a path that takes only symbol-0 edges keeps the coder at
+//! `low = 0` and costs no word at all.
 //! Choosing symbol `s` codes the interval `[Σ_{i<s} c_i, Σ_{i≤s} c_i)` of
 //! `total = Σ c_i` (counters in symbol order), then updates:
 //!
@@ -65,6 +67,29 @@ impl AdaptiveParams {
     }
 }
 
+/// How a block's out-edges are numbered as coder symbols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SymbolOrder {
+    /// Symbol = index in `Cfg::successors` (the seed's behaviour).
+    #[default]
+    Successor,
+    /// By starting counter, largest first; ties in successor order.
+    Frequency,
+}
+
+impl std::str::FromStr for SymbolOrder {
+    type Err = PathError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "successor" => Ok(SymbolOrder::Successor),
+            "frequency" => Ok(SymbolOrder::Frequency),
+            _ => Err(PathError::InvalidParameter(format!(
+                "unknown symbol order {s:?} (expected successor or frequency)"
+            ))),
+        }
+    }
+}
+
 /// Counters of one method.
 #[derive(Debug, Clone)]
 struct MethodCounters {
@@ -93,11 +118,23 @@ impl AdaptiveModel {
         Self::from_edge_model(program, &EdgeModel::new(), params)
     }
 
-    /// Counters for `program` initialised from a model file's counters.
+    /// Counters for `program` initialised from a model file's counters,
+    /// symbols in successor order.
     pub fn from_edge_model(
         program: &Program,
         model: &EdgeModel,
         params: AdaptiveParams,
+    ) -> Result<Self> {
+        Self::from_edge_model_with_order(program, model, params, SymbolOrder::Successor)
+    }
+
+    /// Counters for `program` initialised from a model file's counters, with
+    /// the given symbol numbering.
+    pub fn from_edge_model_with_order(
+        program: &Program,
+        model: &EdgeModel,
+        params: AdaptiveParams,
+        symbol_order: SymbolOrder,
     ) -> Result<Self> {
         params.check()?;
         let mut methods = Vec::with_capacity(program.len());
@@ -136,7 +173,9 @@ impl AdaptiveModel {
                     })
                     .collect();
                 let mut order: Vec<u32> = (0..succ.len() as u32).collect();
-                order.sort_by_key(|&i| std::cmp::Reverse(initial[i as usize]));
+                if symbol_order == SymbolOrder::Frequency {
+                    order.sort_by_key(|&i| std::cmp::Reverse(initial[i as usize]));
+                }
                 let mut inverse = vec![0u32; succ.len()];
                 for (sym, &i) in order.iter().enumerate() {
                     inverse[i as usize] = sym as u32;
@@ -344,8 +383,17 @@ mod tests {
         let mut e = EdgeModel::new();
         e.set_counter("m", "A", "Y", 5);
         e.set_counter("m", "A", "Z", 9);
-        let a = AdaptiveModel::from_edge_model(&p, &e, AdaptiveParams::default()).unwrap();
         let v = p.cfg(m).entry();
+        let plain = AdaptiveModel::from_edge_model(&p, &e, AdaptiveParams::default()).unwrap();
+        assert_eq!(plain.symbol_order(m, v), &[0, 1, 2]);
+        assert_eq!(plain.counters(m, v), &[1, 5, 9]);
+        let a = AdaptiveModel::from_edge_model_with_order(
+            &p,
+            &e,
+            AdaptiveParams::default(),
+            SymbolOrder::Frequency,
+        )
+        .unwrap();
         assert_eq!(a.symbol_order(m, v), &[2, 1, 0]);
         assert_eq!(a.counters(m, v), &[9, 5, 1]);
         assert_eq!(a.symbol(m, v, 2), 0);

@@ -477,10 +477,11 @@ mod tests {
             assert_eq!(at.decode(&mut parser, m, &t.words).unwrap(), path);
         }
         // Run 2 starts from the parser's counters: T is now symbol 0.
-        let next = AdaptiveModel::from_edge_model(
+        let next = AdaptiveModel::from_edge_model_with_order(
             &p,
             &parser.to_edge_model(&p),
             AdaptiveParams::default(),
+            crate::adaptive::SymbolOrder::Frequency,
         )
         .unwrap();
         let (mut probe2, mut parser2) = (next.clone(), next);

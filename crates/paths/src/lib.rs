@@ -62,10 +62,13 @@
 //!
 //! **Choices.** A block `v` with `k ≥ 2` live out-edges (live successors in
 //! CFG declaration order, duplicates merged) codes the *symbol* `s` of the
-//! edge taken. Blocks with one live out-edge code nothing. Symbols number the
-//! out-edges by starting counter, largest first, ties in successor order
-//! (fixed for the whole run; [`AdaptiveModel::symbol`] gives an edge's
-//! symbol, `testdata/vectors.json` lists them under `symbols`). Counters
+//! edge taken. Blocks with one live out-edge code nothing. By default the
+//! symbol is the edge's index among the live successors; with
+//! [`SymbolOrder::Frequency`] the out-edges are numbered by starting
+//! counter, largest first, ties in successor order (fixed for the whole
+//! run). [`AdaptiveModel::symbol`] gives an edge's symbol; the vector files
+//! list them under `symbols` (`testdata/vectors.json`: successor order,
+//! `testdata/vectors-frequency.json`: frequency order). Counters
 //! `c[0..k)`, in symbol order, start at 1 or at the model file's values
 //! (halved — `c = max(1, c >> 1)` for all — until `Σc ≤ 2^20`). With
 //! `total = Σc` and
@@ -123,7 +126,7 @@ pub mod pap;
 pub mod program;
 pub mod synth;
 
-pub use adaptive::{AdaptiveModel, AdaptiveParams};
+pub use adaptive::{AdaptiveModel, AdaptiveParams, SymbolOrder};
 pub use adaptracer::{choice_stream, AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
 pub use blpp::{Blpp, BlppStep};
 pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};

@@ -16,8 +16,14 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use tracekit_paths::*;
 
-fn vectors_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/vectors.json")
+/// The two vector files: symbols in successor order, and in frequency order.
+const FILES: [(&str, SymbolOrder); 2] = [
+    ("testdata/vectors.json", SymbolOrder::Successor),
+    ("testdata/vectors-frequency.json", SymbolOrder::Frequency),
+];
+
+fn vectors_path(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(file)
 }
 
 struct Case {
@@ -30,6 +36,7 @@ struct Case {
     initial: Vec<(&'static str, &'static str, &'static str, u32)>,
     interprocedural: bool,
     paths: Vec<Vec<String>>,
+    order: SymbolOrder,
 }
 
 fn names(s: &str) -> Vec<String> {
@@ -100,6 +107,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![seed_loop(5), seed_loop(1), seed_loop(30)],
         },
         Case {
@@ -111,6 +119,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![seed_loop(5), seed_loop(1)],
         },
         Case {
@@ -122,6 +131,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![diamond_loop(12, 4)],
         },
         Case {
@@ -133,6 +143,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![diamond_loop(12, 4)],
         },
         Case {
@@ -144,6 +155,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![switch_path(60)],
         },
         Case {
@@ -155,6 +167,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![seed_loop(5), seed_loop(5), seed_loop(1)],
         },
         Case {
@@ -166,6 +179,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![("m", "C", "B", 4), ("m", "C", "D", 1)],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![seed_loop(5)],
         },
         Case {
@@ -177,6 +191,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![names("A,B,C")],
         },
         Case {
@@ -192,6 +207,7 @@ fn cases() -> Vec<Case> {
                 ("m", "L", "S", 100),
             ],
             interprocedural: false,
+            order: SymbolOrder::Successor,
             paths: vec![switch_path(80), switch_path(7)],
         },
         Case {
@@ -203,6 +219,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: true,
+            order: SymbolOrder::Successor,
             paths: vec![
                 names("m::A,f::E,f::T,g::G,g::I,g::J,f::R,m::B,m::A,f::E,f::F,f::R,m::B,m::X"),
                 names("m::A,f::E,f::F,f::R,m::B,m::X"),
@@ -223,6 +240,7 @@ fn cases() -> Vec<Case> {
                 },
                 initial: vec![],
                 interprocedural: false,
+                order: SymbolOrder::Successor,
                 paths: vec![
                     diamond_loop(40, 5),
                     diamond_loop(3, 2),
@@ -231,19 +249,81 @@ fn cases() -> Vec<Case> {
             });
         }
     }
+    let if_else = json!({"methods": [{"name": "m", "entry": "A", "exit": "X",
+        "edges": [["A","F"], ["A","T"], ["T","X"], ["F","X"]]}]});
+    let frequency = |name: &str, cfg: &Value, width, params, initial, paths| Case {
+        name: name.into(),
+        cfg: cfg.clone(),
+        method: "m",
+        scheme: Scheme::AdapTracer,
+        width,
+        params,
+        initial,
+        interprocedural: false,
+        order: SymbolOrder::Frequency,
+        paths,
+    };
+    v.push(frequency(
+        "freq-if-else-learned-w32",
+        &if_else,
+        32,
+        d,
+        vec![("m", "A", "T", 40), ("m", "A", "F", 4)],
+        vec![
+            names("A,T,X"),
+            names("A,T,X"),
+            names("A,F,X"),
+            names("A,T,X"),
+        ],
+    ));
+    v.push(frequency(
+        "freq-seed-reordered-w3",
+        &seed_cfg(),
+        3,
+        d,
+        vec![("m", "C", "B", 4), ("m", "C", "D", 9)],
+        vec![seed_loop(5), seed_loop(1)],
+    ));
+    v.push(frequency(
+        "freq-switch-w13",
+        &switch,
+        13,
+        AdaptiveParams { inc: 2, bound: 40 },
+        vec![
+            ("m", "S", "k0", 30),
+            ("m", "S", "k11", 7),
+            ("m", "S", "k3", 7),
+            ("m", "L", "S", 100),
+        ],
+        vec![switch_path(80), switch_path(7)],
+    ));
+    v.push(frequency(
+        "freq-diamond-w64",
+        &diamond,
+        64,
+        AdaptiveParams { inc: 3, bound: 16 },
+        vec![
+            ("m", "H", "F", 12),
+            ("m", "H", "T", 3),
+            ("m", "J", "H", 15),
+            ("m", "J", "X", 1),
+        ],
+        vec![diamond_loop(40, 5), diamond_loop(3, 2)],
+    ));
     v
 }
 
-fn generate() -> Value {
+fn generate(order: SymbolOrder) -> Value {
     let mut out = Vec::new();
-    for c in cases() {
+    for c in cases().into_iter().filter(|c| c.order == order) {
         let program = Program::from_json_str(&c.cfg.to_string(), Path::new(&c.name)).unwrap();
         let m = program.method_id(c.method).unwrap();
         let mut edges = EdgeModel::new();
         for &(mm, f, t, x) in &c.initial {
             edges.set_counter(mm, f, t, x);
         }
-        let mut model = AdaptiveModel::from_edge_model(&program, &edges, c.params).unwrap();
+        let mut model =
+            AdaptiveModel::from_edge_model_with_order(&program, &edges, c.params, c.order).unwrap();
         let mut invocations = Vec::new();
         for p in &c.paths {
             let (trace, bits) = if c.interprocedural {
@@ -278,7 +358,8 @@ fn generate() -> Value {
         };
         // Per block with a choice, its successors in symbol order (what the
         // instrumenter hands the probe), from the starting counters.
-        let start_model = AdaptiveModel::from_edge_model(&program, &edges, c.params).unwrap();
+        let start_model =
+            AdaptiveModel::from_edge_model_with_order(&program, &edges, c.params, c.order).unwrap();
         let mut symbols = Vec::new();
         for mid in program.method_ids() {
             let cfg = program.cfg(mid);
@@ -308,7 +389,9 @@ fn generate() -> Value {
         });
         if c.scheme == Scheme::AdapTracer && !c.interprocedural {
             // The same invocations coded back to back into one word list.
-            let mut model = AdaptiveModel::from_edge_model(&program, &edges, c.params).unwrap();
+            let mut model =
+                AdaptiveModel::from_edge_model_with_order(&program, &edges, c.params, c.order)
+                    .unwrap();
             let mut enc = ChoiceEncoder::new(c.width);
             for p in &c.paths {
                 let path = program.cfg(m).resolve_path(p).unwrap();
@@ -322,6 +405,10 @@ fn generate() -> Value {
             v["interprocedural"] = json!(c.interprocedural);
             v["initial_counters"] = json!(initial_rows);
             v["symbols"] = json!(symbols);
+            v["symbol_order"] = json!(match c.order {
+                SymbolOrder::Successor => "successor",
+                SymbolOrder::Frequency => "frequency",
+            });
             v["final_counters"] = json!(model_rows(&model));
         }
         out.push(v);
@@ -348,32 +435,40 @@ fn render(v: &Value) -> String {
 }
 
 #[test]
-fn vectors_file_is_current() {
-    let text = render(&generate());
-    let path = vectors_path();
-    if std::env::var_os("TRACEKIT_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
+fn vectors_files_are_current() {
+    for (file, order) in FILES {
+        let text = render(&generate(order));
+        let path = vectors_path(file);
+        if std::env::var_os("TRACEKIT_BLESS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(&path).expect("vector file (bless it)");
+        assert!(
+            on_disk == text,
+            "{file} is stale: run with TRACEKIT_BLESS=1"
+        );
     }
-    let on_disk = std::fs::read_to_string(&path).expect("testdata/vectors.json (bless it)");
-    assert!(
-        on_disk == text,
-        "testdata/vectors.json is stale: run with TRACEKIT_BLESS=1"
-    );
 }
 
-/// Replays the file: every trace decodes to its path and the decoder ends
+/// Replays the files: every trace decodes to its path and the decoder ends
 /// with the recorded counters.
 #[test]
-fn vectors_file_decodes() {
-    // While blessing, the file may be rewritten concurrently: check the new text.
-    let text = if std::env::var_os("TRACEKIT_BLESS").is_some() {
-        render(&generate())
-    } else {
-        std::fs::read_to_string(vectors_path()).unwrap()
-    };
+fn vectors_files_decode() {
+    for (file, order) in FILES {
+        // While blessing, the file may be rewritten concurrently: check the new text.
+        let text = if std::env::var_os("TRACEKIT_BLESS").is_some() {
+            render(&generate(order))
+        } else {
+            std::fs::read_to_string(vectors_path(file)).unwrap()
+        };
+        replay(&text, order);
+    }
+}
+
+fn replay(text: &str, order: SymbolOrder) {
     let v: Value = serde_json::from_str(&text).unwrap();
     let vectors = v["vectors"].as_array().unwrap();
-    assert!(vectors.len() >= 20);
+    assert!(vectors.len() >= 4);
     for x in vectors {
         let name = x["name"].as_str().unwrap();
         let program = Program::from_json_str(&x["cfg"].to_string(), Path::new(name)).unwrap();
@@ -394,7 +489,8 @@ fn vectors_file_decodes() {
                 inc: x["inc"].as_u64().unwrap() as u32,
                 bound: x["bound"].as_u64().unwrap() as u32,
             };
-            let start = AdaptiveModel::from_edge_model(&program, &e, params).unwrap();
+            let start =
+                AdaptiveModel::from_edge_model_with_order(&program, &e, params, order).unwrap();
             for row in x["symbols"].as_array().unwrap() {
                 let mid = program.method_id(row[0].as_str().unwrap()).unwrap();
                 let cfg = program.cfg(mid);
@@ -454,5 +550,5 @@ fn vectors_file_decodes() {
         }
     }
     // The seed's worked example is in the file verbatim.
-    assert!(text.contains(r#""trace":[7,"C",1]"#));
+    assert!(order == SymbolOrder::Frequency || text.contains(r#""trace":[7,"C",1]"#));
 }
