@@ -85,6 +85,45 @@ fn seed_pap_example_exactly() {
     assert_eq!(path.join(","), SEED_PATH);
 }
 
+/// The seed's section 4.1: on the same path AdapTracer spends 6 bits in the
+/// first execution and 3 bits in the second (3-bit PathIDs), against PAP's 8.
+#[test]
+fn seed_adaptracer_first_and_second_execution() {
+    let d = scratch();
+    let cfg = write(&d, "seed.json", SEED_CFG);
+    let cfg = cfg.to_str().unwrap();
+    let model = d.join("model.tsv");
+    let model = model.to_str().unwrap();
+    let run1 = encode(cfg, "adaptracer", "3", SEED_PATH, &["--inc", "3"]);
+    assert_eq!(run1["bits"], 6);
+    let trace1 = run1["trace"].to_string();
+    let back = decode(
+        cfg,
+        "adaptracer",
+        "3",
+        &trace1,
+        &["--inc", "3", "--update-model", model],
+    );
+    assert_eq!(back.join(","), SEED_PATH);
+    let run2 = encode(
+        cfg,
+        "adaptracer",
+        "3",
+        SEED_PATH,
+        &["--inc", "3", "--model", model],
+    );
+    assert_eq!(run2["bits"], 3);
+    let trace2 = run2["trace"].to_string();
+    let back = decode(
+        cfg,
+        "adaptracer",
+        "3",
+        &trace2,
+        &["--inc", "3", "--model", model],
+    );
+    assert_eq!(back.join(","), SEED_PATH);
+}
+
 #[test]
 fn every_scheme_roundtrips_through_the_binary() {
     let d = scratch();
