@@ -466,7 +466,7 @@ fn vectors_files_decode() {
 }
 
 fn replay(text: &str, order: SymbolOrder) {
-    let v: Value = serde_json::from_str(&text).unwrap();
+    let v: Value = serde_json::from_str(text).unwrap();
     let vectors = v["vectors"].as_array().unwrap();
     assert!(vectors.len() >= 4);
     for x in vectors {
