@@ -200,7 +200,7 @@ impl Builder {
     }
 
     /// Consumes one record.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn record(&mut self, r: RawRecord) {
         let kind = match CallKind::from_bits(r.word) {
             Some(k) => k,
@@ -222,14 +222,14 @@ impl Builder {
         let st = &mut self.threads[tid.0 as usize];
         let mut cpu_ns = 0;
         if self.has_cpu {
-            cpu_ns = st.cpu.next(cpu_raw, &mut self.counts.wraps_cpu) * 1000;
+            cpu_ns = st.cpu.next(cpu_raw, &mut self.counts.wraps_cpu).saturating_mul(1000);
             if cpu_ns < st.last_cpu {
                 self.counts.time_backwards += 1;
                 cpu_ns = st.last_cpu;
             }
             st.last_cpu = cpu_ns;
         }
-        let mut ts = if self.has_wall { wall_us * 1000 } else { cpu_ns };
+        let mut ts = if self.has_wall { wall_us.saturating_mul(1000) } else { cpu_ns };
         if ts < st.last_ts {
             self.counts.time_backwards += 1;
             ts = st.last_ts;
