@@ -12,7 +12,8 @@ use tracekit_model::{CallColumns, CallEvent, CallKind, Clocks, Method, MethodId,
 
 /// Spare room per thread beyond the counted records, for synthesized exits.
 const SLACK: usize = 64;
-const NO_THREAD: u32 = u32::MAX;
+/// `thread_of_tid` holds thread index + 1; 0 (calloc-cheap) means none.
+const NO_THREAD: u32 = 0;
 
 /// Undoes the 32-bit wrap of µs deltas: each raw value is taken as the
 /// value nearest to the previous one (signed 32-bit difference).
@@ -147,7 +148,7 @@ impl Builder {
     pub(crate) fn add_thread(&mut self, tid: u32, name: String) -> ThreadId {
         if let Some(slot) = self.thread_of_tid.get(tid as usize) {
             if *slot != NO_THREAD {
-                let id = ThreadId(*slot);
+                let id = ThreadId(*slot - 1);
                 if self.session.threads[id.0 as usize].name.is_empty() {
                     self.session.threads[id.0 as usize].name = name;
                 }
@@ -156,7 +157,7 @@ impl Builder {
         }
         let id = self.session.add_thread(Thread { tid, pid: self.pid, name });
         if let Some(slot) = self.thread_of_tid.get_mut(tid as usize) {
-            *slot = id.0;
+            *slot = id.0 + 1;
             if let Some(counts) = &self.per_tid_records {
                 let n = counts[tid as usize] as usize;
                 if n > 0 {
@@ -172,7 +173,7 @@ impl Builder {
     fn thread(&mut self, tid: u16) -> ThreadId {
         let slot = self.thread_of_tid[usize::from(tid)];
         if slot != NO_THREAD {
-            return ThreadId(slot);
+            return ThreadId(slot - 1);
         }
         self.counts.unknown_thread += 1;
         self.add_thread(u32::from(tid), format!("[{tid}]"))
