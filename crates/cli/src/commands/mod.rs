@@ -8,6 +8,7 @@ mod demo;
 mod example;
 mod info;
 mod input;
+mod paths;
 mod problems;
 mod profile;
 mod version;
@@ -38,6 +39,8 @@ enum Command {
     Problems(problems::Args),
     /// Print version information.
     Version(version::Args),
+    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
+    Paths(paths::Args),
 }
 
 /// Runs the chosen subcommand.
@@ -51,5 +54,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(a) => context::run(a),
         Command::Problems(a) => problems::run(a),
         Command::Version(a) => version::run(a),
+        Command::Paths(a) => paths::run(a),
     }
 }
