@@ -9,6 +9,7 @@ mod example;
 mod info;
 mod input;
 mod paths;
+mod paths_jvm;
 mod problems;
 mod profile;
 mod version;
