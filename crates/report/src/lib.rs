@@ -25,6 +25,7 @@
 //! assert!(html.contains("com.example.App.run"));
 //! ```
 
+mod analysis;
 mod embed;
 mod html;
 mod problems;
@@ -34,6 +35,7 @@ mod slices;
 pub mod synthetic;
 mod view;
 
+pub use analysis::{problem_view, AnalysisSolver};
 pub use embed::{encode_threads, omission_threshold, Summary, DENSITY_BUCKETS};
 pub use html::{page, PageMode};
 pub use problems::{Hint, ProblemDef, ProblemSolver, ProblemView, ThreadInstant, TopValue};
