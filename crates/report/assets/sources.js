@@ -15,7 +15,7 @@ TK.levelBoxes = function (l, t0, t1, nsPerPx, depth) {
     var col = Math.floor((Math.max(s, t0) - t0) / px) + 1, edge = t0 + col * px;
     var j = TK.lower(l.start, edge, i + 1, n);
     var end = l.end[j - 1], last = out[out.length - 1];
-    if (last && last.c > 1 && last.e + px >= s) { last.e = Math.max(last.e, end); last.c += j - i; }
+    if (last && last.c > 1 && last.m === (l.method[i] & 0x7fffffff) && last.e + px >= s) { last.e = Math.max(last.e, end); last.c += j - i; }
     else out.push({ s: s, e: end, m: l.method[i] & 0x7fffffff, c: j - i, i: i, d: depth });
     i = j;
   }

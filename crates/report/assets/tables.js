@@ -46,7 +46,7 @@ TK.intervalProfile = function (threads, intervals) {
   });
   var out = Array.from(rows.values());
   out.sort(function (x, y) { return y.incl_real - x.incl_real || x.method - y.method; });
-  return { total_real: totalReal, total_cpu: totalCpu, rows: out, tree: tree };
+  return { total_real: totalReal, total_cpu: totalCpu, rows: out, tree: tree, tree_dropped: 0 };
 };
 
 TK.Tables = function (source) {
@@ -213,6 +213,7 @@ TK.Tables.prototype.renderTree = function () {
   table.appendChild(body);
   var box = TK.$("tk-calltree");
   box.textContent = "";
+  if (this.prof.tree_dropped) box.appendChild(TK.el("div", { "class": "tk-note", text: "Showing the " + tree.length.toLocaleString("en") + " heaviest call paths; " + this.prof.tree_dropped.toLocaleString("en") + " lighter ones are left out." }));
   box.appendChild(table);
 };
 

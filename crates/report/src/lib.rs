@@ -39,7 +39,7 @@ pub use analysis::{problem_view, AnalysisSolver};
 pub use embed::{encode_threads, omission_threshold, Summary, DENSITY_BUCKETS};
 pub use html::{page, PageMode};
 pub use problems::{Hint, ProblemDef, ProblemSolver, ProblemView, ThreadInstant, TopValue};
-pub use profile::{interval_profile, IntervalProfile, ProfileRow, TreeNode};
+pub use profile::{interval_profile, IntervalProfile, ProfileRow, TreeNode, MAX_TREE_NODES};
 pub use report::{render_report, report_data, ReportOptions};
 pub use slices::{DrawBox, Level, ThreadSlices, NO_PARENT, RECURSIVE_BIT};
 pub use view::ViewModel;

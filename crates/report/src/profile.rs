@@ -63,6 +63,40 @@ pub struct IntervalProfile {
     pub rows: Vec<ProfileRow>,
     /// Call tree nodes; children follow no particular order.
     pub tree: Vec<TreeNode>,
+    /// Call-tree nodes left out by [`IntervalProfile::prune_tree`].
+    pub tree_dropped: usize,
+}
+
+/// Most call-tree nodes the viewer is sent (the heaviest ones).
+pub const MAX_TREE_NODES: usize = 20_000;
+
+impl IntervalProfile {
+    /// Keeps at most about `max_nodes` call-tree nodes, the ones with the
+    /// largest inclusive time. A child never has more inclusive time than its
+    /// parent, so every kept node keeps its parent. Returns how many nodes
+    /// were dropped.
+    pub fn prune_tree(&mut self, max_nodes: usize) -> usize {
+        let n = self.tree.len();
+        if n <= max_nodes || max_nodes == 0 {
+            return 0;
+        }
+        let mut incl: Vec<f64> = self.tree.iter().map(|t| t.incl_real).collect();
+        let (_, &mut cut, _) = incl.select_nth_unstable_by(n - max_nodes - 1, f64::total_cmp);
+        let mut map = vec![u32::MAX; n];
+        let mut kept = Vec::with_capacity(max_nodes + 1);
+        for (i, node) in self.tree.iter().enumerate() {
+            let parent_kept = node.parent.is_none_or(|p| map[p as usize] != u32::MAX);
+            if node.incl_real > cut && parent_kept {
+                map[i] = kept.len() as u32;
+                let mut k = node.clone();
+                k.parent = node.parent.map(|p| map[p as usize]);
+                kept.push(k);
+            }
+        }
+        self.tree = kept;
+        self.tree_dropped += n - self.tree.len();
+        n - self.tree.len()
+    }
 }
 
 /// Computes the profile of `threads` inside `intervals` (sorted, disjoint,
@@ -137,7 +171,7 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
     }
     let mut rows: Vec<ProfileRow> = rows.into_values().collect();
     rows.sort_by(|a, b| b.incl_real.total_cmp(&a.incl_real).then(a.method.cmp(&b.method)));
-    IntervalProfile { total_real, total_cpu, rows, tree }
+    IntervalProfile { total_real, total_cpu, rows, tree, tree_dropped: 0 }
 }
 
 #[cfg(test)]
@@ -170,6 +204,16 @@ mod tests {
         assert_eq!(f_inner.incl_real, 10.0);
         let main = &p.tree[0];
         assert_eq!((main.method, main.excl_real), (0, 40.0));
+    }
+
+    #[test]
+    fn pruning_keeps_the_heaviest_nodes_and_their_parents() {
+        let mut p = interval_profile(&[thread()], &[(0, 1000)]);
+        assert_eq!(p.prune_tree(10), 0);
+        assert_eq!(p.prune_tree(2), 2);
+        let kept: Vec<(u32, f64)> = p.tree.iter().map(|n| (n.method, n.incl_real)).collect();
+        assert_eq!(kept, [(0, 100.0), (1, 40.0)]);
+        assert_eq!(p.tree[1].parent, Some(0));
     }
 
     #[test]

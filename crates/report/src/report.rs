@@ -3,7 +3,7 @@
 use crate::embed::{encode_threads, omission_threshold};
 use crate::html::{page, PageMode};
 use crate::problems::ProblemView;
-use crate::profile::interval_profile;
+use crate::profile::{interval_profile, MAX_TREE_NODES};
 use crate::view::ViewModel;
 use serde_json::{json, Value};
 
@@ -26,7 +26,8 @@ impl Default for ReportOptions {
 pub fn report_data(view: &ViewModel, problems: &[ProblemView], opts: &ReportOptions) -> Value {
     let threshold = omission_threshold(&view.threads, opts.max_slices);
     let (threads, summary) = encode_threads(&view.threads, view.span, threshold);
-    let profile = interval_profile(&view.threads, &[(view.span.0, view.span.1.saturating_add(1))]);
+    let mut profile = interval_profile(&view.threads, &[(view.span.0, view.span.1.saturating_add(1))]);
+    profile.prune_tree(MAX_TREE_NODES);
     json!({
         "meta": view.meta(),
         "slices": threads,

@@ -61,9 +61,10 @@ impl Level {
     }
 
     /// What to draw for the window `[t0, t1)` at `ns_per_px` nanoseconds per
-    /// pixel: calls at least one pixel wide as they are, and runs of narrower
-    /// calls merged into one aggregate box per pixel column (or run of
-    /// adjacent columns). Costs O(pixels · log n), not O(calls).
+    /// pixel: calls at least one pixel wide as they are, and narrower calls
+    /// merged into one aggregate box per pixel column, labelled with the
+    /// column's first method (adjacent columns with the same label merge
+    /// further). Costs O(pixels · log n), not O(calls).
     pub fn boxes(&self, t0: u64, t1: u64, ns_per_px: f64) -> Vec<DrawBox> {
         let mut out: Vec<DrawBox> = Vec::new();
         let n = self.len();
@@ -82,12 +83,13 @@ impl Level {
             let edge = if edge >= u64::MAX as f64 { u64::MAX } else { edge.ceil() as u64 };
             let j = i + 1 + self.start[i + 1..].partition_point(|&x| x < edge);
             let end = self.end[j - 1];
+            let method = self.method_id(i).0;
             match out.last_mut() {
-                Some(last) if last.count > 1 && last.end as f64 + px >= s as f64 => {
+                Some(last) if last.count > 1 && last.method == method && last.end as f64 + px >= s as f64 => {
                     last.end = last.end.max(end);
                     last.count += (j - i) as u32;
                 }
-                _ => out.push(DrawBox { start: s, end, method: self.method_id(i).0, count: (j - i) as u32, first: i as u32 }),
+                _ => out.push(DrawBox { start: s, end, method, count: (j - i) as u32, first: i as u32 }),
             }
             i = j;
         }

@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tiny_http::{Header, Method, Request, Response};
-use tracekit_report::{interval_profile, page, PageMode, ProblemDef, ProblemSolver, ProblemView, ViewModel};
+use tracekit_report::{interval_profile, page, MAX_TREE_NODES, PageMode, ProblemDef, ProblemSolver, ProblemView, ViewModel};
 
 /// The web UI server, bound to 127.0.0.1.
 pub struct Server {
@@ -207,7 +207,8 @@ impl State {
                 .collect::<Result<_, String>>()?,
             _ => return Err("intervals must be a list or null".into()),
         };
-        let p = interval_profile(&self.view.threads, &intervals);
+        let mut p = interval_profile(&self.view.threads, &intervals);
+        p.prune_tree(MAX_TREE_NODES);
         serde_json::to_value(p).map_err(|e| e.to_string())
     }
 
