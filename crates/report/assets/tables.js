@@ -11,16 +11,17 @@ TK.intervalProfile = function (threads, intervals) {
     th.levels.forEach(function (l, d) {
       var nodes = new Uint32Array(l.start.length).fill(0xffffffff), hasCpu = !!l.cpuStart;
       intervals.forEach(function (iv, k) {
-        var a = iv[0], b = iv[1], prevEnd = k === 0 ? 0 : intervals[k - 1][1];
+        var a = iv[0], b = iv[1];
         for (var i = TK.upper(l.end, a); i < l.start.length && l.start[i] < b; i++) {
           var s = l.start[i], e = l.end[i], inside = Math.min(e, b) - Math.max(s, a), wall = e - s;
           var cpu = hasCpu ? (l.cpuEnd[i] - l.cpuStart[i]) * (wall > 0 ? inside / wall : 1) : 0;
-          var count = (s >= a || k === 0 || s >= prevEnd) ? 1 : 0;
+          var count = s >= a ? 1 : 0;
           var m = l.method[i] & 0x7fffffff, rec = (l.method[i] & 0x80000000) !== 0;
           var row = rows.get(m);
           if (!row) { row = { method: m, calls: 0, recursive_calls: 0, incl_real: 0, excl_real: 0, incl_cpu: 0, excl_cpu: 0 }; rows.set(m, row); }
+          row.calls += count;
           if (rec) row.recursive_calls += count;
-          else { row.calls += count; row.incl_real += inside; row.incl_cpu += cpu; }
+          else { row.incl_real += inside; row.incl_cpu += cpu; }
           row.excl_real += inside; row.excl_cpu += cpu;
           var parentNode = null;
           if (d === 0) { totalReal += inside; totalCpu += cpu; }
@@ -117,13 +118,13 @@ TK.PROFILE_COLUMNS = [
 TK.Tables.prototype.renderProfile = function () {
   var self = this, prof = this.prof, hasCpu = TK.meta.hasCpu, filter = TK.$("tk-filter").value.toLowerCase();
   var rows = prof.rows.map(function (r) {
-    var calls = r.calls + r.recursive_calls;
+    var calls = r.calls;
     return {
       method: r.method, name: TK.methodName(r.method),
       incl_cpu: r.incl_cpu, excl_cpu: r.excl_cpu, incl_real: r.incl_real, excl_real: r.excl_real,
       incl_cpu_pct: prof.total_cpu ? 100 * r.incl_cpu / prof.total_cpu : 0, excl_cpu_pct: prof.total_cpu ? 100 * r.excl_cpu / prof.total_cpu : 0,
       incl_real_pct: prof.total_real ? 100 * r.incl_real / prof.total_real : 0, excl_real_pct: prof.total_real ? 100 * r.excl_real / prof.total_real : 0,
-      calls_total: calls, calls: r.calls, rec: r.recursive_calls,
+      calls_total: calls, calls: r.calls - r.recursive_calls, rec: r.recursive_calls,
       cpu_per_call: calls ? r.incl_cpu / calls : 0, real_per_call: calls ? r.incl_real / calls : 0
     };
   }).filter(function (r) { return !filter || r.name.toLowerCase().indexOf(filter) >= 0; });

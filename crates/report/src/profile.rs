@@ -6,7 +6,8 @@
 //! Rules (Traceview's): inclusive time is the part of a call inside the
 //! intervals; exclusive time is inclusive minus the inclusive time of its
 //! direct children; a recursive invocation adds to calls and exclusive time
-//! but not to inclusive time (the outermost invocation already counts it).
+//! but not to inclusive time (the outermost invocation already counts it); a
+//! call counts as a call of the intervals it starts in.
 //! CPU time of a call cut by an interval edge is scaled by the share of its
 //! wall time inside.
 
@@ -19,9 +20,9 @@ use std::collections::HashMap;
 pub struct ProfileRow {
     /// Method id.
     pub method: u32,
-    /// Non-recursive calls.
+    /// Calls, recursive ones included (as `tracekit-analysis` counts them).
     pub calls: u64,
-    /// Recursive calls.
+    /// Calls made while the method was already on the stack.
     pub recursive_calls: u64,
     /// Inclusive wall time (ns).
     pub incl_real: f64,
@@ -110,8 +111,7 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
         let mut prev_nodes: Vec<u32> = Vec::new();
         for (d, l) in th.levels.iter().enumerate() {
             let mut nodes = vec![u32::MAX; l.len()];
-            for (k, &(a, b)) in intervals.iter().enumerate() {
-                let prev_end = if k == 0 { 0 } else { intervals[k - 1].1 };
+            for &(a, b) in intervals {
                 let mut i = l.first_ending_after(a);
                 while i < l.len() && l.start[i] < b {
                     let (s, e) = (l.start[i], l.end[i]);
@@ -123,14 +123,15 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     } else {
                         0.0
                     };
-                    let count = if s >= a || k == 0 || s >= prev_end { 1 } else { 0 };
+                    // A call counts where it starts (issue 2's rule for "inside").
+                    let count = u64::from(s >= a);
                     let m = l.method_id(i).0;
                     let rec = l.is_recursive(i);
                     let row = rows.entry(m).or_insert_with(|| ProfileRow { method: m, ..Default::default() });
+                    row.calls += count;
                     if rec {
                         row.recursive_calls += count;
                     } else {
-                        row.calls += count;
                         row.incl_real += inside;
                         row.incl_cpu += cpu;
                     }
@@ -195,7 +196,7 @@ mod tests {
         let row = |m: u32| p.rows.iter().find(|r| r.method == m).unwrap().clone();
         assert_eq!(p.total_real, 100.0);
         assert_eq!((row(0).incl_real, row(0).excl_real), (100.0, 40.0));
-        assert_eq!((row(1).incl_real, row(1).excl_real, row(1).calls, row(1).recursive_calls), (40.0, 40.0, 1, 1));
+        assert_eq!((row(1).incl_real, row(1).excl_real, row(1).calls, row(1).recursive_calls), (40.0, 40.0, 2, 1));
         assert_eq!((row(2).incl_real, row(2).excl_cpu), (20.0, 20.0));
         assert_eq!(p.rows[0].method, 0, "sorted by inclusive time");
         // Tree: main → f → f, main → g.
@@ -224,6 +225,9 @@ mod tests {
         assert_eq!(row(1).incl_real, 25.0);
         assert_eq!(row(2).incl_real, 10.0);
         assert_eq!(row(2).calls, 1, "a call cut by two intervals counts once");
+        let late = interval_profile(&[thread()], &[(65, 75)]);
+        let g = late.rows.iter().find(|r| r.method == 2).unwrap();
+        assert_eq!((g.calls, g.incl_real), (0, 10.0), "a call counts only where it starts");
         assert_eq!(row(0).excl_real, 10.0);
         assert!(interval_profile(&[thread()], &[]).rows.is_empty());
     }

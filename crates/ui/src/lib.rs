@@ -46,6 +46,8 @@ struct State {
     solver: Arc<dyn ProblemSolver>,
     problems: Vec<ProblemView>,
     page: String,
+    /// The whole-session profile, computed on first request and kept.
+    whole_profile: std::sync::OnceLock<Value>,
 }
 
 /// Most boxes one `/api/slices` answer may hold per level (a safety bound
@@ -58,7 +60,7 @@ impl Server {
     pub fn bind(port: u16, view: Arc<ViewModel>, solver: Arc<dyn ProblemSolver>, problems: Vec<ProblemView>) -> Result<Server, String> {
         let http = tiny_http::Server::http(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
         let page = page(PageMode::Server, &view.name, &Value::Null);
-        Ok(Server { http, state: Arc::new(State { view, solver, problems, page }) })
+        Ok(Server { http, state: Arc::new(State { view, solver, problems, page, whole_profile: std::sync::OnceLock::new() }) })
     }
 
     /// The bound address.
@@ -69,6 +71,9 @@ impl Server {
     /// Serves requests until the process ends, two at a time (the machine
     /// this is meant for has two cores; profile requests can be slow).
     pub fn run(self) {
+        // Warm the whole-session profile while the page loads.
+        let warm = self.state.clone();
+        std::thread::spawn(move || warm.profile(r#"{"intervals": null}"#));
         let http = Arc::new(self.http);
         let workers: Vec<_> = (0..2)
             .map(|_| {
@@ -196,7 +201,14 @@ impl State {
     fn profile(&self, body: &str) -> Result<Value, String> {
         let v: Value = serde_json::from_str(body).map_err(|e| format!("request body: {e}"))?;
         let intervals: Vec<(u64, u64)> = match &v["intervals"] {
-            Value::Null => vec![(self.view.span.0, self.view.span.1.saturating_add(1))],
+            Value::Null => {
+                let whole = || {
+                    let mut p = interval_profile(&self.view.threads, &[(self.view.span.0, self.view.span.1.saturating_add(1))]);
+                    p.prune_tree(MAX_TREE_NODES);
+                    serde_json::to_value(p).expect("profiles serialise")
+                };
+                return Ok(self.whole_profile.get_or_init(whole).clone());
+            }
             Value::Array(a) => a
                 .iter()
                 .map(|iv| {
