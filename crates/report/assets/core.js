@@ -72,6 +72,14 @@ TK.lower = function (a, x, lo, hi) {
   return lo;
 };
 
+// First index >= from with a[i] >= x, searching outward from `from` (the
+// answer is usually near; see `gallop` in slices.rs).
+TK.gallop = function (a, from, x) {
+  var n = a.length, lo = from, hi = from, step = 1;
+  while (hi < n && a[hi] < x) { lo = hi + 1; hi = from + step; step *= 2; }
+  return TK.lower(a, x, lo, Math.min(hi, n));
+};
+
 // The value of a context track at time t (seed 000 §6.6): the last record's
 // value for int/long/string; linear interpolation between the neighbouring
 // records for float/double; undefined before the first record and, for

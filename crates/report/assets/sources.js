@@ -13,7 +13,7 @@ TK.levelBoxes = function (l, t0, t1, nsPerPx, depth) {
     var s = l.start[i], e = l.end[i];
     if (e - s >= px) { out.push({ s: s, e: e, m: l.method[i] & 0x7fffffff, c: 1, i: i, d: depth }); i++; continue; }
     var col = Math.floor((Math.max(s, t0) - t0) / px) + 1, edge = t0 + col * px;
-    var j = TK.lower(l.start, edge, i + 1, n);
+    var j = TK.gallop(l.start, i + 1, edge);
     var end = l.end[j - 1], last = out[out.length - 1];
     if (last && last.c > 1 && last.m === (l.method[i] & 0x7fffffff) && last.e + px >= s) { last.e = Math.max(last.e, end); last.c += j - i; }
     else out.push({ s: s, e: end, m: l.method[i] & 0x7fffffff, c: j - i, i: i, d: depth });
@@ -68,7 +68,7 @@ TK.EmbeddedSource.prototype.solve = function (def, cb) {
   cb(solved.error || null, solved.view);
 };
 
-TK.ServerSource = function () { this.cache = null; this.pending = null; };
+TK.ServerSource = function () { this.cache = null; this.pending = null; this.wanted = null; };
 TK.ServerSource.prototype.get = function (url, cb, body) {
   var opts = body ? { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) } : {};
   fetch(url, opts).then(function (r) {
@@ -84,26 +84,34 @@ TK.ServerSource.prototype.ready = function (cb) {
   });
 };
 TK.ServerSource.prototype.summaryNote = function () { return ""; };
+// One request in flight at a time: while it runs, only the newest window
+// asked for is remembered and fetched next, so fast zooming or panning
+// never queues stale work on the server.
 TK.ServerSource.prototype.frame = function (t0, t1, px, onReady) {
-  var key = [t0, t1, px].join(":"), self = this;
+  var key = [Math.floor(t0), Math.ceil(t1), px].join(":");
   if (this.cache && this.cache.key === key) return this.cache.data;
-  if (!this.pending || this.pending !== key) {
-    this.pending = key;
-    var t = performance.now();
-    this.get("api/slices?t0=" + Math.floor(t0) + "&t1=" + Math.ceil(t1) + "&px=" + px, function (err, j) {
-      if (self.pending === key) self.pending = null;
-      if (err) { TK.$("tk-summary").textContent = "Server: " + err; return; }
-      var data = {
-        threads: j.threads.map(function (t) {
-          return { levels: t.levels.map(function (l, d) { return l.map(function (b) { return { s: b[0], e: b[1], m: b[2], c: b[3], i: b[4], d: d }; }); }), omitted: [] };
-        })
-      };
-      self.cache = { key: key, data: data };
-      self.lastMs = performance.now() - t;
-      onReady();
-    });
-  }
+  this.wanted = key;
+  this.onReady = onReady;
+  if (!this.pending) this.fetchFrame(key);
   return this.cache ? this.cache.data : null;
+};
+TK.ServerSource.prototype.fetchFrame = function (key) {
+  var self = this, parts = key.split(":"), t = performance.now();
+  this.pending = key;
+  this.get("api/slices?t0=" + parts[0] + "&t1=" + parts[1] + "&px=" + parts[2], function (err, j) {
+    self.pending = null;
+    if (err) { TK.$("tk-summary").textContent = "Server: " + err; return; }
+    var data = {
+      threads: j.threads.map(function (th) {
+        return { levels: th.levels.map(function (l, d) { return l.map(function (b) { return { s: b[0], e: b[1], m: b[2], c: b[3], i: b[4], d: d }; }); }), omitted: [] };
+      })
+    };
+    self.cache = { key: key, data: data };
+    self.lastMs = performance.now() - t;
+    if (self.wanted && self.wanted !== key) self.fetchFrame(self.wanted);
+    else self.wanted = null;
+    self.onReady();
+  });
 };
 TK.ServerSource.prototype.profile = function (intervals, cb) { this.get("api/profile", cb, { intervals: intervals }); };
 TK.ServerSource.prototype.presets = function () { return this.problems; };

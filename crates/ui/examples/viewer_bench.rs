@@ -20,13 +20,25 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn first_paint(url: &str) -> f64 {
+/// Zooms in around the centre until the new frame is drawn; resolves to ms.
+const ZOOM_JS: &str = "new Promise(done => {
+  const t = performance.now(), src = TK.source, key0 = src.cache && src.cache.key;
+  TK.timeline.zoom(0.5);
+  if (!(src instanceof TK.ServerSource)) return done(performance.now() - t);
+  const check = () => (src.cache && src.cache.key !== key0 && !src.pending && !src.wanted) ? done(performance.now() - t) : setTimeout(check, 1);
+  check();
+})";
+
+/// First paint (ms since navigation start) and the median time of five
+/// successive zoom-in steps, each until its frame is drawn.
+fn first_paint(url: &str) -> (f64, f64) {
     let mut b = Browser::launch(1400, 900).expect("chromium");
     b.navigate(url).expect("navigate");
     b.wait_for("document.body.dataset.painted === '1'", 600.0).expect("first paint");
     let ms = b.eval("window.TK_FIRST_PAINT").unwrap().as_f64().unwrap();
+    let zooms: Vec<f64> = (0..5).map(|_| b.eval(ZOOM_JS).unwrap().as_f64().unwrap()).collect();
     assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
-    ms
+    (ms, median(zooms))
 }
 
 fn http_ms(addr: std::net::SocketAddr, path: &str) -> (f64, usize) {
@@ -46,8 +58,8 @@ fn main() {
     let runs = args.remove(0).max(1);
     let dir = artifacts_dir().join("bench");
     std::fs::create_dir_all(&dir).unwrap();
-    println!("| calls | report size | report first paint (ms) | UI first paint (ms) | UI /api/slices whole span (ms, bytes) | UI /api/slices 1% window (ms) | prepare (s) | write report (s) |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| calls | report size | report first paint (ms) | report zoom step (ms) | UI first paint (ms) | UI zoom step (ms) | UI /api/slices whole span (ms, bytes) | UI /api/slices 1% window (ms) | prepare (s) | write report (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for n in args {
         let t = Instant::now();
         let session = Arc::new(synthetic::session(n));
@@ -61,20 +73,22 @@ fn main() {
         let size = html.len();
         drop(html);
         let url = format!("file://{}", path.canonicalize().unwrap().display());
-        let report: Vec<f64> = (0..runs).map(|_| first_paint(&url)).collect();
+        let report: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&url)).collect();
 
         let server = tracekit_ui::Server::bind(0, view.clone(), Arc::new(AnalysisSolver::new(session.clone())), vec![]).unwrap();
         let addr = server.spawn();
-        let ui: Vec<f64> = (0..runs).map(|_| first_paint(&format!("http://{addr}/"))).collect();
+        let ui: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&format!("http://{addr}/"))).collect();
         let (t0, t1) = view.span;
         let whole: Vec<(f64, usize)> = (0..5).map(|_| http_ms(addr, &format!("/api/slices?t0={t0}&t1={t1}&px=1186"))).collect();
         let w = (t1 - t0) / 100;
         let zoomed: Vec<f64> = (0..5).map(|k| http_ms(addr, &format!("/api/slices?t0={}&t1={}&px=1186", t0 + k * w * 10, t0 + k * w * 10 + w)).0).collect();
         println!(
-            "| {n} | {:.1} MB | {:.0} | {:.0} | {:.1} ({:.0} kB) | {:.1} | {prepare:.1} | {write:.1} |",
+            "| {n} | {:.1} MB | {:.0} | {:.1} | {:.0} | {:.1} | {:.1} ({:.0} kB) | {:.1} | {prepare:.1} | {write:.1} |",
             size as f64 / 1e6,
-            median(report),
-            median(ui),
+            median(report.iter().map(|x| x.0).collect()),
+            median(report.iter().map(|x| x.1).collect()),
+            median(ui.iter().map(|x| x.0).collect()),
+            median(ui.iter().map(|x| x.1).collect()),
             median(whole.iter().map(|x| x.0).collect()),
             whole[0].1 as f64 / 1e3,
             median(zoomed),
