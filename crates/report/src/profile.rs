@@ -100,8 +100,23 @@ impl IntervalProfile {
     }
 }
 
+/// Sorts intervals, drops empty ones and merges those that overlap or touch,
+/// as [`interval_profile`] expects.
+pub fn normalize_intervals(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    v.retain(|&(a, b)| a < b);
+    v.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+    for (a, b) in v {
+        match out.last_mut() {
+            Some(last) if last.1 >= a => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
 /// Computes the profile of `threads` inside `intervals` (sorted, disjoint,
-/// `[start, end)` in ns).
+/// `[start, end)` in ns; see [`normalize_intervals`]).
 pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> IntervalProfile {
     let mut rows: HashMap<u32, ProfileRow> = HashMap::new();
     let mut tree: Vec<TreeNode> = Vec::new();

@@ -151,8 +151,10 @@ impl ThreadSlices {
         let mut last_ts = 0u64;
         let mut last_cpu = 0u64;
         for e in calls.iter() {
-            last_ts = e.ts_ns;
-            last_cpu = e.cpu_ns.unwrap_or(last_cpu);
+            // Clocks that step back (a broken file) are held still, so every
+            // level stays sorted and no call ends before it starts.
+            last_ts = e.ts_ns.max(last_ts);
+            last_cpu = e.cpu_ns.unwrap_or(last_cpu).max(last_cpu);
             let m = e.method.0;
             if active.len() <= m as usize {
                 active.resize(m as usize + 1, 0);
@@ -167,8 +169,8 @@ impl ThreadSlices {
                     let rec = if active[m as usize] > 0 { RECURSIVE_BIT } else { 0 };
                     active[m as usize] += 1;
                     let l = &mut levels[depth];
-                    l.start.push(e.ts_ns);
-                    l.end.push(e.ts_ns);
+                    l.start.push(last_ts);
+                    l.end.push(last_ts);
                     if with_cpu {
                         l.cpu_start.push(last_cpu);
                         l.cpu_end.push(last_cpu);
@@ -183,7 +185,7 @@ impl ThreadSlices {
                         let (sm, i) = stack.pop().expect("non-empty");
                         active[sm as usize] -= 1;
                         let l = &mut levels[stack.len()];
-                        l.end[i] = e.ts_ns;
+                        l.end[i] = last_ts;
                         if with_cpu {
                             l.cpu_end[i] = last_cpu;
                         }

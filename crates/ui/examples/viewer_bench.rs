@@ -31,11 +31,12 @@ const ZOOM_JS: &str = "new Promise(done => {
 
 /// First paint (ms since navigation start) and the median time of five
 /// successive zoom-in steps, each until its frame is drawn.
-fn first_paint(url: &str) -> (f64, f64) {
+fn first_paint(url: &str, shot: &std::path::Path) -> (f64, f64) {
     let mut b = Browser::launch(1400, 900).expect("chromium");
     b.navigate(url).expect("navigate");
     b.wait_for("document.body.dataset.painted === '1'", 600.0).expect("first paint");
     let ms = b.eval("window.TK_FIRST_PAINT").unwrap().as_f64().unwrap();
+    b.screenshot(shot).unwrap();
     let zooms: Vec<f64> = (0..5).map(|_| b.eval(ZOOM_JS).unwrap().as_f64().unwrap()).collect();
     assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
     (ms, median(zooms))
@@ -73,11 +74,11 @@ fn main() {
         let size = html.len();
         drop(html);
         let url = format!("file://{}", path.canonicalize().unwrap().display());
-        let report: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&url)).collect();
+        let report: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&url, &dir.join(format!("report-{n}.png")))).collect();
 
         let server = tracekit_ui::Server::bind(0, view.clone(), Arc::new(AnalysisSolver::new(session.clone())), vec![]).unwrap();
         let addr = server.spawn();
-        let ui: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&format!("http://{addr}/"))).collect();
+        let ui: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&format!("http://{addr}/"), &dir.join(format!("ui-{n}.png")))).collect();
         let (t0, t1) = view.span;
         let whole: Vec<(f64, usize)> = (0..5).map(|_| http_ms(addr, &format!("/api/slices?t0={t0}&t1={t1}&px=1186"))).collect();
         let w = (t1 - t0) / 100;

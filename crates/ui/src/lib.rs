@@ -33,7 +33,7 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tiny_http::{Header, Method, Request, Response};
-use tracekit_report::{interval_profile, page, MAX_TREE_NODES, PageMode, ProblemDef, ProblemSolver, ProblemView, ViewModel};
+use tracekit_report::{interval_profile, normalize_intervals, page, MAX_TREE_NODES, PageMode, ProblemDef, ProblemSolver, ProblemView, ViewModel};
 
 /// The web UI server, bound to 127.0.0.1.
 pub struct Server {
@@ -219,7 +219,7 @@ impl State {
                 .collect::<Result<_, String>>()?,
             _ => return Err("intervals must be a list or null".into()),
         };
-        let mut p = interval_profile(&self.view.threads, &intervals);
+        let mut p = interval_profile(&self.view.threads, &normalize_intervals(intervals));
         p.prune_tree(MAX_TREE_NODES);
         serde_json::to_value(p).map_err(|e| e.to_string())
     }
@@ -239,6 +239,20 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_url_parses_without_panic(url in ".{0,80}") {
+            let _ = query(&url);
+        }
+
+        #[test]
+        fn encoded_text_decodes_back(text in "[ -~]{0,40}") {
+            let enc: String = text.bytes().map(|b| format!("%{b:02X}")).collect();
+            prop_assert_eq!(percent_decode(&enc), text);
+        }
+    }
 
     #[test]
     fn decodes_queries() {
