@@ -3,7 +3,7 @@
 
 use crate::intervals::IntervalSet;
 use crate::walk::{Closed, Visitor, Walker};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tracekit_model::{MethodId, Session, ThreadId};
 
 /// One node: a method reached by one particular path from the root.
@@ -36,7 +36,7 @@ pub struct CallTree {
 
 struct Builder {
     nodes: Vec<CallNode>,
-    index: HashMap<(usize, u32), usize>,
+    index: FxHashMap<(usize, u32), usize>,
     path: Vec<usize>,
 }
 
@@ -79,7 +79,7 @@ impl CallTree {
     /// merged across threads, optionally restricted to a window.
     pub fn of(session: &Session, threads: Option<&[ThreadId]>, window: Option<&IntervalSet>) -> CallTree {
         let root = CallNode { method: None, parent: None, children: Vec::new(), calls: 0, incl_real_ns: 0, excl_real_ns: 0, incl_cpu_ns: 0, excl_cpu_ns: 0 };
-        let mut b = Builder { nodes: vec![root], index: HashMap::new(), path: Vec::new() };
+        let mut b = Builder { nodes: vec![root], index: FxHashMap::default(), path: Vec::new() };
         let mut w = Walker::default();
         for (id, _, calls) in session.thread_calls() {
             if threads.is_some_and(|t| !t.contains(&id)) {

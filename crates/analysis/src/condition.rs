@@ -397,6 +397,17 @@ mod tests {
         assert!(!c.holds_at(&s, 10).unwrap());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parsing_any_text_never_panics(text in ".{0,40}") {
+            let s = session();
+            if let Ok(c) = Condition::parse(&text) {
+                let _ = c.intervals(&s, 1000);
+                let _ = c.holds_at(&s, 5);
+            }
+        }
+    }
+
     #[test]
     fn rejects_what_the_seed_forbids() {
         let s = session();

@@ -9,7 +9,7 @@
 use crate::intervals::IntervalSet;
 use crate::walk::{Closed, Visitor, Walker};
 use serde::Serialize;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tracekit_model::{Clocks, MethodId, Session, ThreadId};
 
 /// What to profile.
@@ -76,7 +76,7 @@ pub struct Profile {
 #[derive(Default)]
 struct Acc {
     rows: Vec<MethodProfile>,
-    edges: HashMap<(u32, u32), EdgeProfile>,
+    edges: FxHashMap<(u32, u32), EdgeProfile>,
 }
 
 impl Visitor for Acc {

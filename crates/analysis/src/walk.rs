@@ -8,7 +8,7 @@
 //! is *counted* only when it starts inside.
 
 use crate::intervals::IntervalSet;
-use tracekit_model::{CallColumns, CallKind, MethodId};
+use tracekit_model::{CallColumns, CallEvent, CallKind, MethodId};
 
 /// A call that has just closed.
 #[derive(Debug, Clone, Copy)]
@@ -62,30 +62,32 @@ impl Walker {
         self.on_stack.clear();
         self.on_stack.resize(n_methods, 0);
         self.stack.clear();
-        let has_cpu = calls.has_cpu();
+        let (words, times, cpus) = calls.columns();
+        let has_cpu = cpus.is_some();
         // Mapped clocks: cumulative time inside the window.
         let (mut real, mut cpu) = (0u64, 0u64);
         let (mut prev_ts, mut prev_cpu) = (None::<u64>, 0u64);
-        for e in calls.iter() {
-            let c = e.cpu_ns.unwrap_or(0);
+        for (i, (&word, &ts)) in words.iter().zip(times).enumerate() {
+            let c = cpus.map_or(0, |v| v[i]);
             match (window, prev_ts) {
                 (None, _) => {
-                    real = e.ts_ns;
+                    real = ts;
                     cpu = c;
                 }
                 (Some(w), Some(p)) => {
-                    let dw = e.ts_ns.saturating_sub(p);
-                    let ov = w.overlap(p as i64, e.ts_ns as i64) as u64;
+                    let dw = ts.saturating_sub(p);
+                    let ov = w.overlap(p as i64, ts as i64) as u64;
                     real += ov;
                     if has_cpu {
                         let dc = c.saturating_sub(prev_cpu);
-                        cpu += if dw == 0 { if w.contains(e.ts_ns as i64) { dc } else { 0 } } else { ((dc as u128 * ov as u128) / dw as u128) as u64 };
+                        cpu += if dw == 0 { if w.contains(ts as i64) { dc } else { 0 } } else { ((dc as u128 * ov as u128) / dw as u128) as u64 };
                     }
                 }
                 (Some(_), None) => {}
             }
-            prev_ts = Some(e.ts_ns);
+            prev_ts = Some(ts);
             prev_cpu = c;
+            let e = CallEvent { kind: CallKind::from_bits(word).unwrap_or(CallKind::Exit), method: MethodId(word >> 2), ts_ns: ts, cpu_ns: None };
             let m = e.method.0 as usize;
             if m >= self.on_stack.len() {
                 self.on_stack.resize(m + 1, 0);

@@ -28,6 +28,20 @@ pub(crate) struct Scenario {
 
 const S: u64 = 1_000_000;
 
+/// Activity spans: the first starts after `first` s; each lasts `len` s and
+/// is followed by a pause of `gap` s (ranges drawn uniformly).
+fn spans(rng: &mut Rng, duration_us: u64, first: (f64, f64), len: (f64, f64), gap: (f64, f64)) -> Vec<(u64, u64)> {
+    let secs = |rng: &mut Rng, r: (f64, f64)| (rng.range(r.0, r.1) * S as f64) as u64;
+    let mut out = Vec::new();
+    let mut t = secs(rng, first);
+    while t < duration_us {
+        let l = secs(rng, len);
+        out.push((t, (t + l).min(duration_us)));
+        t += l + secs(rng, gap);
+    }
+    out
+}
+
 impl Scenario {
     pub fn generate(rng: &mut Rng, duration_s: f64) -> Scenario {
         let duration_us = (duration_s * S as f64) as u64;
@@ -51,20 +65,8 @@ impl Scenario {
             }
             t += (stay * S as f64) as u64;
         }
-        let mut loads = Vec::new();
-        let mut t = (rng.range(0.5, 2.0) * S as f64) as u64;
-        while t < duration_us {
-            let len = (rng.range(1.5, 4.0) * S as f64) as u64;
-            loads.push((t, (t + len).min(duration_us)));
-            t += len + (rng.range(5.0, 18.0) * S as f64) as u64;
-        }
-        let mut scrolls = Vec::new();
-        let mut t = (rng.range(1.0, 3.0) * S as f64) as u64;
-        while t < duration_us {
-            let len = (rng.range(0.4, 2.5) * S as f64) as u64;
-            scrolls.push((t, (t + len).min(duration_us)));
-            t += len + (rng.range(1.0, 6.0) * S as f64) as u64;
-        }
+        let loads = spans(rng, duration_us, (0.5, 2.0), (1.5, 4.0), (5.0, 18.0));
+        let scrolls = spans(rng, duration_us, (1.0, 3.0), (0.4, 2.5), (1.0, 6.0));
         let drop_at = (rng.range(0.4, 0.7) * duration_us as f64) as u64;
         let wifi_drop = (drop_at, drop_at + (rng.range(2.0, 5.0) * S as f64) as u64);
         Scenario { duration_us, orientation, loads, scrolls, bug, brb, wifi_drop }

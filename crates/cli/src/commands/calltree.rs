@@ -1,7 +1,6 @@
 //! `tracekit calltree NAME`: dmtracedump's call tree.
 
 use super::input::{self, open};
-use super::profile::options;
 use anyhow::Result;
 use serde_json::json;
 use std::path::PathBuf;
@@ -15,12 +14,8 @@ pub struct Args {
     /// Print JSON (a nested tree).
     #[arg(long)]
     json: bool,
-    /// Only these threads (tid or name; repeatable).
-    #[arg(long = "thread")]
-    threads: Vec<String>,
-    /// Only the time where this context condition holds.
-    #[arg(long)]
-    when: Option<String>,
+    #[command(flatten)]
+    select: input::Selection,
     /// Deepest level to show.
     #[arg(long)]
     depth: Option<usize>,
@@ -32,7 +27,7 @@ pub struct Args {
 /// Prints the call tree.
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.name)?;
-    let opts = options(&s, &a.threads, a.when.as_deref())?;
+    let opts = a.select.options(&s)?;
     let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
     let total = tree.root().incl_real_ns.max(tree.root().incl_cpu_ns).max(1);
     let keep = |n: usize| {
@@ -40,10 +35,21 @@ pub fn run(a: Args) -> Result<()> {
         node.incl_real_ns.max(node.incl_cpu_ns) as f64 * 100.0 / total as f64 >= a.min_percent
     };
     if a.json {
-        fn build(t: &CallTree, s: &tracekit_model::Session, n: usize, depth: usize, max: Option<usize>, keep: &dyn Fn(usize) -> bool) -> serde_json::Value {
+        fn build(
+            t: &CallTree,
+            s: &tracekit_model::Session,
+            n: usize,
+            depth: usize,
+            max: Option<usize>,
+            keep: &dyn Fn(usize) -> bool,
+        ) -> serde_json::Value {
             let node = &t.nodes[n];
             let children: Vec<_> = if max.is_none_or(|m| depth < m) {
-                node.children.iter().filter(|&&c| keep(c)).map(|&c| build(t, s, c, depth + 1, max, keep)).collect()
+                node.children
+                    .iter()
+                    .filter(|&&c| keep(c))
+                    .map(|&c| build(t, s, c, depth + 1, max, keep))
+                    .collect()
             } else {
                 Vec::new()
             };
@@ -57,7 +63,10 @@ pub fn run(a: Args) -> Result<()> {
         }
         return input::print_json(&build(&tree, &s, 0, 0, a.depth, &keep));
     }
-    println!("{:>12} {:>12} {:>8}  call tree (real ms incl / excl, calls)", "incl ms", "excl ms", "calls");
+    println!(
+        "{:>12} {:>12} {:>8}  call tree (real ms incl / excl, calls)",
+        "incl ms", "excl ms", "calls"
+    );
     let mut hidden_under: Option<usize> = None;
     for (n, d) in tree.depth_first(a.depth) {
         if let Some(h) = hidden_under {
@@ -71,8 +80,18 @@ pub fn run(a: Args) -> Result<()> {
             continue;
         }
         let node = &tree.nodes[n];
-        let name = node.method.map(|m| s.methods.get(m).qualified_name()).unwrap_or_default();
-        println!("{:>12} {:>12} {:>8}  {}{}", input::ms(node.incl_real_ns), input::ms(node.excl_real_ns), node.calls, "  ".repeat(d), name);
+        let name = node
+            .method
+            .map(|m| s.methods.get(m).qualified_name())
+            .unwrap_or_default();
+        println!(
+            "{:>12} {:>12} {:>8}  {}{}",
+            input::ms(node.incl_real_ns),
+            input::ms(node.excl_real_ns),
+            node.calls,
+            "  ".repeat(d),
+            name
+        );
     }
     Ok(())
 }

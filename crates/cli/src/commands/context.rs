@@ -23,12 +23,18 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.name)?;
     if s.context.is_empty() {
-        anyhow::bail!("{}: no context log (.clog) beside the trace", a.name.display());
+        anyhow::bail!(
+            "{}: no context log (.clog) beside the trace",
+            a.name.display()
+        );
     }
     let t = (a.at * 1000.0).round() as i64;
     let items = snapshot(&s, t);
     if a.json {
-        let v: Vec<_> = items.iter().map(|r| json!({"label": r.label, "type": r.kind, "value": r.value})).collect();
+        let v: Vec<_> = items
+            .iter()
+            .map(|r| json!({"label": r.label, "type": r.kind, "value": r.value}))
+            .collect();
         return input::print_json(&json!({"at_us": a.at, "context": v}));
     }
     println!("context at {} µs:", a.at);

@@ -23,10 +23,16 @@ pub struct Args {
 
 /// Runs the demo.
 pub fn run(a: Args) -> Result<()> {
-    let dir = a.out.unwrap_or_else(|| std::env::temp_dir().join("tracekit-demo"));
+    let dir = a
+        .out
+        .unwrap_or_else(|| std::env::temp_dir().join("tracekit-demo"));
     let opts = tracekit_example::Options::default();
     let base = example::write(&dir, "browser", opts.seed, opts.duration_s)?;
-    println!("Generated a {:.0} s browser session: {1}.trace + {1}.clog", opts.duration_s, base.display());
+    println!(
+        "Generated a {:.0} s browser session: {1}.trace + {1}.clog",
+        opts.duration_s,
+        base.display()
+    );
     let s = open(&base)?;
     println!(
         "Read back: {} threads, {} methods, {} call events, {} context items.\n",
@@ -38,7 +44,9 @@ pub fn run(a: Args) -> Result<()> {
     let p = Profile::of(&s, &ProfileOptions::default());
     profile::print_table(&s, &p, a.limit);
     println!();
-    let def = ProblemDef::Brb { method: "brb".into() };
+    let def = ProblemDef::Brb {
+        method: "brb".into(),
+    };
     let sessions = [s];
     let m = find(&sessions, &def)?;
     let h = hints(&sessions, &m.occurrences);

@@ -23,7 +23,10 @@ pub struct Args {
 /// Writes the example and returns its base path.
 pub fn write(out: &Path, name: &str, seed: u64, duration: f64) -> Result<PathBuf> {
     std::fs::create_dir_all(out).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
-    let session = tracekit_example::browser_session(&tracekit_example::Options { seed, duration_s: duration });
+    let session = tracekit_example::browser_session(&tracekit_example::Options {
+        seed,
+        duration_s: duration,
+    });
     let base = out.join(name);
     tracekit_io::save(&session, &base)?;
     Ok(base)

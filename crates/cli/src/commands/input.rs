@@ -17,6 +17,31 @@ pub fn open(name: &Path) -> Result<Session> {
     Ok(loaded.session)
 }
 
+/// Which threads and which time an analysis looks at (shared by `profile`
+/// and `calltree`).
+#[derive(Debug, clap::Args)]
+pub struct Selection {
+    /// Only these threads (tid or name; repeatable).
+    #[arg(long = "thread")]
+    pub threads: Vec<String>,
+    /// Only the time where this context condition holds, e.g. "Screen orientation == 1".
+    #[arg(long)]
+    pub when: Option<String>,
+}
+
+impl Selection {
+    /// Resolves the selection against a session.
+    pub fn options(&self, s: &Session) -> Result<tracekit_analysis::ProfileOptions> {
+        use tracekit_analysis::{problems::horizon, Condition};
+        let threads = threads(s, &self.threads)?;
+        let window = match &self.when {
+            Some(w) => Some(Condition::parse(w)?.intervals(s, horizon(s))?),
+            None => None,
+        };
+        Ok(tracekit_analysis::ProfileOptions { threads, window })
+    }
+}
+
 /// Threads matching `--thread` values (a tid or a name); all when empty.
 pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<ThreadId>>> {
     if wanted.is_empty() {
@@ -32,7 +57,11 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
             .map(|(i, _)| ThreadId(i as u32))
             .collect();
         if found.is_empty() {
-            let names: Vec<String> = session.threads.iter().map(|t| format!("{} ({})", t.label(), t.tid)).collect();
+            let names: Vec<String> = session
+                .threads
+                .iter()
+                .map(|t| format!("{} ({})", t.label(), t.tid))
+                .collect();
             bail!("no thread {w:?}; threads are: {}", names.join(", "));
         }
         out.extend(found);

@@ -35,8 +35,13 @@ pub struct Args {
 /// Analyses the problem and prints occurrences and ranked hints.
 pub fn run(a: Args) -> Result<()> {
     let def = match (&a.method, a.brb) {
-        (Some(m), false) => ProblemDef::Method { method: m.clone(), when: a.when.as_deref().map(Condition::parse).transpose()? },
-        (None, true) => ProblemDef::Brb { method: a.brb_method.clone() },
+        (Some(m), false) => ProblemDef::Method {
+            method: m.clone(),
+            when: a.when.as_deref().map(Condition::parse).transpose()?,
+        },
+        (None, true) => ProblemDef::Brb {
+            method: a.brb_method.clone(),
+        },
         _ => bail!("say what the problem is: --brb, or --method NAME [--when CONDITION]"),
     };
     let sessions: Vec<Session> = a.names.iter().map(|n| open(n)).collect::<Result<_>>()?;
@@ -65,7 +70,14 @@ fn to_json(sessions: &[Session], m: &ProblemMatch, h: &[Hint]) -> serde_json::Va
     let intervals: Vec<_> = m
         .intervals
         .iter()
-        .map(|iv| iv.as_ref().map(|iv| iv.spans().iter().map(|x| json!([x.start as f64 / 1000.0, x.end as f64 / 1000.0])).collect::<Vec<_>>()))
+        .map(|iv| {
+            iv.as_ref().map(|iv| {
+                iv.spans()
+                    .iter()
+                    .map(|x| json!([x.start as f64 / 1000.0, x.end as f64 / 1000.0]))
+                    .collect::<Vec<_>>()
+            })
+        })
         .collect();
     json!({
         "occurrences": occ,
@@ -78,9 +90,18 @@ fn to_json(sessions: &[Session], m: &ProblemMatch, h: &[Hint]) -> serde_json::Va
 
 fn describe(h: &Hint) -> String {
     match &h.stats {
-        HintStats::Discrete { top_values } if top_values.is_empty() => "undefined at every occurrence".into(),
-        HintStats::Discrete { top_values } => top_values.iter().map(|v| format!("{} ({:.0}%)", v.value, v.share * 100.0)).collect::<Vec<_>>().join(", "),
-        HintStats::Continuous { p5: Some(a), p95: Some(b) } => format!("90% of values in [{a:.4}, {b:.4}]"),
+        HintStats::Discrete { top_values } if top_values.is_empty() => {
+            "undefined at every occurrence".into()
+        }
+        HintStats::Discrete { top_values } => top_values
+            .iter()
+            .map(|v| format!("{} ({:.0}%)", v.value, v.share * 100.0))
+            .collect::<Vec<_>>()
+            .join(", "),
+        HintStats::Continuous {
+            p5: Some(a),
+            p95: Some(b),
+        } => format!("90% of values in [{a:.4}, {b:.4}]"),
         HintStats::Continuous { .. } => "undefined at every occurrence".into(),
     }
 }
@@ -88,16 +109,34 @@ fn describe(h: &Hint) -> String {
 /// Prints occurrences and hints for people.
 pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &[Hint]) {
     match def {
-        ProblemDef::Brb { method } => println!("Problem: big red button (calls to `{method}`): {} occurrence(s)", m.occurrences.len()),
+        ProblemDef::Brb { method } => println!(
+            "Problem: big red button (calls to `{method}`): {} occurrence(s)",
+            m.occurrences.len()
+        ),
         ProblemDef::Method { method, when } => {
-            println!("Problem: calls to `{method}`{}", when.as_ref().map_or(String::new(), |c| format!(" while {c}")));
-            println!("  {} call(s) inside the condition's intervals, {} outside", m.calls_inside, m.calls_outside);
+            println!(
+                "Problem: calls to `{method}`{}",
+                when.as_ref()
+                    .map_or(String::new(), |c| format!(" while {c}"))
+            );
+            println!(
+                "  {} call(s) inside the condition's intervals, {} outside",
+                m.calls_inside, m.calls_outside
+            );
         }
     }
     for o in m.occurrences.iter().take(20) {
         let s = &sessions[o.session];
-        let prefix = if sessions.len() > 1 { format!("{}: ", s.name) } else { String::new() };
-        println!("  {prefix}{:>12.3} s  {}", o.ts_ns as f64 / 1e9, s.thread(o.thread).label());
+        let prefix = if sessions.len() > 1 {
+            format!("{}: ", s.name)
+        } else {
+            String::new()
+        };
+        println!(
+            "  {prefix}{:>12.3} s  {}",
+            o.ts_ns as f64 / 1e9,
+            s.thread(o.thread).label()
+        );
     }
     if m.occurrences.len() > 20 {
         println!("  … {} more", m.occurrences.len() - 20);
@@ -112,6 +151,13 @@ pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &
     }
     println!("\nContext at the occurrences, most suspicious first (score: how unlike the whole session, 0–1):");
     for (i, x) in h.iter().enumerate() {
-        println!("  {:>2}. {:<32} {:<6} {:.2}  {}", i + 1, x.label, x.kind, x.score, describe(x));
+        println!(
+            "  {:>2}. {:<32} {:<6} {:.2}  {}",
+            i + 1,
+            x.label,
+            x.kind,
+            x.score,
+            describe(x)
+        );
     }
 }
