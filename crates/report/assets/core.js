@@ -96,12 +96,12 @@ TK.contextAt = function (track, t) {
 };
 
 // A tiny event bus: "view" (visible window changed), "selection",
-// "problem", "conditioned".
+// "problem", "highlight" (a method chosen in the profile).
 TK.handlers = {};
 TK.on = function (ev, fn) { (TK.handlers[ev] = TK.handlers[ev] || []).push(fn); };
 TK.emit = function (ev, arg) { (TK.handlers[ev] || []).forEach(function (f) { f(arg); }); };
 
-TK.state = { view: null, selection: null, problem: null, conditioned: false };
+TK.state = { view: null, selection: null, problem: null, conditioned: false, highlight: null };
 
 // Which intervals the tables cover: the selection, the condition intervals,
 // both (intersected) or the whole session (null).

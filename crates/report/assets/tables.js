@@ -146,6 +146,10 @@ TK.Tables.prototype.renderProfile = function () {
   var body = TK.el("tbody"), limit = Math.min(rows.length, 400);
   for (var i = 0; i < limit; i++) {
     var r = rows[i], tr = TK.el("tr", { "data-method": String(r.method) });
+    if (TK.state.highlight === r.method) tr.className = "tk-selected";
+    tr.addEventListener("click", (function (m) {
+      return function () { TK.state.highlight = TK.state.highlight === m ? null : m; TK.emit("highlight", TK.state.highlight); self.renderProfile(); };
+    })(r.method));
     TK.PROFILE_COLUMNS.forEach(function (c) {
       var td;
       if (c.key === "name") { td = TK.el("td", { title: r.name }, [TK.el("span", { "class": "tk-swatch", style: "background:" + TK.color(r.method) }), r.name]); }
@@ -182,7 +186,23 @@ TK.Tables.prototype.children = function () {
 TK.Tables.prototype.renderTree = function () {
   var self = this, tree = this.prof.tree, kids = this.children(), total = this.prof.total_real || 1;
   var table = TK.el("table", { "class": "tk-table", id: "tk-calltree-table" });
-  table.appendChild(TK.el("thead", null, [TK.el("tr", null, ["Name", "Incl Real Time", "Incl %", "Excl Real Time", "Incl Cpu Time", "Calls"].map(function (h) { return TK.el("th", { text: h }); }))]));
+  // Sortable like the profile: siblings are ordered by the chosen column.
+  var sort = this.treeSort = this.treeSort || { key: "incl_real", desc: true };
+  var cols = [["name", "Name"], ["incl_real", "Incl Real Time"], ["incl_real", "Incl %"], ["excl_real", "Excl Real Time"], ["incl_cpu", "Incl Cpu Time"], ["calls", "Calls"]];
+  table.appendChild(TK.el("thead", null, [TK.el("tr", null, cols.map(function (c, ci) {
+    var th = TK.el("th", { text: c[1], "data-key": c[0] });
+    if (c[0] === sort.key && ci !== 2) th.setAttribute("aria-sort", sort.desc ? "descending" : "ascending");
+    th.addEventListener("click", function () {
+      if (sort.key === c[0]) sort.desc = !sort.desc; else { sort.key = c[0]; sort.desc = c[0] !== "name"; }
+      self.renderTree();
+    });
+    return th;
+  }))]));
+  function value(i) { var n = tree[i]; return sort.key === "name" ? TK.methodName(n.method) : n[sort.key]; }
+  function ordered(list) {
+    var dir = sort.desc ? -1 : 1;
+    return list.slice().sort(function (a, b) { var x = value(a), y = value(b); return (x < y ? -1 : x > y ? 1 : 0) * dir; });
+  }
   var body = TK.el("tbody"), count = 0;
   function row(key, label, depth, cells, hasKids, color) {
     var open = self.expanded.has(key);
@@ -201,7 +221,7 @@ TK.Tables.prototype.renderTree = function () {
       if (count > 3000) return;
       var n = tree[i], ch = kids.get(i) || [];
       var open = row(i, TK.methodName(n.method), depth, [TK.fmtDur(n.incl_real), (100 * n.incl_real / total).toFixed(1) + "%", TK.fmtDur(n.excl_real), TK.meta.hasCpu ? TK.fmtDur(n.incl_cpu) : "—", String(n.calls)], ch.length > 0, TK.color(n.method));
-      if (open) walk(ch, depth + 1);
+      if (open) walk(ordered(ch), depth + 1);
     });
   }
   TK.meta.threads.forEach(function (t, ti) {
@@ -209,7 +229,7 @@ TK.Tables.prototype.renderTree = function () {
     if (!roots.length) return;
     var key = "t" + ti, incl = roots.reduce(function (s, i) { return s + tree[i].incl_real; }, 0);
     if (!self.seenThreads) { self.seenThreads = true; TK.meta.threads.forEach(function (_, k) { self.expanded.add("t" + k); }); }
-    if (row(key, t.name, 0, [TK.fmtDur(incl), (100 * incl / total).toFixed(1) + "%", "", "", ""], true, null)) walk(roots, 1);
+    if (row(key, t.name, 0, [TK.fmtDur(incl), (100 * incl / total).toFixed(1) + "%", "", "", ""], true, null)) walk(ordered(roots), 1);
   });
   table.appendChild(body);
   var box = TK.$("tk-calltree");

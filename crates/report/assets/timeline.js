@@ -43,6 +43,7 @@ TK.Timeline = function (source) {
   this.bind();
   window.addEventListener("resize", function () { self.draw(); });
   TK.on("problem", function () { self.draw(); });
+  TK.on("highlight", function () { self.draw(); });
 };
 
 TK.Timeline.prototype.width = function () { return Math.max(100, this.canvas.parentNode.clientWidth); };
@@ -152,13 +153,14 @@ TK.Timeline.prototype.drawThread = function (ctx, row, frame) {
       var a = self.x(b.s); ctx.fillRect(a, y + 3, Math.max(1, self.x(b.e) - a), TK.LEVEL_H - 6);
     });
   });
+  var hl = TK.state.highlight;
   th.levels.forEach(function (boxes, d) {
     if (d >= row.levels) return;
     var y = row.top + 3 + d * TK.LEVEL_H;
     boxes.forEach(function (b) {
       var a = Math.max(-1, self.x(b.s)), e = Math.min(W + 1, self.x(b.e)), w = Math.max(1, e - a);
       ctx.fillStyle = TK.color(b.m);
-      ctx.globalAlpha = b.c > 1 ? 0.55 : 1;
+      ctx.globalAlpha = (b.c > 1 ? 0.55 : 1) * (hl === null || hl === undefined || hl === b.m ? 1 : 0.18);
       ctx.fillRect(a, y, w, TK.LEVEL_H - 1);
       ctx.globalAlpha = 1;
       if (w > 36 && b.c === 1) {

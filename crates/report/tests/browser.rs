@@ -146,8 +146,16 @@ fn report_shows_tracks_problems_and_tables() {
     assert!(tip.as_str().unwrap().contains("duration") && tip.as_str().unwrap().contains("depth"), "{tip}");
     b.screenshot(&artifacts_dir().join("report-hover.png")).unwrap();
 
-    // Flame graph and call tree tabs render.
+    // Choosing a method in the profile highlights its calls on the timeline.
+    click(&mut b, "#tk-profile-table tbody tr:nth-child(2) td:first-child");
+    let chosen = b.eval("[TK.state.highlight, Number(document.querySelector('#tk-profile-table tr.tk-selected').dataset.method)]").unwrap();
+    assert_eq!(chosen[0], chosen[1]);
+    b.screenshot(&artifacts_dir().join("report-highlight.png")).unwrap();
+
+    // Flame graph and call tree tabs render; the call tree sorts too.
     click(&mut b, "button[data-tab=calltree]");
+    click(&mut b, "#tk-calltree-table th[data-key=calls]");
+    assert_eq!(b.eval("document.querySelector('#tk-calltree-table th[data-key=calls]').getAttribute('aria-sort')").unwrap(), "descending");
     let rows = b.eval("document.querySelectorAll('#tk-calltree-table tbody tr').length").unwrap();
     assert!(rows.as_u64().unwrap() >= 3, "{rows} call tree rows; {}; {:?}", b.eval("document.getElementById('tk-tab-calltree').outerHTML.slice(0, 500)").unwrap(), b.page_errors());
     click(&mut b, "button[data-tab=flame]");
