@@ -26,8 +26,9 @@ TK.fmtDur = function (ns) {
   return Math.round(ns) + " ns";
 };
 
-// Formats a timestamp (ns) relative to the session start.
-TK.fmtTime = function (ns) { return TK.fmtDur(ns - TK.span[0]); };
+// Formats a timestamp (ns on the session's timeline, 0 = trace start), the
+// same origin `tracekit context --at` and `problems --json` use.
+TK.fmtTime = function (ns) { return TK.fmtDur(ns); };
 
 TK.fmtNum = function (v) {
   if (typeof v !== "number") return String(v);

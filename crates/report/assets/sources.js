@@ -83,7 +83,9 @@ TK.ServerSource.prototype.ready = function (cb) {
     cb(null);
   });
 };
-TK.ServerSource.prototype.summaryNote = function () { return ""; };
+TK.ServerSource.prototype.summaryNote = function () {
+  return "Level of detail: calls narrower than a pixel are merged per pixel column (hover shows how many); zoom in to see each call.";
+};
 // One request in flight at a time: while it runs, only the newest window
 // asked for is remembered and fetched next, so fast zooming or panning
 // never queues stale work on the server.

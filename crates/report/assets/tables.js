@@ -252,18 +252,26 @@ TK.Tables.prototype.renderFlame = function () {
     list.forEach(function (i) {
       var n = tree[i], w = n.incl_real * scale;
       if (w < 0.3) { xx += w; return; }
-      boxes.push({ x: xx, w: w, d: depth, m: n.method, n: n });
+      boxes.push({ x: xx, w: w, d: depth, m: n.method, n: n, node: i });
       if (depth > maxDepth) maxDepth = depth;
       place(kids.get(i) || [], xx, depth + 1, scale);
       xx += w;
     });
   }
-  var scale = total ? W / total : 0;
-  threads.forEach(function (t) {
-    boxes.push({ x: x, w: t.incl * scale, d: 0, thread: TK.meta.threads[t.ti].name, n: { incl_real: t.incl, calls: 0 } });
-    place(t.roots, x, 1, scale);
-    x += t.incl * scale;
-  });
+  if (this.flameProf !== this.prof) { this.flameProf = this.prof; this.flameFocus = null; }
+  var focus = this.flameFocus;
+  if (focus !== null && tree[focus] && tree[focus].incl_real > 0) {
+    // Focused on one call path: it spans the width; click it to go back.
+    boxes.push({ x: 0, w: W, d: 0, m: tree[focus].method, n: tree[focus], node: focus });
+    place(kids.get(focus) || [], 0, 1, W / tree[focus].incl_real);
+  } else {
+    var scale = total ? W / total : 0;
+    threads.forEach(function (t) {
+      boxes.push({ x: x, w: t.incl * scale, d: 0, thread: TK.meta.threads[t.ti].name, n: { incl_real: t.incl, calls: 0 } });
+      place(t.roots, x, 1, scale);
+      x += t.incl * scale;
+    });
+  }
   var H = (maxDepth + 1) * RH + 4;
   var ctx = TK.Timeline.prototype.resize(c, W, H);
   c.style.width = W + "px";
@@ -286,9 +294,17 @@ TK.Tables.prototype.renderFlame = function () {
       var r = c.getBoundingClientRect(), mx = e.clientX - r.left, d = Math.floor((e.clientY - r.top) / RH), tip = TK.$("tk-tooltip");
       var b = (self.flameBoxes || []).filter(function (b) { return b.d === d && b.x <= mx && mx < b.x + b.w; })[0];
       if (!b) { tip.hidden = true; return; }
-      tip.textContent = (b.thread || TK.methodName(b.m)) + " — " + TK.fmtDur(b.n.incl_real) + (b.thread ? "" : ", " + b.n.calls + " calls");
+      tip.textContent = (b.thread || TK.methodName(b.m)) + " — " + TK.fmtDur(b.n.incl_real) + (b.thread ? "" : ", " + b.n.calls + " calls") +
+        (b.node === undefined ? "" : b.node === self.flameFocus ? " (click: back to all)" : " (click: focus)");
       tip.hidden = false; tip.style.left = (e.clientX + 12) + "px"; tip.style.top = (e.clientY + 12) + "px";
     });
     c.addEventListener("mouseleave", function () { TK.$("tk-tooltip").hidden = true; });
+    c.addEventListener("click", function (e) {
+      var r = c.getBoundingClientRect(), mx = e.clientX - r.left, d = Math.floor((e.clientY - r.top) / RH);
+      var b = (self.flameBoxes || []).filter(function (b) { return b.d === d && b.x <= mx && mx < b.x + b.w; })[0];
+      if (!b) return;
+      self.flameFocus = (b.node === undefined || b.node === self.flameFocus) ? null : b.node;
+      self.renderFlame();
+    });
   }
 };

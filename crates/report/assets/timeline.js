@@ -26,7 +26,8 @@ TK.Timeline = function (source) {
   }
   meta.threads.forEach(function (t, i) {
     var levels = Math.max(1, Math.min(t.depth, TK.MAX_LEVELS));
-    addRow({ kind: "thread", index: i, height: 6 + levels * TK.LEVEL_H, levels: levels }, t.name, t.calls.toLocaleString("en") + " calls");
+    var note = t.calls.toLocaleString("en") + " calls" + (t.depth > levels ? " · " + levels + " of " + t.depth + " levels shown" : "");
+    addRow({ kind: "thread", index: i, height: 6 + levels * TK.LEVEL_H, levels: levels }, t.name, note);
   });
   meta.context.forEach(function (c, i) {
     c.min = Infinity; c.max = -Infinity;
@@ -104,7 +105,7 @@ TK.Timeline.prototype.draw = function () {
   var frame = this.source.frame(v[0], v[1], Math.round(W), function () { self.draw(); });
   if (frame) this.frame = frame;
   frame = this.frame;
-  var step = TK.niceStep(v[1] - v[0], Math.max(2, W / 110)), first = Math.ceil((v[0] - TK.span[0]) / step) * step + TK.span[0];
+  var step = TK.niceStep(v[1] - v[0], Math.max(2, W / 110)), first = Math.ceil(v[0] / step) * step;
   var actx = this.resize(this.axis, W, 24);
   actx.clearRect(0, 0, W, 24);
   actx.fillStyle = "#444e5f"; actx.font = "10px system-ui, sans-serif"; actx.strokeStyle = "#9aa5b5";
@@ -113,7 +114,7 @@ TK.Timeline.prototype.draw = function () {
     var gx = Math.round(this.x(g)) + 0.5;
     ctx.beginPath(); ctx.moveTo(gx, 0); ctx.lineTo(gx, H); ctx.stroke();
     actx.beginPath(); actx.moveTo(gx, 16); actx.lineTo(gx, 24); actx.stroke();
-    actx.fillText(TK.fmtDur(g - TK.span[0]), gx + 3, 12);
+    actx.fillText(TK.fmtTime(g), gx + 3, 12);
   }
   var p = TK.state.problem;
   if (p) {

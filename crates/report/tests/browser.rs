@@ -160,6 +160,13 @@ fn report_shows_tracks_problems_and_tables() {
     assert!(rows.as_u64().unwrap() >= 3, "{rows} call tree rows; {}; {:?}", b.eval("document.getElementById('tk-tab-calltree').outerHTML.slice(0, 500)").unwrap(), b.page_errors());
     click(&mut b, "button[data-tab=flame]");
     b.key("0").unwrap();
+    // Clicking a flame-graph frame focuses on its call path.
+    let target = b
+        .eval("(() => { const f = TK.tables.flameBoxes.find(x => x.d === 2 && x.w > 20), r = TK.$('tk-flame').getBoundingClientRect(); return [r.x + f.x + f.w / 2, r.y + 2 * 16 + 8, f.node]; })()")
+        .unwrap();
+    b.mouse("mousePressed", target[0].as_f64().unwrap(), target[1].as_f64().unwrap()).unwrap();
+    b.mouse("mouseReleased", target[0].as_f64().unwrap(), target[1].as_f64().unwrap()).unwrap();
+    assert_eq!(b.eval("TK.tables.flameFocus").unwrap(), target[2]);
     b.screenshot(&artifacts_dir().join("report-flame.png")).unwrap();
     assert!(b.page_errors().is_empty(), "page errors: {:?}", b.page_errors());
 }

@@ -125,6 +125,16 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// True for `127.0.0.1[:port]`, `localhost[:port]` and `[::1][:port]`.
+fn loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    matches!(name.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "::1")
+}
+
 fn param<'a>(q: &'a [(String, String)], name: &str) -> Option<&'a str> {
     q.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
@@ -138,6 +148,13 @@ fn json_response(status: u16, v: &Value) -> Response<std::io::Cursor<Vec<u8>>> {
 
 impl State {
     fn handle(&self, mut req: Request) {
+        // Only pages on this machine may talk to us: a Host other than a
+        // loopback name is a DNS-rebinding attempt from some web page.
+        let host_ok = req.headers().iter().filter(|h| h.field.equiv("Host")).all(|h| loopback_host(h.value.as_str()));
+        if !host_ok {
+            let _ = req.respond(json_response(403, &json!({"error": "only loopback hosts may use this server"})));
+            return;
+        }
         let url = req.url().to_owned();
         let path = url.split('?').next().unwrap_or("/").to_owned();
         let q = query(&url);
@@ -251,6 +268,16 @@ mod tests {
         fn encoded_text_decodes_back(text in "[ -~]{0,40}") {
             let enc: String = text.bytes().map(|b| format!("%{b:02X}")).collect();
             prop_assert_eq!(percent_decode(&enc), text);
+        }
+    }
+
+    #[test]
+    fn only_loopback_hosts() {
+        for h in ["127.0.0.1:8040", "localhost", "LOCALHOST:1", "[::1]:80", "127.0.0.1"] {
+            assert!(loopback_host(h), "{h}");
+        }
+        for h in ["evil.example:8040", "127.0.0.2", "", "localhost.evil.example", "[::2]:80"] {
+            assert!(!loopback_host(h), "{h}");
         }
     }
 

@@ -79,4 +79,11 @@ fn endpoints_answer_with_level_of_detail() {
     assert_eq!(st, 422);
     assert!(err["error"].as_str().unwrap().contains("nothing"));
     assert_eq!(get_json(addr, "/api/nothing").0, 404);
+
+    // A page from elsewhere that rebinds its name to 127.0.0.1 is refused.
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(s, "GET /api/meta HTTP/1.0\r\nHost: evil.example:{}\r\n\r\n", addr.port()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.0 403") || out.starts_with("HTTP/1.1 403"), "{out:.60}");
 }
