@@ -15,19 +15,32 @@ TK.Timeline = function (source) {
   this.rows = [];
   var meta = source.meta, labels = TK.$("tk-labels");
   labels.textContent = "";
-  var y = 0;
   function addRow(row, text, note) {
-    row.top = y; y += row.height;
-    var lab = TK.el("div", { "class": "tk-label", "data-kind": row.kind, "data-index": String(row.index), style: "height:" + row.height + "px" }, [text]);
+    var lab = TK.el("div", { "class": "tk-label", "data-kind": row.kind, "data-index": String(row.index) }, [text]);
     if (note) lab.appendChild(TK.el("small", { text: note }));
     lab.title = text + (note ? " (" + note + ")" : "");
     labels.appendChild(lab);
+    row.label = lab;
     self.rows.push(row);
   }
   meta.threads.forEach(function (t, i) {
     var levels = Math.max(1, Math.min(t.depth, TK.MAX_LEVELS));
     var note = t.calls.toLocaleString("en") + " calls" + (t.depth > levels ? " · " + levels + " of " + t.depth + " levels shown" : "");
-    addRow({ kind: "thread", index: i, height: 6 + levels * TK.LEVEL_H, levels: levels }, t.name, note);
+    var row = { kind: "thread", index: i, height: 6 + levels * TK.LEVEL_H, levels: levels, fullLevels: levels };
+    addRow(row, t.name, note);
+    // A thread's label folds its row to the outermost calls and back.
+    row.label.setAttribute("role", "button");
+    row.label.setAttribute("tabindex", "0");
+    row.label.setAttribute("aria-expanded", "true");
+    function toggle() {
+      row.levels = row.levels > 1 ? 1 : row.fullLevels;
+      row.height = 6 + row.levels * TK.LEVEL_H;
+      row.label.setAttribute("aria-expanded", String(row.levels === row.fullLevels));
+      self.layout();
+      self.draw();
+    }
+    row.label.addEventListener("click", toggle);
+    row.label.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); e.stopPropagation(); toggle(); } });
   });
   meta.context.forEach(function (c, i) {
     c.min = Infinity; c.max = -Infinity;
@@ -40,11 +53,18 @@ TK.Timeline = function (source) {
     c.type = "counter";
     addRow({ kind: "counter", index: i, height: TK.TRACK_H, track: c }, c.name, (c.unit || "") + (c.values.length ? " · max " + TK.fmtNum(c.max) : ""));
   });
-  this.height = Math.max(y, 40);
+  this.layout();
   this.bind();
   window.addEventListener("resize", function () { self.draw(); });
   TK.on("problem", function () { self.draw(); });
   TK.on("highlight", function () { self.draw(); });
+};
+
+// Stacks the rows and sizes their labels to match.
+TK.Timeline.prototype.layout = function () {
+  var y = 0;
+  this.rows.forEach(function (r) { r.top = y; y += r.height; r.label.style.height = r.height + "px"; });
+  this.height = Math.max(y, 40);
 };
 
 TK.Timeline.prototype.width = function () { return Math.max(100, this.canvas.parentNode.clientWidth); };
@@ -71,6 +91,16 @@ TK.Timeline.prototype.centerOn = function (t) {
   var v = TK.state.view, w = v[1] - v[0];
   this.setView(t - w / 2, t + w / 2);
 };
+// Centres the next (dir = 1) or previous (-1) problem occurrence.
+TK.Timeline.prototype.jump = function (dir) {
+  var p = TK.state.problem, v = TK.state.view, c = (v[0] + v[1]) / 2, eps = (v[1] - v[0]) * 1e-6;
+  if (!p || !p.occurrences.length) return;
+  var times = p.occurrences.map(function (o) { return o.ts_ns; }).sort(function (a, b) { return a - b; }), t = null;
+  if (dir > 0) { var i = TK.upper(times, c + eps); if (i < times.length) t = times[i]; }
+  else { var j = TK.lower(times, c - eps) - 1; if (j >= 0) t = times[j]; }
+  if (t !== null) this.centerOn(t);
+};
+
 TK.Timeline.prototype.reset = function () {
   TK.state.selection = null;
   TK.emit("selection", null);
@@ -349,6 +379,7 @@ TK.Timeline.prototype.bind = function () {
     else if (k === "ArrowDown" || k === "s" || k === "S" || k === "-") self.zoom(2);
     else if (k === "Home" || k === "0") self.reset();
     else if (k === "Escape") { TK.state.selection = null; TK.emit("selection", null); }
+    else if (k === "n" || k === "N" || k === "p" || k === "P") self.jump(k === "n" || k === "N" ? 1 : -1);
     else return;
     e.preventDefault();
   });

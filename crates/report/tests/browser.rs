@@ -115,6 +115,22 @@ fn report_shows_tracks_problems_and_tables() {
     click(&mut b, ".tk-preset");
     b.wait_for("TK.state.problem.title === 'Js.gc when Wi-Fi == disconnected'", 5.0).unwrap();
 
+    // N and P step through the occurrences.
+    b.eval("TK.timeline.setView(0, 5e6)").unwrap();
+    b.key("n").unwrap();
+    let centre = b.eval("(TK.state.view[0] + TK.state.view[1]) / 2").unwrap().as_f64().unwrap();
+    let first = b.eval("Math.min(...TK.state.problem.occurrences.map(o => o.ts_ns))").unwrap().as_f64().unwrap();
+    assert!((centre - first).abs() < 1.0, "centred on the first occurrence: {centre} vs {first}");
+
+    // A thread's label folds its row.
+    let h = "document.querySelector('.tk-label[data-kind=thread]').getBoundingClientRect().height";
+    let open = b.eval(h).unwrap().as_f64().unwrap();
+    click(&mut b, ".tk-label[data-kind=thread]");
+    assert!(b.eval(h).unwrap().as_f64().unwrap() < open / 3.0);
+    click(&mut b, ".tk-label[data-kind=thread]");
+    assert_eq!(b.eval(h).unwrap().as_f64().unwrap(), open);
+    b.key("0").unwrap();
+
     // Select an interval on the first thread row: zooms and restricts the tables.
     let before = b.eval("TK.state.view[1] - TK.state.view[0]").unwrap().as_f64().unwrap();
     let (x0, y) = (b.eval("TK.$('tk-canvas').getBoundingClientRect().x").unwrap().as_f64().unwrap(), 150.0);
