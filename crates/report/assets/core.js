@@ -58,6 +58,7 @@ TK.b64bytes = function (s) {
   return b;
 };
 TK.f64 = function (s) { return s == null ? null : new Float64Array(TK.b64bytes(s).buffer); };
+TK.f32 = function (s) { return s == null ? null : new Float32Array(TK.b64bytes(s).buffer); };
 TK.u32 = function (s) { return s == null ? null : new Uint32Array(TK.b64bytes(s).buffer); };
 
 // First index i in sorted array a with a[i] > x (lo..hi range optional).

@@ -9,12 +9,12 @@ TK.intervalProfile = function (threads, intervals) {
   threads.forEach(function (th, ti) {
     var prevNodes = null;
     th.levels.forEach(function (l, d) {
-      var nodes = new Uint32Array(l.start.length).fill(0xffffffff), hasCpu = !!l.cpuStart;
+      var nodes = new Uint32Array(l.start.length).fill(0xffffffff), hasCpu = !!l.cpuDur;
       intervals.forEach(function (iv, k) {
         var a = iv[0], b = iv[1];
         for (var i = TK.upper(l.end, a); i < l.start.length && l.start[i] < b; i++) {
           var s = l.start[i], e = l.end[i], inside = Math.min(e, b) - Math.max(s, a), wall = e - s;
-          var cpu = hasCpu ? (l.cpuEnd[i] - l.cpuStart[i]) * (wall > 0 ? inside / wall : 1) : 0;
+          var cpu = hasCpu ? l.cpuDur[i] * (wall > 0 ? inside / wall : 1) : 0;
           var count = s >= a ? 1 : 0;
           var m = l.method[i] & 0x7fffffff, rec = (l.method[i] & 0x80000000) !== 0;
           var row = rows.get(m);

@@ -36,6 +36,14 @@ fn b64_f64(v: impl Iterator<Item = u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+fn b64_f32(v: impl Iterator<Item = f32>) -> String {
+    let mut bytes = Vec::new();
+    for x in v {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 fn b64_u32(v: impl Iterator<Item = u32>) -> String {
     let mut bytes = Vec::new();
     for x in v {
@@ -111,8 +119,8 @@ fn encode_level(l: &Level, kept: &[usize], parent_map: &[u32]) -> Value {
     json!({
         "start": b64_f64(kept.iter().map(|&i| l.start[i])),
         "end": b64_f64(kept.iter().map(|&i| l.end[i])),
-        "cpuStart": if cpu { Value::from(b64_f64(kept.iter().map(|&i| l.cpu_start[i]))) } else { Value::Null },
-        "cpuEnd": if cpu { Value::from(b64_f64(kept.iter().map(|&i| l.cpu_end[i]))) } else { Value::Null },
+        // Only CPU durations are ever used; 32-bit floats keep them to 7 digits.
+        "cpuDur": if cpu { Value::from(b64_f32(kept.iter().map(|&i| (l.cpu_end[i] - l.cpu_start[i]) as f32))) } else { Value::Null },
         "method": b64_u32(kept.iter().map(|&i| l.method[i])),
         "parent": b64_u32(kept.iter().map(|&i| {
             let p = l.parent[i];

@@ -77,7 +77,7 @@ fn report_shows_tracks_problems_and_tables() {
         .eval(
             "(() => { const d = TK.source.data.profile, s = TK.span, j = TK.intervalProfile(TK.source.threads, [[s[0], s[1] + 1]]);
                return j.rows.length === d.rows.length && Math.abs(j.total_real - d.total_real) < 1 && j.tree.length === d.tree.length &&
-                 j.rows.every((r, i) => r.method === d.rows[i].method && Math.abs(r.excl_cpu - d.rows[i].excl_cpu) < 1 && r.calls === d.rows[i].calls); })()",
+                 j.rows.every((r, i) => r.method === d.rows[i].method && Math.abs(r.excl_cpu - d.rows[i].excl_cpu) <= 1e-6 * d.total_cpu && r.calls === d.rows[i].calls); })()",
         )
         .unwrap();
     assert_eq!(same, Value::Bool(true));
