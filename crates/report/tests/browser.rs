@@ -214,3 +214,23 @@ fn fmt_thousands(n: usize) -> String {
     }
     out
 }
+
+#[test]
+fn session_without_calls_still_renders() {
+    let Some(mut b) = browser() else { return };
+    let mut s = tracekit_model::Session::new("context only", tracekit_model::Clocks::WALL);
+    let mut t = tracekit_model::ContextTrack::new("Wi-Fi", tracekit_model::ContextType::String);
+    t.push(0, tracekit_model::ContextValue::Str("on".into()));
+    t.push(5_000, tracekit_model::ContextValue::Str("off".into()));
+    s.context.push(t);
+    s.counters.push(tracekit_model::CounterTrack::new("Power", Some("mW")));
+    let url = write("report-empty.html", &render_report(&ViewModel::new(&s), &[], &ReportOptions::default()));
+    b.navigate(&url).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    assert_eq!(texts(&mut b, ".tk-label[data-kind=context]"), ["Wi-Fi"]);
+    click(&mut b, "#tk-apply");
+    b.wait_for("document.querySelector('#tk-problem-result .tk-error')", 5.0).unwrap();
+    click(&mut b, "button[data-tab=flame]");
+    click(&mut b, "button[data-tab=calltree]");
+    assert!(b.page_errors().is_empty(), "page errors: {:?}", b.page_errors());
+}
