@@ -291,6 +291,6 @@ mod tests {
         assert_eq!(param(&q, "x"), Some(""));
         assert_eq!(percent_decode("100%"), "100%");
         assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(percent_decode("%+1"), "%+1");
+        assert_eq!(percent_decode("%+1"), "% 1", "a sign is not a hex digit");
     }
 }
