@@ -1,0 +1,38 @@
+//! `tracekit replay`: the indented call listing of a native recording.
+
+use std::path::PathBuf;
+use tracekit_record::{listing, load_recording, render_text, ListingFilter};
+
+/// Arguments of `tracekit replay`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Recording directory written by `tracekit record`.
+    dir: PathBuf,
+    /// Print `{"events": [...]}` as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Only these thread ids (repeatable).
+    #[arg(long = "tid")]
+    tids: Vec<u32>,
+    /// Only events nested less deeply than this.
+    #[arg(long)]
+    depth: Option<usize>,
+    /// Only these functions (glob) and what they call (repeatable).
+    #[arg(short = 'F', long = "function")]
+    functions: Vec<String>,
+}
+
+/// Prints the listing.
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let s = load_recording(&a.dir)?;
+    let events = listing(&s, &ListingFilter { tids: a.tids, max_depth: a.depth, functions: a.functions });
+    if a.json {
+        println!("{}", serde_json::to_string(&serde_json::json!({ "events": events }))?);
+    } else {
+        print!("{}", render_text(&events));
+        if s.lost_events > 0 {
+            eprintln!("tracekit: {} events were lost because a buffer was full", s.lost_events);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! `tracekit-record`: records native programs and loads the recordings.
+//!
+//! - [`record`] runs a command with the `tracekit-rt` runtime preloaded and a
+//!   separate context sampler process ([`context`]), and writes
+//!   `recording.json` with the clock anchor;
+//! - [`load_recording`] turns a recording directory into a
+//!   [`tracekit_model::Session`], symbolizing addresses offline from the
+//!   saved process maps (ELF symbols, DWARF lines, C++/Rust demangling);
+//! - [`listing`] flattens a session into the indented replay listing.
+//!
+//! ```no_run
+//! use tracekit_record::*;
+//! let opts = RecordOptions { out: "rec".into(), command: vec!["./app".into()], ..Default::default() };
+//! record(&opts, None)?;
+//! let session = load_recording(std::path::Path::new("rec"))?;
+//! print!("{}", render_text(&listing(&session, &ListingFilter::default())));
+//! # anyhow::Ok(())
+//! ```
+
+pub mod context;
+mod listing;
+mod load;
+pub mod meta;
+mod spawn;
+pub mod symbolize;
+pub mod thread_file;
+
+pub use listing::{format_duration, listing, render_text, ListedEvent, ListingFilter};
+pub use load::{balance, load_recording};
+pub use spawn::{find_runtime, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
