@@ -3,41 +3,13 @@
 //! function sequence and nesting `tracekit replay --json` reports must equal
 //! what uftrace records for the same binary.
 
+mod native_common;
+
+use native_common::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-const TRACEKIT: &str = env!("CARGO_BIN_EXE_tracekit");
-
-fn src(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native").join(name)
-}
-
-fn work_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tracekit-native-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Compiles a test program with -finstrument-functions; returns its path.
-fn build(dir: &Path, source: &str, extra: &[&str]) -> PathBuf {
-    let cpp = source.ends_with(".cpp");
-    let stem = Path::new(source).file_stem().unwrap().to_str().unwrap();
-    let shared = extra.contains(&"-shared");
-    let out = dir.join(if shared { format!("{stem}.so") } else { stem.to_owned() });
-    let mut c = Command::new(if cpp { "g++" } else { "cc" });
-    c.args(["-O0", "-g", "-finstrument-functions", "-pthread", "-o"]).arg(&out).arg(src(source)).args(extra);
-    run(&mut c);
-    out
-}
 
 /// Names of the functions a module defines (demangled, without parameters).
 fn defined_functions(module: &Path) -> BTreeSet<String> {

@@ -28,3 +28,19 @@ pub mod thread_file;
 pub use listing::{format_duration, listing, render_text, ListedEvent, ListingFilter};
 pub use load::{balance, load_recording};
 pub use spawn::{find_runtime, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
+
+/// Loads a native recording directory, or an object trace file (seed 004's
+/// format, see `tracekit-objtrace`).
+pub fn load_any(path: &std::path::Path) -> anyhow::Result<tracekit_model::Session> {
+    if path.is_dir() {
+        load_recording(path)
+    } else {
+        Ok(tracekit_objtrace::read_file(path)?)
+    }
+}
+
+/// True when `path` is something [`load_any`] reads: a directory holding
+/// `recording.json`, or a file ending in `.otr`.
+pub fn is_native_input(path: &std::path::Path) -> bool {
+    path.join(meta::META_FILE).is_file() || path.extension().is_some_and(|e| e == "otr")
+}

@@ -145,6 +145,7 @@ pub fn render_text(events: &[ListedEvent]) -> String {
             }
             "enter" => format!("{dur} {who} | {indent}{}() {{", e.name),
             "exit" => format!("{:10} {who} | {indent}}} /* {} */", "", e.name),
+            "proxy_sync" | "proxy_async" | "stub" => format!("{dur} {who} | {indent}{}() {{ /* {} */", e.name, e.kind),
             k => format!("{dur} {who} | {indent}/* {k} {} */", e.name),
         };
         s.push_str(&line);

@@ -2,8 +2,18 @@
 
 use clap::{Parser, Subcommand};
 
+mod calltree;
+mod context;
+mod demo;
+mod example;
+mod info;
+mod input;
+mod problems;
+mod profile;
+mod convert;
 mod record;
 mod replay;
+mod seqdiag;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -16,12 +26,30 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Print version and build information.
+    /// Generate the bundled example session and analyse it (the main job).
+    Demo(demo::Args),
+    /// Write the bundled example session (NAME.trace + NAME.clog).
+    Example(example::Args),
+    /// Summarise a session: threads, methods, clocks, context items, repairs.
+    Info(info::Args),
+    /// Traceview's profile: inclusive/exclusive time per method on each clock.
+    Profile(profile::Args),
+    /// dmtracedump's call tree with inclusive/exclusive times.
+    Calltree(calltree::Args),
+    /// The value of every context item at an instant.
+    Context(context::Args),
+    /// Occurrences of a problem (BRB, or a method under a context condition) and ranked context hints.
+    Problems(problems::Args),
+    /// Print version information.
     Version(version::Args),
     /// Record a native program (built with -finstrument-functions or using the tracekit C API).
     Record(record::Args),
     /// List the calls of a recording, indented, with durations.
     Replay(replay::Args),
+    /// Convert a recording or object trace to an object trace or Android .trace + .clog.
+    Convert(convert::Args),
+    /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
+    Seqdiag(seqdiag::Args),
     /// The context sampler process that `record` starts (internal).
     #[command(hide = true)]
     ContextSampler(record::SamplerArgs),
@@ -30,9 +58,18 @@ enum Command {
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Demo(a) => demo::run(a),
+        Command::Example(a) => example::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Profile(a) => profile::run(a),
+        Command::Calltree(a) => calltree::run(a),
+        Command::Context(a) => context::run(a),
+        Command::Problems(a) => problems::run(a),
         Command::Version(a) => version::run(a),
         Command::Record(a) => record::run(a),
         Command::Replay(a) => replay::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Seqdiag(a) => seqdiag::run(a),
         Command::ContextSampler(a) => record::run_sampler(a),
     }
 }

@@ -8,7 +8,7 @@ use tracekit_record::{listing, load_recording, render_text, ListingFilter};
 pub struct Args {
     /// Recording directory written by `tracekit record`.
     dir: PathBuf,
-    /// Print `{"events": [...]}` as JSON.
+    /// Print `{"events": [...], "lost_events": N}` as JSON.
     #[arg(long)]
     json: bool,
     /// Only these thread ids (repeatable).
@@ -27,7 +27,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let s = load_recording(&a.dir)?;
     let events = listing(&s, &ListingFilter { tids: a.tids, max_depth: a.depth, functions: a.functions });
     if a.json {
-        println!("{}", serde_json::to_string(&serde_json::json!({ "events": events }))?);
+        println!("{}", serde_json::to_string(&serde_json::json!({ "events": events, "lost_events": s.lost_events }))?);
     } else {
         print!("{}", render_text(&events));
         if s.lost_events > 0 {
