@@ -83,7 +83,7 @@ fn a_full_buffer_counts_every_lost_event() {
     let dir = work_dir("lost");
     let exe = build(&dir, "crash.c", &[]);
     // 200 000 calls = 400 000 events + main and die entries; 1 MiB holds 65 536 records.
-    let v = record_and_replay(&dir.join("rec"), &["--buffer-mb", "1"], &[exe.to_str().unwrap(), "none", "200000"]);
+    let v = record_and_replay(&dir.join("rec"), &["--direct", "--buffer-mb", "1"], &[exe.to_str().unwrap(), "none", "200000"]);
     let recorded = events(&v).iter().filter(|e| e["kind"] == "enter" || e["kind"] == "exit").count() as u64;
     let lost = v["lost_events"].as_u64().unwrap();
     assert!(lost > 0);
@@ -91,6 +91,16 @@ fn a_full_buffer_counts_every_lost_event() {
     // for frames still open at the end: main and die never return here).
     let expected = 2 * 200_000 + 2 /* main, die enter */ + 2 /* die, main exit */;
     assert_eq!(recorded + lost, expected, "recorded {recorded} + lost {lost}");
+    // Through a tiny ring: whatever the drainer misses is counted too.
+    for overflow in ["drop", "wait"] {
+        let v = record_and_replay(&dir.join(overflow), &["--ring-kb", "64", "--overflow", overflow], &[exe.to_str().unwrap(), "none", "200000"]);
+        let recorded = events(&v).iter().filter(|e| e["kind"] == "enter" || e["kind"] == "exit").count() as u64;
+        let lost = v["lost_events"].as_u64().unwrap();
+        assert_eq!(recorded + lost, expected, "{overflow}: recorded {recorded} + lost {lost}");
+        if overflow == "wait" {
+            assert_eq!(lost, 0, "waiting loses nothing");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

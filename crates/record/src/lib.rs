@@ -18,6 +18,7 @@
 //! ```
 
 pub mod context;
+mod drain;
 mod listing;
 mod load;
 pub mod meta;
@@ -26,7 +27,7 @@ pub mod symbolize;
 pub mod thread_file;
 
 pub use listing::{format_duration, listing, render_text, ListedEvent, ListingFilter};
-pub use load::{balance, load_recording};
+pub use load::{balance, load_recording, recording_stats};
 pub use spawn::{find_runtime, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
 
 /// Loads a native recording directory, or an object trace file (seed 004's

@@ -5,17 +5,32 @@
 
 use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
 use crate::symbolize::{parse_maps, Mapping, Symbolizer};
-use crate::thread_file::{read_thread_file, RawEvent, ThreadTrace};
+use crate::thread_file::{read_thread_file, thread_stats, RawEvent, ThreadStats, ThreadTrace};
 use anyhow::Context as _;
 use std::collections::HashMap;
 use std::path::Path;
 use tracekit_model::*;
-use tracekit_rt_format::{ExtEvent, ExtKind, CLOCK_MONOTONIC_NS};
+use tracekit_rt_format::{ExtEvent, ExtKind, CLOCK_MONOTONIC_NS, CLOCK_ORDER};
+
+/// Per-thread event and lost-event counts of the recording in `dir`, read
+/// without building a session (cheap even for hundreds of millions of events).
+pub fn recording_stats(dir: &Path) -> anyhow::Result<Vec<ThreadStats>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))? {
+        let path = e?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("thread-") && name.ends_with(".tkt") {
+            out.push(thread_stats(&path)?);
+        }
+    }
+    out.sort_by_key(|t| (t.header.pid, t.header.tid));
+    Ok(out)
+}
 
 /// Loads the recording in `dir`.
 pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     let meta = RecordingMeta::read(dir)?;
-    let mut traces = Vec::new();
+    let mut stats: Vec<(ThreadStats, std::path::PathBuf)> = Vec::new();
     let mut maps: HashMap<(u32, u64), Vec<Mapping>> = HashMap::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("{}: cannot list", dir.display()))?
@@ -26,7 +41,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     for path in &entries {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with("thread-") && name.ends_with(".tkt") {
-            traces.push(read_thread_file(path)?);
+            stats.push((thread_stats(path)?, path.clone()));
         } else if let Some(rest) = name.strip_prefix("maps-").and_then(|r| r.strip_suffix(".txt")) {
             let (pid, image) = rest.split_once('-').unwrap_or((rest, "0"));
             let key = (pid.parse().unwrap_or(0), image.parse().unwrap_or(0));
@@ -39,9 +54,9 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         }
     }
     // Threads in order of their first event, processes in order of appearance.
-    traces.sort_by_key(|t| (t.events.first().map(|e| e.0).unwrap_or(u64::MAX), t.header.pid, t.header.tid));
+    stats.sort_by_key(|(t, _)| (t.first_clock.unwrap_or(u64::MAX), t.header.pid, t.header.tid));
     let mut pairs = meta.clock_pairs.clone();
-    pairs.extend(traces.iter().map(|t| t.header.created));
+    pairs.extend(stats.iter().map(|(t, _)| t.header.created));
     let tsc = TickConverter::from_pairs(&pairs).unwrap_or(TickConverter::IDENTITY);
 
     let name = meta.command.first().map(|c| c.rsplit('/').next().unwrap_or(c).to_owned()).unwrap_or_default();
@@ -60,8 +75,13 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         b.s.properties.push(("signal".into(), sig.to_string()));
     }
     let empty = Vec::new();
-    for t in &traces {
+    // One thread file in memory at a time.
+    for (_, path) in &stats {
+        let t = &read_thread_file(path)?;
         let conv = if t.header.clock == CLOCK_MONOTONIC_NS { TickConverter::IDENTITY } else { tsc };
+        if t.header.clock == CLOCK_ORDER {
+            b.s.properties.push(("clock".into(), "order (timestamps are event numbers)".into()));
+        }
         let m = maps.get(&(t.header.pid, t.header.image)).unwrap_or(&empty);
         b.add_thread(t, m, conv);
     }
@@ -111,7 +131,8 @@ impl Builder {
         if h.lost > 0 {
             self.s.note_repair("buffer-full", h.lost, "events dropped because a thread's buffer was full (counted exactly)");
         }
-        let anchor = self.anchor_mono;
+        let anchor = if h.clock == CLOCK_ORDER { 0 } else { self.anchor_mono };
+        let conv = if h.clock == CLOCK_ORDER { TickConverter::IDENTITY } else { conv };
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
         // Function events first resolved to method ids; `None` marks a longjmp.
         let mut calls: Vec<(u64, Option<(CallKind, MethodId)>)> = Vec::with_capacity(t.events.len());
@@ -132,7 +153,9 @@ impl Builder {
                 },
             }
         }
-        let (cols, repairs) = balance(&calls);
+        let (mut cols, repairs) = balance(&calls);
+        drop(calls);
+        cols.shrink_to_fit();
         for (code, n, detail) in repairs {
             self.s.note_repair(code, n, detail);
         }

@@ -21,6 +21,14 @@ pub struct RecordOptions {
     pub filter: Option<String>,
     /// Per-thread buffer capacity in MiB.
     pub buffer_mb: Option<usize>,
+    /// Event clock: `tsc` (default), `monotonic` or `order`.
+    pub clock: Option<String>,
+    /// Write thread files directly instead of through ring buffers drained by the recorder.
+    pub direct: bool,
+    /// Ring buffer capacity per thread in KiB (default 8192).
+    pub ring_kb: Option<usize>,
+    /// Wait for the drainer when a ring is full instead of dropping (and counting) events.
+    pub wait_on_overflow: bool,
     /// Runtime library to preload (found next to the executable when `None`).
     pub runtime: Option<PathBuf>,
 }
@@ -87,9 +95,28 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
     if let Some(f) = &opts.filter {
         cmd.env("TRACEKIT_FILTER", f);
     }
+    if let Some(c) = &opts.clock {
+        cmd.env("TRACEKIT_CLOCK", c);
+    }
     if let Some(mb) = opts.buffer_mb {
         cmd.env("TRACEKIT_BUFFER_MB", mb.to_string());
     }
+    let drainer = if opts.direct {
+        None
+    } else {
+        let shm = Path::new("/dev/shm");
+        let base = if shm.is_dir() { shm.to_path_buf() } else { out.clone() };
+        let ring_dir = base.join(format!(".tracekit-rings-{}-{}", std::process::id(), realtime_ns()));
+        std::fs::create_dir_all(&ring_dir).with_context(|| format!("{}: cannot create", ring_dir.display()))?;
+        cmd.env("TRACEKIT_RING_DIR", &ring_dir);
+        if let Some(kb) = opts.ring_kb {
+            cmd.env("TRACEKIT_RING_KB", kb.to_string());
+        }
+        if opts.wait_on_overflow {
+            cmd.env("TRACEKIT_OVERFLOW", "wait");
+        }
+        Some(crate::drain::Drainer::start(ring_dir, out.clone()))
+    };
     let mut child = cmd.spawn().with_context(|| format!("cannot start {}", opts.command[0]))?;
     let mut sampler_child = match sampler {
         Some(mut s) => Some(
@@ -109,11 +136,21 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         std::thread::sleep(std::time::Duration::from_nanos(min_end - now));
     }
     let last_pair = clock_pair();
+    if let Some(d) = drainer {
+        d.finish().context("copying the ring buffers into the recording")?;
+    }
     if let Some(mut s) = sampler_child.take() {
         drop(s.stdin.take());
         let st = s.wait()?;
         if !st.success() {
             eprintln!("tracekit: context sampler ended with {st}");
+        }
+    }
+    // The runtime sized each thread file at its full capacity (sparse): cut the unused tails.
+    for e in std::fs::read_dir(&out)?.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("thread-") && n.ends_with(".tkt") {
+            crate::thread_file::trim_thread_file(&e.path())?;
         }
     }
     let outcome = RecordOutcome { exit_code: status.code(), signal: status.signal() };

@@ -1,7 +1,7 @@
 //! Reads one per-thread trace file written by the runtime.
 
 use std::path::Path;
-use tracekit_rt_format::{off, ExtEvent, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, MAGIC, RECORD_SIZE};
+use tracekit_rt_format::{off, ExtEvent, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
 /// Header fields of a thread file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,8 +35,8 @@ pub enum RawEvent {
     Enter(u64),
     /// Function left at this address.
     Exit(u64),
-    /// An extended event.
-    Ext(ExtEvent),
+    /// An extended event (boxed: they are rare, calls are not).
+    Ext(Box<ExtEvent>),
 }
 
 /// A decoded thread file: header plus `(raw clock, event)` pairs.
@@ -81,12 +81,91 @@ fn u64_at(b: &[u8], o: usize) -> u64 {
 
 /// Reads a thread file from disk.
 pub fn read_thread_file(path: &Path) -> Result<ThreadTrace, ThreadFileError> {
-    let data = std::fs::read(path).map_err(|source| ThreadFileError::Io { path: path.display().to_string(), source })?;
-    parse_thread_file(&data).map_err(|(offset, what)| ThreadFileError::Bad { path: path.display().to_string(), offset, what })
+    read_thread_file_with(path, true).map(|t| t.0)
+}
+
+/// A read-only memory map of a whole file: only the pages touched are read,
+/// so the untouched sparse tail of a thread file costs nothing.
+struct Mapped {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+impl Mapped {
+    fn open(path: &Path) -> std::io::Result<Mapped> {
+        use std::os::fd::AsRawFd;
+        let f = std::fs::File::open(path)?;
+        let len = f.metadata()?.len() as usize;
+        if len == 0 {
+            return Ok(Mapped { ptr: std::ptr::null_mut(), len: 0 });
+        }
+        // SAFETY: read-only private mapping of a file we opened.
+        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, f.as_raw_fd(), 0) };
+        if ptr == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Mapped { ptr, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the mapping lives as long as self.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
+    }
+}
+
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: unmapping our own mapping.
+            unsafe { libc::munmap(self.ptr, self.len) };
+        }
+    }
+}
+
+/// Per-thread counts of a recording, read without decoding events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadStats {
+    /// The header.
+    pub header: ThreadHeader,
+    /// Records written (extended events count once).
+    pub events: u64,
+    /// Raw clock of the first event, if any.
+    pub first_clock: Option<u64>,
+    /// Byte offset just past the last record.
+    pub data_end: u64,
+}
+
+/// Reads a thread file's header and counts its records.
+pub fn thread_stats(path: &Path) -> Result<ThreadStats, ThreadFileError> {
+    let t = read_thread_file_with(path, false)?;
+    Ok(ThreadStats { header: t.0.header, events: t.1, first_clock: t.2, data_end: t.3 })
+}
+
+/// Cuts a thread file's unused (sparse) tail after its last record.
+pub fn trim_thread_file(path: &Path) -> Result<(), ThreadFileError> {
+    let st = thread_stats(path)?;
+    let io = |source| ThreadFileError::Io { path: path.display().to_string(), source };
+    let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
+    f.set_len(st.data_end).map_err(io)
+}
+
+type Parsed = (ThreadTrace, u64, Option<u64>, u64);
+
+fn read_thread_file_with(path: &Path, keep: bool) -> Result<Parsed, ThreadFileError> {
+    let data = Mapped::open(path).map_err(|source| ThreadFileError::Io { path: path.display().to_string(), source })?;
+    parse_thread_bytes(data.bytes(), keep).map_err(|(offset, what)| ThreadFileError::Bad { path: path.display().to_string(), offset, what })
 }
 
 /// Decodes a thread file's bytes; errors carry the byte offset.
 pub fn parse_thread_file(b: &[u8]) -> Result<ThreadTrace, (usize, String)> {
+    parse_thread_bytes(b, true).map(|t| t.0)
+}
+
+/// Decodes a thread file; with `keep` false only counts the records.
+fn parse_thread_bytes(b: &[u8], keep: bool) -> Result<Parsed, (usize, String)> {
     if b.len() < HEADER_SIZE {
         return Err((b.len(), format!("file shorter than its {HEADER_SIZE}-byte header")));
     }
@@ -112,6 +191,7 @@ pub fn parse_thread_file(b: &[u8]) -> Result<ThreadTrace, (usize, String)> {
         name: String::from_utf8_lossy(&name_raw[..name_len]).into_owned(),
     };
     let mut events = Vec::new();
+    let (mut count, mut first) = (0u64, None);
     let mut p = hsize;
     while p + RECORD_SIZE <= b.len() {
         let w0 = u64_at(b, p);
@@ -131,14 +211,26 @@ pub fn parse_thread_file(b: &[u8]) -> Result<ThreadTrace, (usize, String)> {
                 }
                 let ev = ExtEvent::decode(&b[body_at..body_at + len]).map_err(|e| (body_at, e.to_string()))?;
                 p += tracekit_rt_format::padded(len);
-                RawEvent::Ext(ev)
+                RawEvent::Ext(Box::new(ev))
+            }
+            KIND_PAD => {
+                let skip = payload as usize;
+                if skip > b.len().saturating_sub(p + RECORD_SIZE) || skip % RECORD_SIZE != 0 {
+                    return Err((p + 8, format!("padding of {skip} bytes runs past the end")));
+                }
+                p += RECORD_SIZE + skip;
+                continue;
             }
             k => return Err((p, format!("unknown record kind {k}"))),
         };
-        events.push((ts, ev));
+        count += 1;
+        first.get_or_insert(ts);
+        if keep {
+            events.push((ts, ev));
+        }
         p += RECORD_SIZE;
     }
-    Ok(ThreadTrace { header, events })
+    Ok((ThreadTrace { header, events }, count, first, p as u64))
 }
 
 #[cfg(test)]
@@ -181,7 +273,7 @@ mod tests {
     fn sample() -> Vec<(u64, RawEvent)> {
         vec![
             (10, RawEvent::Enter(0x1000)),
-            (11, RawEvent::Ext(ExtEvent { sub: ExtKind::Marker, remote_pid: 0, object_id: 0, value: 0, strings: vec!["brb".into()] })),
+            (11, RawEvent::Ext(Box::new(ExtEvent { sub: ExtKind::Marker, remote_pid: 0, object_id: 0, value: 0, strings: vec!["brb".into()] }))),
             (12, RawEvent::Exit(0x1000)),
         ]
     }

@@ -9,6 +9,12 @@
 //! survives a crash of the traced program. The data ends at the first record
 //! whose first word is zero (timestamps are never zero).
 //!
+//! When `tracekit record` runs the program, each thread writes instead into
+//! a small ring buffer file `ring-<pid>-<tid>-<image>.tkr` (same header,
+//! plus shared write/read positions) that stays warm in memory; the recorder
+//! copies new records from it into the thread file as they arrive, and drains
+//! whatever is left after the program ends or crashes.
+//!
 //! A record is two little-endian `u64` words: `ts << 4 | kind` and a payload.
 //! [`KIND_ENTER`]/[`KIND_EXIT`] carry a function address; [`KIND_EXT`] says
 //! that `payload` bytes of an extended event body follow (padded to 16).
@@ -39,11 +45,16 @@ pub const KIND_ENTER: u64 = 1;
 pub const KIND_EXIT: u64 = 2;
 /// Extended event; payload = body length in bytes, body follows padded to 16.
 pub const KIND_EXT: u64 = 3;
+/// Padding; payload = bytes that follow and must be skipped (written where a
+/// record would not fit before a ring buffer wraps).
+pub const KIND_PAD: u64 = 4;
 
 /// Timestamps are CPU time-stamp-counter ticks (x86 `rdtsc`).
 pub const CLOCK_TSC: u32 = 1;
 /// Timestamps are `CLOCK_MONOTONIC` nanoseconds.
 pub const CLOCK_MONOTONIC_NS: u32 = 2;
+/// No time: each thread numbers its events 1, 2, 3… (order only; cheapest).
+pub const CLOCK_ORDER: u32 = 3;
 
 /// Byte offsets of header fields (all little-endian).
 pub mod off {
@@ -80,6 +91,12 @@ pub mod off {
     pub const FORK_CLOCK: usize = 88;
     /// `[u8; 16]` thread name, NUL padded.
     pub const NAME: usize = 128;
+    /// `u64` bytes of records written so far (ring files; published by the writer).
+    pub const WRITE_POS: usize = 256;
+    /// `u64` bytes of records the recorder has copied out (ring files; own cache line).
+    pub const READ_POS: usize = 320;
+    /// `u32` 1 when the data area is a ring drained by the recorder.
+    pub const RING: usize = 384;
 }
 
 /// Sub-kinds of an extended event.
@@ -262,6 +279,11 @@ pub fn padded(len: usize) -> usize {
 /// File name of a thread's trace file.
 pub fn thread_file_name(pid: u32, tid: u32, image: u64) -> String {
     format!("thread-{pid}-{tid}-{image}.tkt")
+}
+
+/// File name of a thread's ring buffer (drained by the recorder into its thread file).
+pub fn ring_file_name(pid: u32, tid: u32, image: u64) -> String {
+    format!("ring-{pid}-{tid}-{image}.tkr")
 }
 
 /// File name of a process image's copy of `/proc/<pid>/maps`.

@@ -22,6 +22,17 @@ pub struct Config {
     /// `TRACEKIT_BUFFER_MB`: capacity of one thread's file (MiB); events past
     /// it are dropped and counted.
     pub buffer_bytes: usize,
+    /// `TRACEKIT_RING_DIR`: where per-thread ring buffers go when the recorder drains them.
+    pub ring_dir: Option<PathBuf>,
+    /// `TRACEKIT_RING_KB`: ring capacity (KiB, rounded to a power of two).
+    pub ring_bytes: usize,
+    /// `TRACEKIT_OVERFLOW=wait`: wait for the recorder instead of dropping.
+    pub wait: bool,
+}
+
+/// Whether a full ring makes the writer wait (rather than drop and count).
+pub fn wait_on_overflow() -> bool {
+    config().is_some_and(|c| c.wait)
 }
 
 /// The configuration, reading the environment on first use.
@@ -30,7 +41,11 @@ pub fn config() -> Option<&'static Config> {
         .get_or_init(|| {
             let dir = std::env::var_os("TRACEKIT_DIR")?;
             let mb = std::env::var("TRACEKIT_BUFFER_MB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(256);
-            Some(Config { dir: PathBuf::from(dir), buffer_bytes: mb.max(1) << 20 })
+            let ring_dir = std::env::var_os("TRACEKIT_RING_DIR").map(PathBuf::from);
+            let kb = std::env::var("TRACEKIT_RING_KB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8192);
+            let ring_bytes = (kb.max(64) << 10).next_power_of_two();
+            let wait = std::env::var("TRACEKIT_OVERFLOW").is_ok_and(|v| v == "wait");
+            Some(Config { dir: PathBuf::from(dir), buffer_bytes: mb.max(1) << 20, ring_dir, ring_bytes, wait })
         })
         .as_ref()
 }
@@ -63,10 +78,14 @@ pub fn init() {
     // SAFETY: getpid has no preconditions.
     PID.store(unsafe { libc::getpid() } as u32, Ordering::Relaxed);
     IMAGE.store(crate::clock::realtime_ns(), Ordering::Relaxed);
+    if let Some(r) = &cfg.ring_dir {
+        let _ = std::fs::create_dir_all(r);
+    }
     if std::fs::create_dir_all(&cfg.dir).is_err() {
         warn_once(&format!("cannot create {}", cfg.dir.display()));
         return;
     }
+    crate::clock::configure(std::env::var("TRACEKIT_CLOCK").ok().as_deref());
     select::init(std::env::var("TRACEKIT_FILTER").ok().as_deref().unwrap_or(""));
     save_maps();
     // SAFETY: registering a plain extern "C" handler.

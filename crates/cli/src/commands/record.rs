@@ -26,9 +26,22 @@ pub struct Args {
     /// Root standing for /sys.
     #[arg(long, default_value = "/sys")]
     sys_root: PathBuf,
-    /// Per-thread buffer capacity in MiB; events past it are dropped and counted.
+    /// Per-thread file capacity in MiB with --direct; events past it are dropped and counted.
     #[arg(long)]
     buffer_mb: Option<usize>,
+    /// Threads write their trace files directly (sparse, mapped) instead of
+    /// through ring buffers that this process drains.
+    #[arg(long)]
+    direct: bool,
+    /// Ring buffer capacity per thread in KiB.
+    #[arg(long)]
+    ring_kb: Option<usize>,
+    /// What a thread does when its ring is full: drop (and count) the event, or wait for the drainer.
+    #[arg(long, value_parser = ["drop", "wait"], default_value = "drop")]
+    overflow: String,
+    /// Event clock: tsc (CPU counter, default), monotonic (clock_gettime) or order (event numbers only, cheapest).
+    #[arg(long, value_parser = ["tsc", "monotonic", "order"])]
+    clock: Option<String>,
     /// Runtime library to preload (default: found next to this executable).
     #[arg(long)]
     runtime: Option<PathBuf>,
@@ -96,7 +109,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .arg(&a.sys_root);
         Some(c)
     };
-    let opts = RecordOptions { out: a.out.clone(), command: a.command, filter: a.filter, buffer_mb: a.buffer_mb, runtime: a.runtime };
+    let opts = RecordOptions { out: a.out.clone(), command: a.command, filter: a.filter, buffer_mb: a.buffer_mb,
+        clock: a.clock,
+        direct: a.direct,
+        ring_kb: a.ring_kb,
+        wait_on_overflow: a.overflow == "wait",
+        runtime: a.runtime,
+    };
     let outcome = record(&opts, sampler)?;
     match (outcome.exit_code, outcome.signal) {
         (Some(0), _) => {}

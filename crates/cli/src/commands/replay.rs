@@ -11,6 +11,9 @@ pub struct Args {
     /// Print `{"events": [...], "lost_events": N}` as JSON.
     #[arg(long)]
     json: bool,
+    /// Print per-thread event and lost-event counts only (fast on huge recordings).
+    #[arg(long, conflicts_with = "json")]
+    stats: bool,
     /// Only these thread ids (repeatable).
     #[arg(long = "tid")]
     tids: Vec<u32>,
@@ -24,6 +27,16 @@ pub struct Args {
 
 /// Prints the listing.
 pub fn run(a: Args) -> anyhow::Result<()> {
+    if a.stats {
+        let stats = tracekit_record::recording_stats(&a.dir)?;
+        println!("{:>8} {:>8} {:>14} {:>14}", "pid", "tid", "events", "lost");
+        for t in &stats {
+            println!("{:>8} {:>8} {:>14} {:>14}", t.header.pid, t.header.tid, t.events, t.header.lost);
+        }
+        let (ev, lost): (u64, u64) = stats.iter().fold((0, 0), |(e, l), t| (e + t.events, l + t.header.lost));
+        println!("total {ev} events recorded, {lost} lost (counted), {} threads", stats.len());
+        return Ok(());
+    }
     let s = load_recording(&a.dir)?;
     let events = listing(&s, &ListingFilter { tids: a.tids, max_depth: a.depth, functions: a.functions });
     if a.json {
