@@ -78,27 +78,36 @@ fn events_written_before_a_crash_survive() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// (records written, events lost) from `tracekit replay --stats`.
+fn stats(rec: &std::path::Path) -> (u64, u64) {
+    let text = run(Command::new(TRACEKIT).arg("replay").arg(rec).arg("--stats"));
+    let last = text.lines().last().unwrap().to_owned();
+    let f: Vec<&str> = last.split_whitespace().collect();
+    (f[1].parse().unwrap(), f[4].parse().unwrap())
+}
+
 #[test]
 fn a_full_buffer_counts_every_lost_event() {
     let dir = work_dir("lost");
     let exe = build(&dir, "crash.c", &[]);
-    // 200 000 calls = 400 000 events + main and die entries; 1 MiB holds 65 536 records.
-    let v = record_and_replay(&dir.join("rec"), &["--direct", "--buffer-mb", "1"], &[exe.to_str().unwrap(), "none", "200000"]);
-    let recorded = events(&v).iter().filter(|e| e["kind"] == "enter" || e["kind"] == "exit").count() as u64;
-    let lost = v["lost_events"].as_u64().unwrap();
-    assert!(lost > 0);
-    // Every event is either recorded or counted (the loader adds no exits
-    // for frames still open at the end: main and die never return here).
-    let expected = 2 * 200_000 + 2 /* main, die enter */ + 2 /* die, main exit */;
+    // 200 000 calls = 400 000 events, plus main's and die's entries and exits.
+    let expected = 2 * 200_000 + 4;
+    // Direct mode, 1 MiB = 65 536 records per thread: the rest is dropped and counted.
+    let rec = dir.join("direct");
+    record_and_replay(&rec, &["--direct", "--buffer-mb", "1"], &[exe.to_str().unwrap(), "none", "200000"]);
+    let (recorded, lost) = stats(&rec);
+    assert_eq!(recorded, 65_536);
     assert_eq!(recorded + lost, expected, "recorded {recorded} + lost {lost}");
     // Through a tiny ring: whatever the drainer misses is counted too.
     for overflow in ["drop", "wait"] {
-        let v = record_and_replay(&dir.join(overflow), &["--ring-kb", "64", "--overflow", overflow], &[exe.to_str().unwrap(), "none", "200000"]);
-        let recorded = events(&v).iter().filter(|e| e["kind"] == "enter" || e["kind"] == "exit").count() as u64;
-        let lost = v["lost_events"].as_u64().unwrap();
+        let rec = dir.join(overflow);
+        let v = record_and_replay(&rec, &["--ring-kb", "64", "--overflow", overflow], &[exe.to_str().unwrap(), "none", "200000"]);
+        let (recorded, lost) = stats(&rec);
         assert_eq!(recorded + lost, expected, "{overflow}: recorded {recorded} + lost {lost}");
+        assert_eq!(v["lost_events"].as_u64().unwrap(), lost);
         if overflow == "wait" {
             assert_eq!(lost, 0, "waiting loses nothing");
+            assert_eq!(events(&v).len() as u64, expected);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

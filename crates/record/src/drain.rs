@@ -8,7 +8,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use tracekit_rt_format::{off, HEADER_SIZE, MAGIC};
+use tracekit_rt_format::{off, HEADER_SIZE, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
 /// A shared read-write mapping of a ring file.
 struct Ring {
@@ -45,7 +45,7 @@ impl Ring {
         }
         let cap = u64::from_le_bytes(header[off::CAPACITY..off::CAPACITY + 8].try_into().unwrap_or([0; 8]));
         let mut h = header.to_vec();
-        for o in [off::WRITE_POS, off::READ_POS, off::LOST] {
+        for o in [off::READ_POS, off::LOST] {
             h[o..o + 8].fill(0);
         }
         h[off::RING..off::RING + 4].fill(0);
@@ -61,20 +61,56 @@ impl Ring {
         unsafe { &*(self.ptr.add(o) as *const AtomicU64) }
     }
 
-    /// Copies what was written since the last call; returns the bytes copied.
+    /// The first word of the record at data offset `at`.
+    fn word0(&self, at: u64) -> u64 {
+        // SAFETY: 16-aligned slot inside the data area; the writer stores
+        // the first word last, so non-zero means the record is complete.
+        unsafe { (*(self.ptr.add(HEADER_SIZE + at as usize) as *const AtomicU64)).load(Ordering::Acquire) }
+    }
+
+    /// Length of the complete record at data offset `at`, or `None` when the
+    /// slot is not written yet (or makes no sense: the drainer then waits).
+    fn record_len(&self, at: u64) -> Option<u64> {
+        let w0 = self.word0(at);
+        if w0 == 0 {
+            return None;
+        }
+        // SAFETY: the payload word of the same slot.
+        let payload = unsafe { (self.ptr.add(HEADER_SIZE + at as usize + 8) as *const u64).read_volatile() };
+        let len = match w0 & 0xf {
+            KIND_EXT => RECORD_SIZE as u64 + tracekit_rt_format::padded(payload as usize) as u64,
+            KIND_PAD => RECORD_SIZE as u64 + payload,
+            _ => RECORD_SIZE as u64,
+        };
+        (at + len <= self.cap).then_some(len)
+    }
+
+    /// Copies the complete records written since the last call, zeroes
+    /// their slots and publishes the read position; returns the bytes copied.
     fn drain(&mut self) -> std::io::Result<u64> {
-        let w = self.word(off::WRITE_POS).load(Ordering::Acquire);
         let mut copied = 0;
-        while self.read < w {
-            let at = (self.read % self.cap) as usize;
-            let n = ((w - self.read) as usize).min(self.cap as usize - at);
-            // SAFETY: at..at+n lies inside the data area.
-            let bytes = unsafe { std::slice::from_raw_parts(self.ptr.add(HEADER_SIZE + at), n) };
+        loop {
+            let start = self.read % self.cap;
+            let mut at = start;
+            // A contiguous run of complete records, at most up to the ring's end.
+            while at < self.cap && at - start < (1 << 20) {
+                match self.record_len(at) {
+                    Some(len) => at += len,
+                    None => break,
+                }
+            }
+            let n = (at - start) as usize;
+            if n == 0 {
+                break;
+            }
+            // SAFETY: start..at lies inside the data area.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(HEADER_SIZE + start as usize), n) };
             self.out.write_all(bytes)?;
+            bytes.fill(0);
             self.read += n as u64;
             copied += n as u64;
+            self.word(off::READ_POS).store(self.read, Ordering::Release);
         }
-        self.word(off::READ_POS).store(self.read, Ordering::Release);
         Ok(copied)
     }
 

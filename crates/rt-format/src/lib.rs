@@ -11,9 +11,11 @@
 //!
 //! When `tracekit record` runs the program, each thread writes instead into
 //! a small ring buffer file `ring-<pid>-<tid>-<image>.tkr` (same header,
-//! plus shared write/read positions) that stays warm in memory; the recorder
-//! copies new records from it into the thread file as they arrive, and drains
-//! whatever is left after the program ends or crashes.
+//! plus the recorder's read position) that stays warm in memory; the
+//! recorder copies records from it into the thread file as they appear (a
+//! slot is written payload first, non-zero first word last), zeroes the
+//! copied slots, and drains whatever is left after the program ends or
+//! crashes.
 //!
 //! A record is two little-endian `u64` words: `ts << 4 | kind` and a payload.
 //! [`KIND_ENTER`]/[`KIND_EXIT`] carry a function address; [`KIND_EXT`] says
@@ -91,9 +93,8 @@ pub mod off {
     pub const FORK_CLOCK: usize = 88;
     /// `[u8; 16]` thread name, NUL padded.
     pub const NAME: usize = 128;
-    /// `u64` bytes of records written so far (ring files; published by the writer).
-    pub const WRITE_POS: usize = 256;
-    /// `u64` bytes of records the recorder has copied out (ring files; own cache line).
+    /// `u64` bytes of records the recorder has copied out (and zeroed) of a
+    /// ring file; the writer may fill the ring up to `READ_POS + CAPACITY`.
     pub const READ_POS: usize = 320;
     /// `u32` 1 when the data area is a ring drained by the recorder.
     pub const RING: usize = 384;

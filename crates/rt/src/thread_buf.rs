@@ -4,8 +4,9 @@
 //! Two layouts share one fast path (`w` counts bytes written; a record goes
 //! to `base + (w & mask)` while `w + 16 <= limit`):
 //! - **ring** (under `tracekit record`, `TRACEKIT_RING_DIR` set): a small
-//!   shared ring that stays warm in memory; the writer publishes `w` in the
-//!   header, the recorder copies records out and publishes its read position.
+//!   shared ring that stays warm in memory. The writer stores the payload,
+//!   then the non-zero first word; the recorder copies records up to the
+//!   first zero word, zeroes what it copied and publishes its read position.
 //!   When the ring is full the event is dropped and counted, or with
 //!   `TRACEKIT_OVERFLOW=wait` the writer waits for the recorder (giving up,
 //!   and counting, after one second without progress).
@@ -87,7 +88,6 @@ pub fn append(word0: u64, payload: u64) {
                 compiler_fence(Ordering::SeqCst);
                 (p as *mut u64).write(word0);
             }
-            header_u64(b.header.get(), off::WRITE_POS).store(b.w.get(), Ordering::Release);
         } else {
             append_slow(b, word0, &payload.to_le_bytes(), false);
         }
@@ -162,7 +162,6 @@ fn write_record(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool, len: u64) 
         compiler_fence(Ordering::SeqCst);
         (p as *mut u64).write(word0);
     }
-    header_u64(b.header.get(), off::WRITE_POS).store(b.w.get(), Ordering::Release);
 }
 
 /// Makes `need` bytes writable after `w`; false when they cannot be.
@@ -177,11 +176,11 @@ fn make_room(b: &ThreadBuf, need: u64) -> bool {
         if want > limit && process::wait_on_overflow() {
             let mut last = read.load(Ordering::Acquire);
             let mut idle_ms = 0;
-            while want > limit && idle_ms < 1000 {
+            while want > limit && idle_ms < 5000 {
                 std::thread::sleep(std::time::Duration::from_micros(200));
                 let now = read.load(Ordering::Acquire);
                 if now == last {
-                    idle_ms += 1;
+                    idle_ms += 1; // ~1 ms per idle round (200 µs sleep, rounded up by the scheduler)
                 } else {
                     idle_ms = 0;
                     last = now;
