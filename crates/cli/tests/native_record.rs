@@ -181,3 +181,26 @@ fn bad_object_trace_names_file_and_line() {
     assert!(err.contains("bad.otr: line 2:"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn runtime_without_the_recorder_writes_a_readable_directory() {
+    let dir = work_dir("norecorder");
+    let exe = build(&dir, "recursion.c", &[]);
+    let bin = std::path::Path::new(TRACEKIT).parent().unwrap();
+    let rt = [bin.join("libtracekit_rt.so"), bin.join("deps/libtracekit_rt.so")]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .unwrap()
+        .1;
+    let out = dir.join("direct");
+    run(Command::new(&exe).env("LD_PRELOAD", &rt).env("TRACEKIT_DIR", &out));
+    assert!(!out.join("recording.json").exists());
+    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&out).arg("--json"))).unwrap();
+    let fibs = names_of(&v, "enter").iter().filter(|n| *n == "fib").count();
+    assert_eq!(fibs, 25, "fib(6) makes 25 calls");
+    // Ticks were converted with the runtime's own clock pairs: durations are sane.
+    let last = events(&v).last().unwrap()["ts_ns"].as_u64().unwrap();
+    assert!(last < 10_000_000_000, "{last} ns");
+    let _ = std::fs::remove_dir_all(&dir);
+}

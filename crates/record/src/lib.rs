@@ -41,7 +41,10 @@ pub fn load_any(path: &std::path::Path) -> anyhow::Result<tracekit_model::Sessio
 }
 
 /// True when `path` is something [`load_any`] reads: a directory holding
-/// `recording.json`, or a file ending in `.otr`.
+/// `recording.json` or thread files, or a file ending in `.otr`.
 pub fn is_native_input(path: &std::path::Path) -> bool {
-    path.join(meta::META_FILE).is_file() || path.extension().is_some_and(|e| e == "otr")
+    let has_threads = || {
+        std::fs::read_dir(path).is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".tkt")))
+    };
+    path.join(meta::META_FILE).is_file() || path.extension().is_some_and(|e| e == "otr") || (path.is_dir() && has_threads())
 }

@@ -28,9 +28,15 @@ pub fn recording_stats(dir: &Path) -> anyhow::Result<Vec<ThreadStats>> {
 }
 
 /// Loads the recording in `dir`.
+///
+/// A directory written by the runtime alone (no `tracekit record`: the
+/// program linked the runtime or ran with `TRACEKIT_DIR` set) has no
+/// `recording.json`; the anchor then comes from the earliest thread file and
+/// ticks are converted with the clock pairs the runtime saved at exit.
 pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
-    let meta = RecordingMeta::read(dir)?;
+    let meta = if dir.join(crate::meta::META_FILE).exists() { Some(RecordingMeta::read(dir)?) } else { None };
     let mut stats: Vec<(ThreadStats, std::path::PathBuf)> = Vec::new();
+    let mut extra_pairs: Vec<(u64, u64)> = Vec::new();
     let mut maps: HashMap<(u32, u64), Vec<Mapping>> = HashMap::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("{}: cannot list", dir.display()))?
@@ -42,6 +48,15 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with("thread-") && name.ends_with(".tkt") {
             stats.push((thread_stats(path)?, path.clone()));
+        } else if name.starts_with("clock-") && name.ends_with(".txt") {
+            let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            for (i, line) in text.lines().enumerate() {
+                let mut f = line.split_whitespace().map(str::parse::<u64>);
+                match (f.next(), f.next()) {
+                    (Some(Ok(t)), Some(Ok(m))) => extra_pairs.push((t, m)),
+                    _ => anyhow::bail!("{}: line {}: expected `<clock> <monotonic ns>`", path.display(), i + 1),
+                }
+            }
         } else if let Some(rest) = name.strip_prefix("maps-").and_then(|r| r.strip_suffix(".txt")) {
             let (pid, image) = rest.split_once('-').unwrap_or((rest, "0"));
             let key = (pid.parse().unwrap_or(0), image.parse().unwrap_or(0));
@@ -55,7 +70,25 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     }
     // Threads in order of their first event, processes in order of appearance.
     stats.sort_by_key(|(t, _)| (t.first_clock.unwrap_or(u64::MAX), t.header.pid, t.header.tid));
+    let meta = match meta {
+        Some(m) => m,
+        None => {
+            let first = stats.iter().map(|(t, _)| &t.header).min_by_key(|h| h.created.1);
+            let first = first.ok_or_else(|| anyhow::anyhow!("{}: no recording.json and no thread files: not a recording", dir.display()))?;
+            RecordingMeta {
+                version: 1,
+                command: vec![],
+                anchor_unix_ns: first.created_unix_ns as i64,
+                anchor_mono_ns: first.created.1,
+                clock_pairs: vec![],
+                exit_code: None,
+                signal: None,
+                filter: None,
+            }
+        }
+    };
     let mut pairs = meta.clock_pairs.clone();
+    pairs.extend(extra_pairs);
     pairs.extend(stats.iter().map(|(t, _)| t.header.created));
     let tsc = TickConverter::from_pairs(&pairs).unwrap_or(TickConverter::IDENTITY);
 

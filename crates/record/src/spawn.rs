@@ -42,8 +42,8 @@ pub struct RecordOutcome {
     pub signal: Option<i32>,
 }
 
-/// Finds the runtime library: `$TRACEKIT_RT`, then next to (or under) the
-/// running executable's directory.
+/// Finds the runtime library: `$TRACEKIT_RT`, else the newest of those next
+/// to (or under) the running executable's directory.
 pub fn find_runtime() -> anyhow::Result<PathBuf> {
     if let Some(p) = std::env::var_os("TRACEKIT_RT") {
         return Ok(PathBuf::from(p));
@@ -51,10 +51,13 @@ pub fn find_runtime() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let candidates = [dir.join(RUNTIME_LIB), dir.join("deps").join(RUNTIME_LIB), dir.join("../lib").join(RUNTIME_LIB), dir.join("..").join(RUNTIME_LIB)];
+    // Several may exist in a cargo target directory (uplifted and deps/):
+    // take the newest, so a stale copy is never preloaded.
     candidates
         .iter()
-        .find(|p| p.exists())
-        .cloned()
+        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p)))
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, p)| p.clone())
         .ok_or_else(|| anyhow::anyhow!("cannot find {RUNTIME_LIB} next to {} (build it with `cargo build -p tracekit-rt` or set TRACEKIT_RT)", exe.display()))
 }
 
@@ -62,7 +65,7 @@ pub fn find_runtime() -> anyhow::Result<PathBuf> {
 fn clear_recording(dir: &Path) -> anyhow::Result<()> {
     for e in std::fs::read_dir(dir)?.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        let ours = (n.starts_with("thread-") && n.ends_with(".tkt")) || (n.starts_with("maps-") && n.ends_with(".txt")) || n == crate::meta::META_FILE || n == crate::meta::CONTEXT_FILE;
+        let ours = (n.starts_with("thread-") && n.ends_with(".tkt")) || ((n.starts_with("maps-") || n.starts_with("clock-")) && n.ends_with(".txt")) || n == crate::meta::META_FILE || n == crate::meta::CONTEXT_FILE;
         if ours {
             std::fs::remove_file(e.path())?;
         }

@@ -20,6 +20,8 @@ pub struct ThreadHeader {
     pub lost: u64,
     /// (raw clock, monotonic ns) when the file was created.
     pub created: (u64, u64),
+    /// Wall-clock ns since the Unix epoch when the file was created.
+    pub created_unix_ns: u64,
     /// Parent thread that forked this process, for the forking thread's copy.
     pub forked_from_tid: u32,
     /// Raw clock just after that fork.
@@ -186,6 +188,7 @@ fn parse_thread_bytes(b: &[u8], keep: bool) -> Result<Parsed, (usize, String)> {
         image: u64_at(b, off::IMAGE),
         lost: u64_at(b, off::LOST),
         created: (u64_at(b, off::CLOCK_AT_CREATE), u64_at(b, off::MONO_AT_CREATE)),
+        created_unix_ns: u64_at(b, off::REAL_AT_CREATE),
         forked_from_tid: u32_at(b, off::FORKED_FROM_TID),
         fork_clock: u64_at(b, off::FORK_CLOCK),
         name: String::from_utf8_lossy(&name_raw[..name_len]).into_owned(),

@@ -16,9 +16,15 @@
 //!
 //! ```no_run
 //! // From Rust, with the runtime linked in:
+//! #[tracekit_rt::trace]
+//! fn work(n: u32) -> u32 { n * 2 }
 //! tracekit_rt::marker("brb");
 //! tracekit_rt::object_created("Foo", 0x1000);
+//! work(21);
 //! ```
+
+/// `#[tracekit_rt::trace]`: traces a Rust function's entry and exit.
+pub use tracekit_rt_macros::trace;
 
 pub mod clock;
 mod process;

@@ -88,6 +88,7 @@ pub fn init() {
     crate::clock::configure(std::env::var("TRACEKIT_CLOCK").ok().as_deref());
     select::init(std::env::var("TRACEKIT_FILTER").ok().as_deref().unwrap_or(""));
     save_maps();
+    save_clock_pair();
     // SAFETY: registering a plain extern "C" handler.
     unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child)) };
     ENABLED.store(true, Ordering::Release);
@@ -135,6 +136,18 @@ pub fn save_maps() {
     }
 }
 
+/// Appends a (raw clock, monotonic ns) pair to `clock-<pid>-<image>.txt`,
+/// so a directory written without the recorder can still convert ticks.
+pub fn save_clock_pair() {
+    use std::io::Write;
+    let Some(cfg) = config() else { return };
+    let path = cfg.dir.join(format!("clock-{}-{}.txt", pid(), image()));
+    let line = format!("{} {}\n", crate::clock::now(), crate::clock::monotonic_ns());
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
 #[used]
 #[link_section = ".init_array"]
 static CONSTRUCTOR: extern "C" fn() = {
@@ -150,6 +163,7 @@ static DESTRUCTOR: extern "C" fn() = {
     extern "C" fn dtor() {
         if ENABLED.load(Ordering::Relaxed) {
             save_maps();
+            save_clock_pair();
         }
     }
     dtor
