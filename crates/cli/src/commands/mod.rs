@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod emu;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -16,11 +17,14 @@ pub struct Cli {
 enum Command {
     /// Print version and build information.
     Version(version::Args),
+    /// Instruction profiling under QEMU's user-mode emulator.
+    Emu(emu::Args),
 }
 
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Version(a) => version::run(a),
+        Command::Emu(a) => emu::run(a),
     }
 }
