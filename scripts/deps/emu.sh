@@ -30,10 +30,14 @@ for arch in arm mips aarch64 x86_64; do
   fi
   dir="$out/$arch"
   mkdir -p "$dir"
-  asm="$src/asm/fork-$arch.S"
-  if stale "$dir/fork" "$asm"; then
-    "$compiler" -nostdlib -static -o "$dir/fork" "$asm"
-  fi
+  # Known-count assembly programs: asm/<name>-<arch>.S -> <arch>/<name>.
+  for asm in "$src"/asm/*-"$arch".S; do
+    [ -e "$asm" ] || continue
+    name=$(basename "$asm" "-$arch.S")
+    if stale "$dir/$name" "$asm"; then
+      "$compiler" -nostdlib -static -o "$dir/$name" "$asm"
+    fi
+  done
   suite=("$src"/suite/*.c "$src"/suite/kernels.h)
   if stale "$dir/suite" "${suite[@]}" "$0"; then
     objs=()

@@ -157,6 +157,9 @@ pub struct RunRecord {
     pub profile: String,
 }
 
+/// Hottest blocks kept per process in a cached analysis.
+pub const HOT_BLOCKS_KEPT: usize = 25;
+
 /// Name of the plugin library cargo builds.
 pub const PLUGIN_FILE: &str = "libtracekit_qemu_plugin.so";
 
@@ -308,7 +311,7 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
     let captures = load_capture(dir)?;
     // A missing or unreadable program only costs the symbol names.
     let symbols = SymbolTable::load(&record.program).ok();
-    let analysis = analyze(&captures, &profile, symbols.as_ref(), 10);
+    let analysis = analyze(&captures, &profile, symbols.as_ref(), HOT_BLOCKS_KEPT);
     let json = serde_json::to_string(&analysis).expect("serializable");
     std::fs::write(&cache, json).map_err(io_err(&cache))?;
     Ok(analysis)

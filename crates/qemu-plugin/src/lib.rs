@@ -143,8 +143,8 @@ unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
         };
         let slots: Vec<u64> = match rec.mode() {
             CountMode::Block => vec![placement.slot],
-            CountMode::Insn if placement.overflow => vec![0; n],
-            CountMode::Insn => (0..n as u64).map(|i| placement.slot + i).collect(),
+            CountMode::Insn if placement.overflow => vec![0; placement.insns],
+            CountMode::Insn => (0..placement.insns as u64).map(|i| placement.slot + i).collect(),
         };
         (rec.mode(), slots.into_iter().map(|s| rec.slot_ptr(s)).collect::<Vec<_>>())
     });

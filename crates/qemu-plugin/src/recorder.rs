@@ -108,6 +108,9 @@ pub struct Placement {
     /// First slot; in `insn` mode instruction `i` uses `slot + i` unless
     /// `overflow` is set, in which case every instruction uses slot 0.
     pub slot: u64,
+    /// Instructions that really execute (and are logged): the block's
+    /// instructions minus a trailing phantom, see [`is_phantom`].
+    pub insns: usize,
     /// The counts file was full: executions go to the overflow sink.
     pub overflow: bool,
 }
@@ -126,7 +129,7 @@ pub struct Recorder {
     pid: u32,
     store: CounterStore,
     log: File,
-    known: HashMap<BlockKey, u64>,
+    known: HashMap<BlockKey, (u64, usize)>,
 }
 
 impl Recorder {
@@ -174,25 +177,29 @@ impl Recorder {
         disassemble: impl Fn(usize) -> String,
     ) -> io::Result<Placement> {
         let key = BlockKey { vaddr, insns: insns.len(), content: content_hash(insns) };
-        if let Some(&slot) = self.known.get(&key) {
-            return Ok(Placement { slot, overflow: false });
+        if let Some(&(slot, n)) = self.known.get(&key) {
+            return Ok(Placement { slot, insns: n, overflow: false });
         }
+        let mut texts: Vec<String> = (0..insns.len()).map(&disassemble).collect();
+        if is_phantom(&self.target, insns, &texts) {
+            texts.pop();
+        }
+        let insns = &insns[..texts.len()];
         let width = match self.opts.mode {
             CountMode::Block => 1,
             CountMode::Insn => insns.len().max(1) as u64,
         };
         let Some(slot) = self.store.alloc(width) else {
-            return Ok(Placement { slot: 0, overflow: true });
+            return Ok(Placement { slot: 0, insns: insns.len(), overflow: true });
         };
-        self.known.insert(key, slot);
+        self.known.insert(key, (slot, insns.len()));
         let mode = isa_mode(&self.target, insns);
         let mut text = format!("B {slot} {vaddr:x} {} {mode}\n", insns.len());
-        for (i, insn) in insns.iter().enumerate() {
+        for (insn, disas) in insns.iter().zip(&texts) {
             let _ = write!(text, "I {:x} ", insn.vaddr);
             for b in insn.bytes {
                 let _ = write!(text, "{b:02x}");
             }
-            let disas = disassemble(i);
             text.push(' ');
             text.extend(disas.trim().chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
             text.push('\n');
@@ -200,7 +207,7 @@ impl Recorder {
         // One write per new block: the log is complete up to the last
         // translation whatever way the process ends.
         self.log.write_all(text.as_bytes())?;
-        Ok(Placement { slot, overflow: false })
+        Ok(Placement { slot, insns: insns.len(), overflow: false })
     }
 
     /// Address of a counter slot.
@@ -246,6 +253,24 @@ fn content_hash(insns: &[InsnBytes<'_>]) -> u64 {
         i.bytes.hash(&mut h);
     }
     h.finish()
+}
+
+/// True when the block's last instruction is a *phantom*: on x86, QEMU
+/// (7.2) starts decoding an instruction that turns out to cross into the
+/// next page, abandons it and ends the block before it, yet the plugin
+/// still lists it, holding only the bytes up to the page end. Such a
+/// truncated instruction ends exactly on a page boundary, is not the
+/// block's first, and does not disassemble. It never executes, so it is
+/// neither logged nor counted.
+pub fn is_phantom(target: &str, insns: &[InsnBytes<'_>], disas: &[String]) -> bool {
+    const PAGE: u64 = 4096;
+    if !matches!(target, "x86_64" | "i386") || insns.len() < 2 {
+        return false;
+    }
+    let last = insns[insns.len() - 1];
+    let text = disas.last().map(|d| d.trim()).unwrap_or("");
+    (last.vaddr + last.bytes.len() as u64) % PAGE == 0
+        && (text.is_empty() || text.starts_with(".byte") || text.starts_with("(bad)"))
 }
 
 /// Instruction-set mode of a block: for 32-bit ARM `T` (Thumb) when any
@@ -328,7 +353,21 @@ mod tests {
         let i = [InsnBytes { vaddr: 0, bytes: &[0x90] }];
         assert!(!rec.translate(0, &i, |_| "nop".into()).unwrap().overflow);
         let p = rec.translate(1, &i, |_| "nop".into()).unwrap();
-        assert_eq!(p, Placement { slot: 0, overflow: true });
+        assert_eq!(p, Placement { slot: 0, insns: 1, overflow: true });
+    }
+
+    #[test]
+    fn a_truncated_x86_instruction_at_a_page_end_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
+        let insns = [InsnBytes { vaddr: 0x1ffd, bytes: &[0x90, 0x90] }, InsnBytes { vaddr: 0x1fff, bytes: &[0xf2] }];
+        let disas = |i: usize| if i == 0 { "nop".to_owned() } else { ".byte 0xf2".to_owned() };
+        assert_eq!(rec.translate(0x1ffd, &insns, disas).unwrap().insns, 1);
+        // A genuine instruction ending on the page boundary stays.
+        let whole = [InsnBytes { vaddr: 0x2ffe, bytes: &[0x90] }, InsnBytes { vaddr: 0x2fff, bytes: &[0xc3] }];
+        assert_eq!(rec.translate(0x2ffe, &whole, |_| "ret".to_owned()).unwrap().insns, 2);
+        // Fixed-width ISAs never have phantoms.
+        assert!(!is_phantom("arm", &insns, &["a".into(), ".byte 0xf2".into()]));
     }
 
     #[test]
