@@ -15,7 +15,10 @@ use serde_json::Value;
 const ARCHES: [&str; 4] = ["arm", "mips", "aarch64", "x86_64"];
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Builds the plugin once, in its own target directory so the nested cargo
@@ -26,7 +29,15 @@ fn plugin() -> &'static Path {
         let target = root().join("target/emu-plugin");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "--release", "--locked", "-p", "tracekit-qemu-plugin", "--target-dir"])
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "--locked",
+                "-p",
+                "tracekit-qemu-plugin",
+                "--target-dir",
+            ])
             .arg(&target)
             .current_dir(root())
             .status()
@@ -40,11 +51,18 @@ fn plugin() -> &'static Path {
 fn workload(arch: &str, name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let ok = Command::new("bash").arg(root().join("scripts/deps/emu.sh")).status().expect("bash");
+        let ok = Command::new("bash")
+            .arg(root().join("scripts/deps/emu.sh"))
+            .status()
+            .expect("bash");
         assert!(ok.success(), "scripts/deps/emu.sh failed");
     });
     let p = root().join("target/workloads/emu").join(arch).join(name);
-    assert!(p.is_file(), "{} missing: run scripts/setup (cross compilers, qemu-user)", p.display());
+    assert!(
+        p.is_file(),
+        "{} missing: run scripts/setup (cross compilers, qemu-user)",
+        p.display()
+    );
     p
 }
 
@@ -57,7 +75,17 @@ fn tracekit(args: &[&str]) -> Output {
 }
 
 fn run(arch: &str, mode: &str, out: &Path, prog: &Path, args: &[&str]) -> Output {
-    let mut a = vec!["emu", "run", "--arch", arch, "--mode", mode, "-o", out.to_str().unwrap(), "--"];
+    let mut a = vec![
+        "emu",
+        "run",
+        "--arch",
+        arch,
+        "--mode",
+        mode,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+    ];
     a.push(prog.to_str().unwrap());
     a.extend_from_slice(args);
     tracekit(&a)
@@ -65,7 +93,11 @@ fn run(arch: &str, mode: &str, out: &Path, prog: &Path, args: &[&str]) -> Output
 
 fn report_json(dir: &Path) -> Value {
     let out = tracekit(&["emu", "report", dir.to_str().unwrap(), "--json"]);
-    assert!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("report is JSON")
 }
 
@@ -75,7 +107,9 @@ fn expectations(arch: &str, name: &str) -> BTreeMap<String, BTreeMap<String, u64
     let text = std::fs::read_to_string(&src).unwrap();
     let mut out = BTreeMap::new();
     for line in text.lines() {
-        let Some(rest) = line.strip_prefix("// expect ") else { continue };
+        let Some(rest) = line.strip_prefix("// expect ") else {
+            continue;
+        };
         let mut words = rest.split_whitespace();
         let role = words.next().unwrap().to_owned();
         let kv = words.map(|w| {
@@ -91,7 +125,11 @@ fn expectations(arch: &str, name: &str) -> BTreeMap<String, BTreeMap<String, u64
 /// Mnemonic counts of one process (over ARM/Thumb types) from the analysis.
 fn mnemonics(dir: &Path, pid: u64) -> BTreeMap<String, u64> {
     let a = tracekit_emu::run::analysis_for(dir, None).unwrap();
-    let p = a.processes.iter().find(|p| u64::from(p.pid) == pid).unwrap();
+    let p = a
+        .processes
+        .iter()
+        .find(|p| u64::from(p.pid) == pid)
+        .unwrap();
     let mut m = BTreeMap::new();
     for c in &p.mnemonics {
         *m.entry(c.mnemonic.clone()).or_default() += c.count;
@@ -104,9 +142,17 @@ fn check_process(dir: &Path, proc_json: &Value, want: &BTreeMap<String, u64>, wh
     let got = mnemonics(dir, pid);
     for (k, v) in want {
         match k.as_str() {
-            "instructions" => assert_eq!(proc_json["instructions"].as_u64(), Some(*v), "{what}: instructions"),
+            "instructions" => assert_eq!(
+                proc_json["instructions"].as_u64(),
+                Some(*v),
+                "{what}: instructions"
+            ),
             "signal" => {}
-            m => assert_eq!(got.get(m).copied().unwrap_or(0), *v, "{what}: executions of {m}"),
+            m => assert_eq!(
+                got.get(m).copied().unwrap_or(0),
+                *v,
+                "{what}: executions of {m}"
+            ),
         }
     }
 }
@@ -119,13 +165,22 @@ fn fork_programs_count_exactly_per_process_on_every_isa() {
         for mode in ["tb", "insn"] {
             let dir = tmp.path().join(format!("{arch}-{mode}"));
             let out = run(arch, mode, &dir, &workload(arch, "fork"), &[]);
-            assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{arch}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let report = report_json(&dir);
             let procs = report["processes"].as_array().unwrap();
             assert_eq!(procs.len(), 2, "{arch}/{mode}: one parent and one child");
             let parent = procs.iter().find(|p| p["parent"] == 0).unwrap();
             let child = procs.iter().find(|p| p["parent"] == parent["pid"]).unwrap();
-            check_process(&dir, parent, &want["parent"], &format!("{arch}/{mode} parent"));
+            check_process(
+                &dir,
+                parent,
+                &want["parent"],
+                &format!("{arch}/{mode} parent"),
+            );
             check_process(&dir, child, &want["child"], &format!("{arch}/{mode} child"));
             assert!(parent["blocks"].as_u64().unwrap() > 0);
         }
@@ -136,9 +191,17 @@ fn fork_programs_count_exactly_per_process_on_every_isa() {
 fn thumb_code_is_recognized_in_the_arm_fork_program() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("arm");
-    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[]).status.success());
+    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[])
+        .status
+        .success());
     let report = report_json(&dir);
-    let child = report["processes"].as_array().unwrap().iter().find(|p| p["parent"] != 0).unwrap().clone();
+    let child = report["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["parent"] != 0)
+        .unwrap()
+        .clone();
     // Child: 2 ARM instructions shared with the parent, adr + bx in ARM,
     // then 604 Thumb instructions (see workloads/emu/asm/fork-arm.S).
     assert_eq!(child["modes"]["arm"], 4);
@@ -152,7 +215,11 @@ fn a_process_killed_by_a_signal_keeps_exact_counts() {
         let want = expectations(arch, "kill");
         let dir = tmp.path().join(arch);
         let out = run(arch, "tb", &dir, &workload(arch, "kill"), &[]);
-        assert_eq!(out.status.code(), Some(128 + 15), "{arch}: exit status mirrors the signal");
+        assert_eq!(
+            out.status.code(),
+            Some(128 + 15),
+            "{arch}: exit status mirrors the signal"
+        );
         let report = report_json(&dir);
         assert_eq!(report["signal"], 15);
         let p = &report["processes"][0];
@@ -170,24 +237,36 @@ fn block_counts_equal_the_per_instruction_callback_counts_on_the_c_suite() {
         for mode in ["tb", "insn"] {
             let dir = tmp.path().join(format!("{arch}-{mode}"));
             let out = run(arch, mode, &dir, &workload(arch, "suite"), &["all", "1"]);
-            assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{arch}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             stdout.push(out.stdout);
             let caps = tracekit_emu::run::load_capture(&dir).unwrap();
             assert_eq!(caps.len(), 1);
-            per_mode.push((tracekit_emu::analysis::address_counts(&caps[0]), report_json(&dir)));
+            per_mode.push((
+                tracekit_emu::analysis::address_counts(&caps[0]),
+                report_json(&dir),
+            ));
         }
-        assert_eq!(stdout[0], stdout[1], "{arch}: the program behaves the same in both modes");
+        assert_eq!(
+            stdout[0], stdout[1],
+            "{arch}: the program behaves the same in both modes"
+        );
         let (tb, insn) = (&per_mode[0], &per_mode[1]);
         assert!(tb.0.len() > 500, "{arch}: suite executes many instructions");
-        let diff: Vec<_> = tb
-            .0
-            .keys()
-            .chain(insn.0.keys())
-            .filter(|a| tb.0.get(a) != insn.0.get(a))
-            .take(20)
-            .map(|a| format!("{a:#x}: tb {:?} insn {:?}", tb.0.get(a), insn.0.get(a)))
-            .collect();
-        assert!(diff.is_empty(), "{arch}: executions per instruction address differ: {diff:#?}");
+        let diff: Vec<_> =
+            tb.0.keys()
+                .chain(insn.0.keys())
+                .filter(|a| tb.0.get(a) != insn.0.get(a))
+                .take(20)
+                .map(|a| format!("{a:#x}: tb {:?} insn {:?}", tb.0.get(a), insn.0.get(a)))
+                .collect();
+        assert!(
+            diff.is_empty(),
+            "{arch}: executions per instruction address differ: {diff:#?}"
+        );
         let (t, i) = (&tb.1["processes"][0], &insn.1["processes"][0]);
         assert_eq!(t["instructions"], i["instructions"], "{arch}");
         assert_eq!(t["categories"], i["categories"], "{arch}");
@@ -195,7 +274,10 @@ fn block_counts_equal_the_per_instruction_callback_counts_on_the_c_suite() {
         // The shipped default profile classifies ≥ 99% of what ran.
         let total = t["instructions"].as_u64().unwrap();
         let undefined = t["categories"]["Undefined"].as_u64().unwrap();
-        assert!(undefined * 100 <= total, "{arch}: {undefined} of {total} uncategorized");
+        assert!(
+            undefined * 100 <= total,
+            "{arch}: {undefined} of {total} uncategorized"
+        );
     }
 }
 
@@ -225,7 +307,24 @@ fn estimate_reproduces_the_seed_figure_exactly() {
     assert_eq!(v["time_s"].as_f64(), Some(739.45535128975));
     assert_eq!(v["power_w"].as_f64(), Some(0.8926691053428465));
     assert_eq!(v["energy_j"].as_f64(), Some(660.0889468768014));
-    let bad = tracekit(&["emu", "estimate", "--freq-ghz", "0", "--power-w", "1", "--cpi", "1", "--base-instructions", "1", "--base-misses", "0", "--mem-access-nj", "1", "--instructions", "1"]);
+    let bad = tracekit(&[
+        "emu",
+        "estimate",
+        "--freq-ghz",
+        "0",
+        "--power-w",
+        "1",
+        "--cpi",
+        "1",
+        "--base-instructions",
+        "1",
+        "--base-misses",
+        "0",
+        "--mem-access-nj",
+        "1",
+        "--instructions",
+        "1",
+    ]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--freq-ghz"));
 }
@@ -234,36 +333,113 @@ fn estimate_reproduces_the_seed_figure_exactly() {
 fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[]).status.success());
+    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[])
+        .status
+        .success());
     let d = dir.to_str().unwrap();
 
     // A profile without a category for the mnemonics the program runs.
     let file = tmp.path().join("mine.profile");
     let f = file.to_str().unwrap();
-    std::fs::write(&file, "profile mine\nisa armv7\nfreq_ghz 1\ndefault Undefined cycles=1 power_mw=100\n").unwrap();
+    std::fs::write(
+        &file,
+        "profile mine\nisa armv7\nfreq_ghz 1\ndefault Undefined cycles=1 power_mw=100\n",
+    )
+    .unwrap();
     let out = tracekit(&["emu", "profile", "import", f, "--into", d]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let listed = tracekit(&["emu", "profile", "uncategorized", d, "--profile", "mine"]);
     let text = String::from_utf8_lossy(&listed.stdout).to_string();
     assert!(text.contains("subs") && text.contains("thumb"), "{text}");
 
-    assert!(tracekit(&["emu", "profile", "create-category", "--profile", f, "Loop", "--cycles", "2", "--power-mw", "50"]).status.success());
-    assert!(tracekit(&["emu", "profile", "assign", "--profile", f, "Loop", "subs", "bne"]).status.success());
+    assert!(tracekit(&[
+        "emu",
+        "profile",
+        "create-category",
+        "--profile",
+        f,
+        "Loop",
+        "--cycles",
+        "2",
+        "--power-mw",
+        "50"
+    ])
+    .status
+    .success());
+    assert!(tracekit(&[
+        "emu",
+        "profile",
+        "assign",
+        "--profile",
+        f,
+        "Loop",
+        "subs",
+        "bne"
+    ])
+    .status
+    .success());
     let wrong = tracekit(&["emu", "profile", "assign", "--profile", f, "NoSuch", "subs"]);
     assert!(!wrong.status.success());
-    assert!(tracekit(&["emu", "profile", "import", f, "--into", d]).status.success());
-    let out = tracekit(&["emu", "report", d, "--json", "--profile", "mine"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let loop_count: u64 = v["processes"].as_array().unwrap().iter().map(|p| p["categories"]["Loop"].as_u64().unwrap()).sum();
-    assert_eq!(loop_count, 100 + 100 + 200 + 200, "parent and child subs/bne");
+    let loop_count = |profile: &str| -> u64 {
+        let out = tracekit(&["emu", "report", d, "--json", "--profile", profile]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["categories"]["Loop"].as_u64().unwrap_or(0))
+            .sum()
+    };
+    // By path: the cached analysis of the unedited "mine" must not answer.
+    assert_eq!(
+        loop_count(f),
+        100 + 100 + 200 + 200,
+        "parent and child subs/bne"
+    );
+    assert_eq!(
+        loop_count("mine"),
+        0,
+        "the imported copy is still the old one"
+    );
+    assert!(tracekit(&["emu", "profile", "import", f, "--into", d])
+        .status
+        .success());
+    assert_eq!(loop_count("mine"), 600);
 
     // Export of a built-in parses back; two organizations side by side.
     let exported = tracekit(&["emu", "profile", "export", "armv7-cortex-a9"]);
-    let p = tracekit_emu::profile::Profile::parse(Path::new("x"), &String::from_utf8_lossy(&exported.stdout)).unwrap();
-    assert_eq!(p, tracekit_emu::profile::Profile::builtin("armv7-cortex-a9").unwrap());
-    let side = tracekit(&["emu", "report", d, "--profile", "armv7-cortex-a8", "--profile", "armv7-cortex-a9"]);
+    let p = tracekit_emu::profile::Profile::parse(
+        Path::new("x"),
+        &String::from_utf8_lossy(&exported.stdout),
+    )
+    .unwrap();
+    assert_eq!(
+        p,
+        tracekit_emu::profile::Profile::builtin("armv7-cortex-a9").unwrap()
+    );
+    let side = tracekit(&[
+        "emu",
+        "report",
+        d,
+        "--profile",
+        "armv7-cortex-a8",
+        "--profile",
+        "armv7-cortex-a9",
+    ]);
     let text = String::from_utf8_lossy(&side.stdout).to_string();
-    assert!(text.contains("armv7-cortex-a8") && text.contains("armv7-cortex-a9 vs first"), "{text}");
+    assert!(
+        text.contains("armv7-cortex-a8") && text.contains("armv7-cortex-a9 vs first"),
+        "{text}"
+    );
     let cmp = tracekit(&["emu", "compare", d, d]);
     assert!(cmp.status.success());
 }
@@ -272,10 +448,17 @@ fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
 fn a_damaged_block_log_is_reported_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[]).status.success());
+    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
+        .status
+        .success());
     for entry in std::fs::read_dir(&dir).unwrap() {
         let p = entry.unwrap().path();
-        if p.file_name().unwrap().to_str().unwrap().starts_with("analysis-") {
+        if p.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("analysis-")
+        {
             std::fs::remove_file(p).unwrap();
         }
     }
@@ -289,5 +472,8 @@ fn a_damaged_block_log_is_reported_with_file_and_line() {
     let out = tracekit(&["emu", "report", dir.to_str().unwrap()]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(log.file_name().unwrap().to_str().unwrap()) && err.contains("line 3"), "{err}");
+    assert!(
+        err.contains(log.file_name().unwrap().to_str().unwrap()) && err.contains("line 3"),
+        "{err}"
+    );
 }

@@ -114,7 +114,9 @@ pub struct Analysis {
 
 fn insn_type(mode: IsaMode, symbols: Option<&SymbolTable>, vaddr: u64) -> InsnType {
     let resolved = match mode {
-        IsaMode::Unknown => symbols.and_then(|s| s.mode_at(vaddr)).unwrap_or(IsaMode::Arm),
+        IsaMode::Unknown => symbols
+            .and_then(|s| s.mode_at(vaddr))
+            .unwrap_or(IsaMode::Arm),
         m => m,
     };
     match resolved {
@@ -125,7 +127,12 @@ fn insn_type(mode: IsaMode, symbols: Option<&SymbolTable>, vaddr: u64) -> InsnTy
 }
 
 /// Analyzes every process of a capture; `top` hottest blocks are kept.
-pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&SymbolTable>, top: usize) -> Analysis {
+pub fn analyze(
+    captures: &[ProcessCapture],
+    profile: &Profile,
+    symbols: Option<&SymbolTable>,
+    top: usize,
+) -> Analysis {
     let classifier = profile.classifier();
     let ncat = profile.categories.len() + 1; // default last
     let mut memo: HashMap<(InsnType, String), usize> = HashMap::new();
@@ -164,7 +171,11 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
                 instructions: executed,
             });
         }
-        hot.sort_by(|a, b| b.instructions.cmp(&a.instructions).then(a.vaddr.cmp(&b.vaddr)));
+        hot.sort_by(|a, b| {
+            b.instructions
+                .cmp(&a.instructions)
+                .then(a.vaddr.cmp(&b.vaddr))
+        });
         hot.truncate(top);
         let cats = profile.categories.iter().chain([&profile.default]);
         let hz = profile.freq_ghz * 1e9;
@@ -172,7 +183,12 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
             .zip(&per_cat)
             .map(|(c, &n)| {
                 let cycles = n as f64 * c.cycles;
-                CategoryCost { name: c.name.clone(), instructions: n, cycles, energy_j: cycles / hz * c.power_mw / 1e3 }
+                CategoryCost {
+                    name: c.name.clone(),
+                    instructions: n,
+                    cycles,
+                    energy_j: cycles / hz * c.power_mw / 1e3,
+                }
             })
             .collect();
         let cycles: f64 = category_costs.iter().map(|c| c.cycles).sum();
@@ -188,7 +204,12 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
                 count,
             })
             .collect();
-        mnemonics.sort_by(|a, b| b.count.cmp(&a.count).then(a.mnemonic.cmp(&b.mnemonic)).then(a.ty.cmp(&b.ty)));
+        mnemonics.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then(a.mnemonic.cmp(&b.mnemonic))
+                .then(a.ty.cmp(&b.ty))
+        });
         processes.push(ProcessStats {
             pid: cap.log.pid,
             parent: cap.log.parent,
@@ -196,7 +217,10 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
             blocks,
             distinct_blocks: distinct,
             instructions,
-            categories: category_costs.iter().map(|c| (c.name.clone(), c.instructions)).collect(),
+            categories: category_costs
+                .iter()
+                .map(|c| (c.name.clone(), c.instructions))
+                .collect(),
             category_costs,
             modes,
             cycles,
@@ -273,18 +297,34 @@ impl Analysis {
                 }
             }
             for m in &p.mnemonics {
-                *mn.entry((m.ty, m.mnemonic.clone(), m.category.clone())).or_default() += m.count;
+                *mn.entry((m.ty, m.mnemonic.clone(), m.category.clone()))
+                    .or_default() += m.count;
             }
             t.hottest.extend(p.hottest.iter().cloned());
         }
-        t.power_w = if t.time_s > 0.0 { t.energy_j / t.time_s } else { 0.0 };
+        t.power_w = if t.time_s > 0.0 {
+            t.energy_j / t.time_s
+        } else {
+            0.0
+        };
         t.mnemonics = mn
             .into_iter()
-            .map(|((ty, mnemonic, category), count)| MnemonicCount { ty, mnemonic, category, count })
+            .map(|((ty, mnemonic, category), count)| MnemonicCount {
+                ty,
+                mnemonic,
+                category,
+                count,
+            })
             .collect();
-        t.mnemonics.sort_by(|a, b| b.count.cmp(&a.count).then(a.mnemonic.cmp(&b.mnemonic)));
-        t.hottest.sort_by(|a, b| b.instructions.cmp(&a.instructions));
-        let top = self.processes.iter().map(|p| p.hottest.len()).max().unwrap_or(0);
+        t.mnemonics
+            .sort_by(|a, b| b.count.cmp(&a.count).then(a.mnemonic.cmp(&b.mnemonic)));
+        t.hottest.sort_by_key(|b| std::cmp::Reverse(b.instructions));
+        let top = self
+            .processes
+            .iter()
+            .map(|p| p.hottest.len())
+            .max()
+            .unwrap_or(0);
         t.hottest.truncate(top);
         t
     }
@@ -292,9 +332,19 @@ impl Analysis {
     /// Executed mnemonics that fell into the default category, merged over
     /// processes, most executed first.
     pub fn uncategorized(&self) -> Vec<MnemonicCount> {
-        let default = self.processes.first().and_then(|p| p.category_costs.last()).map(|c| c.name.clone());
-        let Some(default) = default else { return Vec::new() };
-        self.total().mnemonics.into_iter().filter(|m| m.category == default).collect()
+        let default = self
+            .processes
+            .first()
+            .and_then(|p| p.category_costs.last())
+            .map(|c| c.name.clone());
+        let Some(default) = default else {
+            return Vec::new();
+        };
+        self.total()
+            .mnemonics
+            .into_iter()
+            .filter(|m| m.category == default)
+            .collect()
     }
 }
 
@@ -320,7 +370,11 @@ mod tests {
 
     fn capture(log: &str, counts: Vec<u64>) -> ProcessCapture {
         let log = parse_log(Path::new("x"), log).unwrap();
-        ProcessCapture { blocks: log.blocks.clone(), log, counts }
+        ProcessCapture {
+            blocks: log.blocks.clone(),
+            log,
+            counts,
+        }
     }
 
     const PROFILE: &str = "profile t\nisa armv7\nfreq_ghz 2\ndefault Undefined cycles=1 power_mw=100\n\
@@ -350,9 +404,15 @@ mod tests {
 
     #[test]
     fn insn_mode_counts_each_instruction_and_agrees_on_addresses() {
-        let text = "tracekit-emu-blocks 1\nP 5 0 1 x86_64 insn\nB 1 0 2 -\nI 0 90 nop\nI 1 c3 retq\n";
+        let text =
+            "tracekit-emu-blocks 1\nP 5 0 1 x86_64 insn\nB 1 0 2 -\nI 0 90 nop\nI 1 c3 retq\n";
         let cap = capture(text, vec![0, 4, 3]);
-        let a = analyze(&[cap.clone()], &Profile::builtin("x86_64-generic").unwrap(), None, 5);
+        let a = analyze(
+            std::slice::from_ref(&cap),
+            &Profile::builtin("x86_64-generic").unwrap(),
+            None,
+            5,
+        );
         assert_eq!((a.processes[0].blocks, a.processes[0].instructions), (4, 7));
         assert_eq!(address_counts(&cap), BTreeMap::from([(0, 4), (1, 3)]));
     }

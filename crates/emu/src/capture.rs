@@ -18,7 +18,9 @@ use std::sync::Arc;
 use crate::error::{EmuError, Result};
 
 /// Instruction-set mode of a block (only 32-bit ARM has two).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum IsaMode {
     /// 32-bit ARM encoding.
     Arm,
@@ -86,7 +88,11 @@ pub struct ProcessLog {
 }
 
 fn bad(path: &Path, line: usize, msg: impl Into<String>) -> EmuError {
-    EmuError::Parse { path: path.to_owned(), line, msg: msg.into() }
+    EmuError::Parse {
+        path: path.to_owned(),
+        line,
+        msg: msg.into(),
+    }
 }
 
 fn hex(path: &Path, line: usize, s: &str) -> Result<u64> {
@@ -97,7 +103,10 @@ fn hex_bytes(path: &Path, line: usize, s: &str) -> Result<Vec<u8>> {
     if s.len() % 2 != 0 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(bad(path, line, format!("bad instruction bytes {s:?}")));
     }
-    Ok((0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("checked")).collect())
+    Ok((0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("checked"))
+        .collect())
 }
 
 /// Parses one block log from text; `path` is only used in error messages.
@@ -105,14 +114,29 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     match lines.next() {
         Some((_, "tracekit-emu-blocks 1")) => {}
-        _ => return Err(bad(path, 1, "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1')")),
+        _ => {
+            return Err(bad(
+                path,
+                1,
+                "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1')",
+            ))
+        }
     }
-    let (hline, header) = lines.next().ok_or_else(|| bad(path, 2, "missing P header"))?;
+    let (hline, header) = lines
+        .next()
+        .ok_or_else(|| bad(path, 2, "missing P header"))?;
     let h: Vec<&str> = header.split(' ').collect();
     if h.len() != 6 || h[0] != "P" {
-        return Err(bad(path, hline, "expected 'P <pid> <parent> <inherited> <target> <mode>'"));
+        return Err(bad(
+            path,
+            hline,
+            "expected 'P <pid> <parent> <inherited> <target> <mode>'",
+        ));
     }
-    let num = |s: &str| s.parse::<u64>().map_err(|_| bad(path, hline, format!("bad number {s:?}")));
+    let num = |s: &str| {
+        s.parse::<u64>()
+            .map_err(|_| bad(path, hline, format!("bad number {s:?}")))
+    };
     let per_insn = match h[5] {
         "tb" => false,
         "insn" => true,
@@ -128,15 +152,24 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
         exited_normally: false,
     };
     let mut pending: Option<(Block, usize)> = None;
-    let close = |pending: &mut Option<(Block, usize)>, log: &mut ProcessLog, at: usize| -> Result<()> {
-        if let Some((b, want)) = pending.take() {
-            if b.insns.len() != want {
-                return Err(bad(path, at, format!("block at slot {} has {} of {want} instructions", b.slot, b.insns.len())));
+    let close =
+        |pending: &mut Option<(Block, usize)>, log: &mut ProcessLog, at: usize| -> Result<()> {
+            if let Some((b, want)) = pending.take() {
+                if b.insns.len() != want {
+                    return Err(bad(
+                        path,
+                        at,
+                        format!(
+                            "block at slot {} has {} of {want} instructions",
+                            b.slot,
+                            b.insns.len()
+                        ),
+                    ));
+                }
+                log.blocks.push(Arc::new(b));
             }
-            log.blocks.push(Arc::new(b));
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     for (no, line) in lines {
         let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
         match kind {
@@ -147,13 +180,23 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
                     return Err(bad(path, no, "expected 'B <slot> <vaddr> <count> <mode>'"));
                 }
                 let slot = f[0].parse().map_err(|_| bad(path, no, "bad slot"))?;
-                let n: usize = f[2].parse().map_err(|_| bad(path, no, "bad instruction count"))?;
-                let mode = IsaMode::parse(f[3]).ok_or_else(|| bad(path, no, format!("bad mode {:?}", f[3])))?;
-                let block = Block { slot, vaddr: hex(path, no, f[1])?, mode, insns: Vec::with_capacity(n) };
+                let n: usize = f[2]
+                    .parse()
+                    .map_err(|_| bad(path, no, "bad instruction count"))?;
+                let mode = IsaMode::parse(f[3])
+                    .ok_or_else(|| bad(path, no, format!("bad mode {:?}", f[3])))?;
+                let block = Block {
+                    slot,
+                    vaddr: hex(path, no, f[1])?,
+                    mode,
+                    insns: Vec::with_capacity(n),
+                };
                 pending = Some((block, n));
             }
             "I" => {
-                let (b, want) = pending.as_mut().ok_or_else(|| bad(path, no, "instruction outside a block"))?;
+                let (b, want) = pending
+                    .as_mut()
+                    .ok_or_else(|| bad(path, no, "instruction outside a block"))?;
                 if b.insns.len() == *want {
                     return Err(bad(path, no, "more instructions than the block declares"));
                 }
@@ -161,7 +204,11 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
                 let vaddr = hex(path, no, f.next().unwrap_or(""))?;
                 let bytes = hex_bytes(path, no, f.next().unwrap_or(""))?;
                 let disas = f.next().unwrap_or("").to_owned();
-                b.insns.push(Insn { vaddr, bytes, disas });
+                b.insns.push(Insn {
+                    vaddr,
+                    bytes,
+                    disas,
+                });
             }
             "X" => {
                 close(&mut pending, &mut log, no)?;
@@ -183,12 +230,17 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
 /// Reads the first `slots` counters of a counts file (missing tail = 0).
 pub fn read_counts(path: &Path, slots: u64) -> Result<Vec<u64>> {
     use std::io::Read;
-    let io = |e| EmuError::Io { path: path.to_owned(), source: e };
+    let io = |e| EmuError::Io {
+        path: path.to_owned(),
+        source: e,
+    };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     file.take(slots * 8).read_to_end(&mut bytes).map_err(io)?;
-    let mut counts: Vec<u64> =
-        bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    let mut counts: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
     counts.resize(slots as usize, 0);
     Ok(counts)
 }
@@ -228,13 +280,19 @@ impl ProcessCapture {
 
 /// Loads every process found in `raw_dir`, ordered by pid.
 pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
-    let io = |e| EmuError::Io { path: raw_dir.to_owned(), source: e };
+    let io = |e| EmuError::Io {
+        path: raw_dir.to_owned(),
+        source: e,
+    };
     let mut logs = BTreeMap::new();
     for entry in std::fs::read_dir(raw_dir).map_err(io)? {
         let path: PathBuf = entry.map_err(io)?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with("pid-") && name.ends_with(".blocks") {
-            let text = std::fs::read_to_string(&path).map_err(|e| EmuError::Io { path: path.clone(), source: e })?;
+            let text = std::fs::read_to_string(&path).map_err(|e| EmuError::Io {
+                path: path.clone(),
+                source: e,
+            })?;
             let log = parse_log(&path, &text)?;
             logs.insert(log.pid, log);
         }
@@ -252,7 +310,11 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
                 visible.entry(b.slot).or_insert_with(|| b.clone());
             }
             limit = limit.min(l.inherited);
-            cur = if l.parent != 0 { logs.get(&l.parent) } else { None };
+            cur = if l.parent != 0 {
+                logs.get(&l.parent)
+            } else {
+                None
+            };
             hops += 1;
             if hops > logs.len() {
                 break; // pid reuse loop: stop rather than spin
@@ -260,11 +322,22 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
         }
         let slots = visible
             .values()
-            .map(|b| b.slot + if log.per_insn { b.insns.len() as u64 } else { 1 })
+            .map(|b| {
+                b.slot
+                    + if log.per_insn {
+                        b.insns.len() as u64
+                    } else {
+                        1
+                    }
+            })
             .max()
             .unwrap_or(1);
         let counts = read_counts(&raw_dir.join(format!("pid-{}.counts", log.pid)), slots)?;
-        out.push(ProcessCapture { log: log.clone(), blocks: visible.into_values().collect(), counts });
+        out.push(ProcessCapture {
+            log: log.clone(),
+            blocks: visible.into_values().collect(),
+            counts,
+        });
     }
     Ok(out)
 }
@@ -278,7 +351,10 @@ mod tests {
     #[test]
     fn parses_a_complete_log() {
         let log = parse_log(Path::new("x"), LOG).unwrap();
-        assert_eq!((log.pid, log.parent, log.inherited, log.target.as_str()), (7, 0, 1, "arm"));
+        assert_eq!(
+            (log.pid, log.parent, log.inherited, log.target.as_str()),
+            (7, 0, 1, "arm")
+        );
         assert!(log.exited_normally && !log.per_insn);
         assert_eq!(log.blocks.len(), 1);
         assert_eq!(log.blocks[0].mode, IsaMode::Thumb);
@@ -289,7 +365,9 @@ mod tests {
     #[test]
     fn errors_name_the_file_and_line() {
         let broken = LOG.replace("I 1002 7047", "I 10g2 7047");
-        let e = parse_log(Path::new("pid-7.blocks"), &broken).unwrap_err().to_string();
+        let e = parse_log(Path::new("pid-7.blocks"), &broken)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("pid-7.blocks") && e.contains("line 5"), "{e}");
     }
 

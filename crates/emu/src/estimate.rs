@@ -57,12 +57,20 @@ impl Estimate {
         ];
         for (name, v) in positive {
             if !(v.is_finite() && v > 0.0) {
-                return Err(EmuError::Invalid(format!("--{name} must be a positive number, not {v}")));
+                return Err(EmuError::Invalid(format!(
+                    "--{name} must be a positive number, not {v}"
+                )));
             }
         }
-        for (name, v) in [("power-w", i.power_w), ("base-misses", i.base_misses), ("mem-access-nj", i.mem_access_nj)] {
+        for (name, v) in [
+            ("power-w", i.power_w),
+            ("base-misses", i.base_misses),
+            ("mem-access-nj", i.mem_access_nj),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(EmuError::Invalid(format!("--{name} must be a non-negative number, not {v}")));
+                return Err(EmuError::Invalid(format!(
+                    "--{name} must be a non-negative number, not {v}"
+                )));
             }
         }
         let mac_rate = i.base_misses / i.base_instructions;
@@ -70,7 +78,11 @@ impl Estimate {
         let time_s = cycles / (i.freq_ghz * 1e9);
         let mem_power_w = (i.mem_access_nj * 1e-9 * mac_rate * i.instructions) / time_s;
         let power_w = i.power_w + mem_power_w;
-        Ok(Estimate { time_s, power_w, energy_j: power_w * time_s })
+        Ok(Estimate {
+            time_s,
+            power_w,
+            energy_j: power_w * time_s,
+        })
     }
 }
 
@@ -116,8 +128,20 @@ mod tests {
 
     #[test]
     fn rejects_nonsense_inputs() {
-        assert!(Estimate::compute(&EstimateInput { freq_ghz: 0.0, ..fig_5_2() }).is_err());
-        assert!(Estimate::compute(&EstimateInput { base_misses: -1.0, ..fig_5_2() }).is_err());
-        assert!(Estimate::compute(&EstimateInput { cpi: f64::NAN, ..fig_5_2() }).is_err());
+        assert!(Estimate::compute(&EstimateInput {
+            freq_ghz: 0.0,
+            ..fig_5_2()
+        })
+        .is_err());
+        assert!(Estimate::compute(&EstimateInput {
+            base_misses: -1.0,
+            ..fig_5_2()
+        })
+        .is_err());
+        assert!(Estimate::compute(&EstimateInput {
+            cpi: f64::NAN,
+            ..fig_5_2()
+        })
+        .is_err());
     }
 }

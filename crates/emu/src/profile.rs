@@ -32,7 +32,9 @@ use std::path::Path;
 use crate::error::{EmuError, Result};
 
 /// Instruction type a mnemonic entry applies to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum InsnType {
     /// Every instruction type (and ISAs with a single one).
@@ -79,7 +81,12 @@ pub struct Category {
 
 impl Category {
     fn new(name: &str, cycles: f64, power_mw: f64) -> Self {
-        Self { name: name.to_owned(), cycles, power_mw, mnemonics: BTreeMap::new() }
+        Self {
+            name: name.to_owned(),
+            cycles,
+            power_mw,
+            mnemonics: BTreeMap::new(),
+        }
     }
 }
 
@@ -103,11 +110,26 @@ pub struct Profile {
 }
 
 const BUILTIN: &[(&str, &str)] = &[
-    ("armv7-cortex-a8", include_str!("../profiles/armv7-cortex-a8.profile")),
-    ("armv7-cortex-a9", include_str!("../profiles/armv7-cortex-a9.profile")),
-    ("mips32-generic", include_str!("../profiles/mips32-generic.profile")),
-    ("aarch64-cortex-a53", include_str!("../profiles/aarch64-cortex-a53.profile")),
-    ("x86_64-generic", include_str!("../profiles/x86_64-generic.profile")),
+    (
+        "armv7-cortex-a8",
+        include_str!("../profiles/armv7-cortex-a8.profile"),
+    ),
+    (
+        "armv7-cortex-a9",
+        include_str!("../profiles/armv7-cortex-a9.profile"),
+    ),
+    (
+        "mips32-generic",
+        include_str!("../profiles/mips32-generic.profile"),
+    ),
+    (
+        "aarch64-cortex-a53",
+        include_str!("../profiles/aarch64-cortex-a53.profile"),
+    ),
+    (
+        "x86_64-generic",
+        include_str!("../profiles/x86_64-generic.profile"),
+    ),
 ];
 
 /// Names of the profiles shipped with tracekit.
@@ -130,7 +152,10 @@ pub fn default_profile_for(target: &str) -> Option<&'static str> {
 pub fn mnemonic_of(target: &str, disas: &str) -> String {
     let mut words = disas.split_whitespace();
     let mut m = words.next().unwrap_or("").to_ascii_lowercase();
-    if matches!(m.as_str(), "rep" | "repe" | "repz" | "repne" | "repnz" | "lock" | "notrack" | "bnd") {
+    if matches!(
+        m.as_str(),
+        "rep" | "repe" | "repz" | "repne" | "repnz" | "lock" | "notrack" | "bnd"
+    ) {
         if let Some(next) = words.next() {
             m = next.to_ascii_lowercase();
         }
@@ -146,27 +171,43 @@ pub fn mnemonic_of(target: &str, disas: &str) -> String {
 }
 
 fn valid_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./+".contains(c))
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./+".contains(c))
 }
 
 fn valid_mnemonic(s: &str) -> bool {
     let body = s.strip_suffix('*').unwrap_or(s);
     (!body.is_empty() || s == "*")
-        && body.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._".contains(c))
+        && body
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._".contains(c))
 }
 
 fn parse_costs(origin: &Path, line: usize, words: &[&str]) -> Result<(f64, f64)> {
-    let bad = |msg: String| EmuError::Parse { path: origin.to_owned(), line, msg };
+    let bad = |msg: String| EmuError::Parse {
+        path: origin.to_owned(),
+        line,
+        msg,
+    };
     let (mut cycles, mut power) = (None, None);
     for w in words {
-        let (k, v) = w.split_once('=').ok_or_else(|| bad(format!("expected key=value, found {w:?}")))?;
-        let x: f64 = v.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-            bad(format!("{k} must be a non-negative number, not {v:?}"))
-        })?;
+        let (k, v) = w
+            .split_once('=')
+            .ok_or_else(|| bad(format!("expected key=value, found {w:?}")))?;
+        let x: f64 = v
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| bad(format!("{k} must be a non-negative number, not {v:?}")))?;
         match k {
             "cycles" => cycles = Some(x),
             "power_mw" => power = Some(x),
-            _ => return Err(bad(format!("unknown cost {k:?} (expected cycles, power_mw)"))),
+            _ => {
+                return Err(bad(format!(
+                    "unknown cost {k:?} (expected cycles, power_mw)"
+                )))
+            }
         }
     }
     Ok((
@@ -179,7 +220,10 @@ impl Profile {
     /// A built-in profile by name.
     pub fn builtin(name: &str) -> Option<Profile> {
         let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
-        Some(Profile::parse(Path::new(&format!("<builtin {name}>")), text).expect("built-in profiles parse"))
+        Some(
+            Profile::parse(Path::new(&format!("<builtin {name}>")), text)
+                .expect("built-in profiles parse"),
+        )
     }
 
     /// A built-in profile by name, or else a profile file.
@@ -196,7 +240,10 @@ impl Profile {
                     known.join(", ")
                 ))
             } else {
-                EmuError::Io { path: path.to_owned(), source: e }
+                EmuError::Io {
+                    path: path.to_owned(),
+                    source: e,
+                }
             }
         })?;
         Profile::parse(path, &text)
@@ -204,7 +251,11 @@ impl Profile {
 
     /// Parses the text format; `origin` names the source in errors.
     pub fn parse(origin: &Path, text: &str) -> Result<Profile> {
-        let bad = |line: usize, msg: String| EmuError::Parse { path: origin.to_owned(), line, msg };
+        let bad = |line: usize, msg: String| EmuError::Parse {
+            path: origin.to_owned(),
+            line,
+            msg,
+        };
         let mut p = Profile {
             name: String::new(),
             isa: String::new(),
@@ -223,7 +274,8 @@ impl Profile {
             if line.is_empty() {
                 if !started {
                     if let Some(note) = raw.trim().strip_prefix('#') {
-                        p.notes.push(note.strip_prefix(' ').unwrap_or(note).to_owned());
+                        p.notes
+                            .push(note.strip_prefix(' ').unwrap_or(note).to_owned());
                     }
                 }
                 continue;
@@ -253,7 +305,9 @@ impl Profile {
                         .ok_or_else(|| bad(no, "freq_ghz must be a positive number".into()))?
                 }
                 "default" | "category" => {
-                    let name = words.get(1).ok_or_else(|| bad(no, format!("{} needs a name", words[0])))?;
+                    let name = words
+                        .get(1)
+                        .ok_or_else(|| bad(no, format!("{} needs a name", words[0])))?;
                     if !valid_name(name) {
                         return Err(bad(no, format!("bad category name {name:?}")));
                     }
@@ -275,7 +329,8 @@ impl Profile {
                     }
                 }
                 kw => {
-                    let ty = InsnType::parse(kw).ok_or_else(|| bad(no, format!("unknown keyword {kw:?}")))?;
+                    let ty = InsnType::parse(kw)
+                        .ok_or_else(|| bad(no, format!("unknown keyword {kw:?}")))?;
                     let cat = p
                         .categories
                         .last_mut()
@@ -286,14 +341,22 @@ impl Profile {
                             return Err(bad(no, format!("bad mnemonic {m:?}")));
                         }
                         if let Some(other) = owner.insert((ty, m.clone()), cat.name.clone()) {
-                            return Err(bad(no, format!("{kw} {m} is already in category {other}")));
+                            return Err(bad(
+                                no,
+                                format!("{kw} {m} is already in category {other}"),
+                            ));
                         }
                         cat.mnemonics.entry(ty).or_default().insert(m);
                     }
                 }
             }
         }
-        let missing = |what: &str| bad(text.lines().count().max(1), format!("missing '{what}' line"));
+        let missing = |what: &str| {
+            bad(
+                text.lines().count().max(1),
+                format!("missing '{what}' line"),
+            )
+        };
         if p.name.is_empty() {
             return Err(missing("profile"));
         }
@@ -322,9 +385,17 @@ impl Profile {
         }
         let _ = writeln!(s, "freq_ghz {}", self.freq_ghz);
         let d = &self.default;
-        let _ = writeln!(s, "default {} cycles={} power_mw={}", d.name, d.cycles, d.power_mw);
+        let _ = writeln!(
+            s,
+            "default {} cycles={} power_mw={}",
+            d.name, d.cycles, d.power_mw
+        );
         for c in &self.categories {
-            let _ = writeln!(s, "\ncategory {} cycles={} power_mw={}", c.name, c.cycles, c.power_mw);
+            let _ = writeln!(
+                s,
+                "\ncategory {} cycles={} power_mw={}",
+                c.name, c.cycles, c.power_mw
+            );
             for (ty, set) in &c.mnemonics {
                 let mut line = String::from(ty.keyword());
                 for m in set {
@@ -348,24 +419,37 @@ impl Profile {
 
     /// Names of all categories, default last.
     pub fn category_names(&self) -> Vec<&str> {
-        self.categories.iter().map(|c| c.name.as_str()).chain([self.default.name.as_str()]).collect()
+        self.categories
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain([self.default.name.as_str()])
+            .collect()
     }
 
     /// Category by name, the default included.
     pub fn category(&self, name: &str) -> Option<&Category> {
-        self.categories.iter().find(|c| c.name == name).or((self.default.name == name).then_some(&self.default))
+        self.categories
+            .iter()
+            .find(|c| c.name == name)
+            .or((self.default.name == name).then_some(&self.default))
     }
 
     /// Adds an empty category.
     pub fn create_category(&mut self, name: &str, cycles: f64, power_mw: f64) -> Result<()> {
         if !valid_name(name) {
-            return Err(EmuError::Invalid(format!("bad category name {name:?} (one word)")));
+            return Err(EmuError::Invalid(format!(
+                "bad category name {name:?} (one word)"
+            )));
         }
         if self.category(name).is_some() {
-            return Err(EmuError::Invalid(format!("category {name:?} already exists")));
+            return Err(EmuError::Invalid(format!(
+                "category {name:?} already exists"
+            )));
         }
         if !(cycles.is_finite() && cycles >= 0.0 && power_mw.is_finite() && power_mw >= 0.0) {
-            return Err(EmuError::Invalid("cycles and power must be non-negative numbers".into()));
+            return Err(EmuError::Invalid(
+                "cycles and power must be non-negative numbers".into(),
+            ));
         }
         self.categories.push(Category::new(name, cycles, power_mw));
         Ok(())
@@ -398,7 +482,11 @@ impl Profile {
             }
         }
         if let Some(i) = target {
-            self.categories[i].mnemonics.entry(ty).or_default().insert(m);
+            self.categories[i]
+                .mnemonics
+                .entry(ty)
+                .or_default()
+                .insert(m);
         }
         Ok(())
     }
@@ -420,7 +508,11 @@ impl Profile {
             }
         }
         prefixes.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.1.cmp(&b.1)));
-        Classifier { profile: self, exact, prefixes }
+        Classifier {
+            profile: self,
+            exact,
+            prefixes,
+        }
     }
 }
 
@@ -461,7 +553,8 @@ impl Classifier<'_> {
 mod tests {
     use super::*;
 
-    const TEXT: &str = "# demo\nprofile demo\nisa armv7\norganization Cortex-A8 (demo)\nfreq_ghz 1\n\
+    const TEXT: &str =
+        "# demo\nprofile demo\nisa armv7\norganization Cortex-A8 (demo)\nfreq_ghz 1\n\
         default Undefined cycles=1 power_mw=100\ncategory CondBranch cycles=3 power_mw=113\n\
         any beq bne\nthumb cbz\ncategory Load cycles=2 power_mw=140\nany ldr*\narm ldrex\n";
 
@@ -499,7 +592,10 @@ mod tests {
         p.assign(InsnType::Any, "beq", "Load").unwrap();
         assert_eq!(p.classifier().category(InsnType::Any, "beq").name, "Load");
         p.assign(InsnType::Any, "beq", "Undefined").unwrap();
-        assert_eq!(p.classifier().category(InsnType::Any, "beq").name, "Undefined");
+        assert_eq!(
+            p.classifier().category(InsnType::Any, "beq").name,
+            "Undefined"
+        );
         assert!(p.assign(InsnType::Any, "beq", "Nope").is_err());
         assert!(p.create_category("Load", 1.0, 1.0).is_err());
     }
@@ -507,11 +603,20 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let dup = TEXT.replace("arm ldrex", "any beq");
-        let e = Profile::parse(Path::new("p.profile"), &dup).unwrap_err().to_string();
-        assert!(e.contains("p.profile: line 12") && e.contains("already in category CondBranch"), "{e}");
-        let e = Profile::parse(Path::new("p"), "profile x\nbogus 1\n").unwrap_err().to_string();
+        let e = Profile::parse(Path::new("p.profile"), &dup)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("p.profile: line 12") && e.contains("already in category CondBranch"),
+            "{e}"
+        );
+        let e = Profile::parse(Path::new("p"), "profile x\nbogus 1\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 2"), "{e}");
-        let e = Profile::parse(Path::new("p"), "profile x\nisa a\nfreq_ghz 1\n").unwrap_err().to_string();
+        let e = Profile::parse(Path::new("p"), "profile x\nisa a\nfreq_ghz 1\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("missing 'default'"), "{e}");
     }
 

@@ -10,7 +10,11 @@ use crate::analysis::{Analysis, ProcessStats};
 use crate::run::RunRecord;
 
 fn bar(value: u64, max: u64, width: usize) -> String {
-    let n = if max == 0 { 0 } else { ((value as f64 / max as f64) * width as f64).round() as usize };
+    let n = if max == 0 {
+        0
+    } else {
+        ((value as f64 / max as f64) * width as f64).round() as usize
+    };
     "#".repeat(n)
 }
 
@@ -19,8 +23,21 @@ pub fn si(value: f64, unit: &str) -> String {
     if value == 0.0 || !value.is_finite() {
         return format!("0 {unit}");
     }
-    let prefixes = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p")];
-    let (scale, p) = prefixes.iter().find(|(s, _)| value.abs() >= *s).copied().unwrap_or((1e-15, "f"));
+    let prefixes = [
+        (1e9, "G"),
+        (1e6, "M"),
+        (1e3, "k"),
+        (1.0, ""),
+        (1e-3, "m"),
+        (1e-6, "µ"),
+        (1e-9, "n"),
+        (1e-12, "p"),
+    ];
+    let (scale, p) = prefixes
+        .iter()
+        .find(|(s, _)| value.abs() >= *s)
+        .copied()
+        .unwrap_or((1e-15, "f"));
     format!("{:.3} {p}{unit}", value / scale)
 }
 
@@ -70,7 +87,12 @@ pub fn report_json(record: &RunRecord, a: &Analysis) -> Value {
 /// Human-readable report of one run under one profile.
 pub fn render_report(record: &RunRecord, a: &Analysis, top: usize) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "program  {} {}", record.program.display(), record.args.join(" "));
+    let _ = writeln!(
+        s,
+        "program  {} {}",
+        record.program.display(),
+        record.args.join(" ")
+    );
     let status = match (record.exit_code, record.signal) {
         (Some(c), _) => format!("exit {c}"),
         (None, Some(sig)) => format!("killed by signal {sig}"),
@@ -134,14 +156,31 @@ fn render_process(s: &mut String, p: &ProcessStats, top: usize) {
         p.pid, p.instructions, p.blocks, p.distinct_blocks
     );
     if p.modes.len() > 1 || p.modes.keys().any(|k| k != "any") {
-        let modes: Vec<String> = p.modes.iter().map(|(k, v)| format!("{k} {v} ({:.1}%)", pct(*v, p.instructions))).collect();
+        let modes: Vec<String> = p
+            .modes
+            .iter()
+            .map(|(k, v)| format!("{k} {v} ({:.1}%)", pct(*v, p.instructions)))
+            .collect();
         let _ = writeln!(s, "modes: {}", modes.join(", "));
     }
     if p.overflow > 0 {
-        let _ = writeln!(s, "warning: {} executions went to the overflow counter (counts file full)", p.overflow);
+        let _ = writeln!(
+            s,
+            "warning: {} executions went to the overflow counter (counts file full)",
+            p.overflow
+        );
     }
-    let _ = writeln!(s, "{:<14} {:>14} {:>7} {:>16} {:>12}  histogram", "category", "instructions", "%", "cycles", "energy");
-    let max = p.category_costs.iter().map(|c| c.instructions).max().unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "{:<14} {:>14} {:>7} {:>16} {:>12}  histogram",
+        "category", "instructions", "%", "cycles", "energy"
+    );
+    let max = p
+        .category_costs
+        .iter()
+        .map(|c| c.instructions)
+        .max()
+        .unwrap_or(0);
     for c in &p.category_costs {
         let _ = writeln!(
             s,
@@ -212,7 +251,9 @@ pub fn render_side_by_side(columns: &[(String, ProcessStats)]) -> String {
         }
     }
     for n in &names {
-        row(&format!("  {n}"), &|p| p.categories.get(n).copied().unwrap_or(0).to_string());
+        row(&format!("  {n}"), &|p| {
+            p.categories.get(n).copied().unwrap_or(0).to_string()
+        });
     }
     row("cycles", &|p| format!("{:.0}", p.cycles));
     row("time", &|p| si(p.time_s, "s"));

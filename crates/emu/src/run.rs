@@ -45,7 +45,11 @@ impl Arch {
             "mips" => Arch::Mips,
             "aarch64" => Arch::Aarch64,
             "x86_64" => Arch::X86_64,
-            _ => return Err(EmuError::Invalid(format!("unknown arch {s:?} (arm, mips, aarch64, x86_64)"))),
+            _ => {
+                return Err(EmuError::Invalid(format!(
+                    "unknown arch {s:?} (arm, mips, aarch64, x86_64)"
+                )))
+            }
         })
     }
 
@@ -170,7 +174,8 @@ pub fn find_plugin() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os("TRACEKIT_QEMU_PLUGIN") {
         return Ok(PathBuf::from(p));
     }
-    let exe = std::env::current_exe().map_err(|e| EmuError::Invalid(format!("cannot locate tracekit: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| EmuError::Invalid(format!("cannot locate tracekit: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     for candidate in [dir.join(PLUGIN_FILE), dir.join("..").join(PLUGIN_FILE)] {
         if candidate.is_file() {
@@ -190,7 +195,10 @@ fn qemu_opt_escape(p: &Path) -> String {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
-    move |e| EmuError::Io { path: path.to_owned(), source: e }
+    move |e| EmuError::Io {
+        path: path.to_owned(),
+        source: e,
+    }
 }
 
 /// Directory holding the plugin's raw files.
@@ -216,17 +224,30 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
     let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
     for entry in std::fs::read_dir(&raw).map_err(io_err(&raw))? {
         let path = entry.map_err(io_err(&raw))?.path();
-        if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("pid-")) {
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("pid-"))
+        {
             std::fs::remove_file(&path).map_err(io_err(&path))?;
         }
     }
     for entry in std::fs::read_dir(&req.out).map_err(io_err(&req.out))? {
         let path = entry.map_err(io_err(&req.out))?.path();
-        if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("analysis-")) {
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("analysis-"))
+        {
             std::fs::remove_file(&path).map_err(io_err(&path))?;
         }
     }
-    let plugin_arg = format!("{},out={},mode={}", qemu_opt_escape(&plugin), qemu_opt_escape(&raw), req.mode.arg());
+    let plugin_arg = format!(
+        "{},out={},mode={}",
+        qemu_opt_escape(&plugin),
+        qemu_opt_escape(&raw),
+        req.mode.arg()
+    );
     let started = Instant::now();
     let status = Command::new(&qemu)
         .arg("-plugin")
@@ -234,7 +255,12 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
         .arg(&program)
         .args(&req.args)
         .status()
-        .map_err(|e| EmuError::Invalid(format!("cannot start {}: {e} (is qemu-user installed?)", qemu.display())))?;
+        .map_err(|e| {
+            EmuError::Invalid(format!(
+                "cannot start {}: {e} (is qemu-user installed?)",
+                qemu.display()
+            ))
+        })?;
     let wall_s = started.elapsed().as_secs_f64();
     use std::os::unix::process::ExitStatusExt;
     let target = match req.arch {
@@ -245,14 +271,20 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
     };
     let profile_name = match &req.profile {
         Some(p) => p.clone(),
-        None => default_profile_for(target).expect("every arch has a default").to_owned(),
+        None => default_profile_for(target)
+            .expect("every arch has a default")
+            .to_owned(),
     };
     let record = RunRecord {
         arch: req.arch,
         qemu,
         plugin,
         program,
-        args: req.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+        args: req
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
         mode: req.mode,
         exit_code: status.code(),
         signal: status.signal(),
@@ -276,8 +308,11 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
 pub fn load_record(dir: &Path) -> Result<RunRecord> {
     let path = dir.join("run.json");
     let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
-    serde_json::from_str(&text)
-        .map_err(|e| EmuError::Parse { path: path.clone(), line: e.line(), msg: e.to_string() })
+    serde_json::from_str(&text).map_err(|e| EmuError::Parse {
+        path: path.clone(),
+        line: e.line(),
+        msg: e.to_string(),
+    })
 }
 
 /// Resolves a profile for a run: a profile imported into the run directory
@@ -296,25 +331,49 @@ pub fn load_capture(dir: &Path) -> Result<Vec<ProcessCapture>> {
     load_dir(&raw_dir(dir))
 }
 
+/// A cached analysis with a digest of the profile text it was made with,
+/// so an edited profile of the same name is never answered from the cache.
+#[derive(Serialize, Deserialize)]
+struct CachedAnalysis {
+    profile_digest: String,
+    analysis: Analysis,
+}
+
+fn digest(text: &str) -> String {
+    // FNV-1a: stable across builds, which std's hasher does not promise.
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in text.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}")
+}
+
 /// The analysis of a run under `profile` (default: the run's own), read
 /// from the cache in the run directory or computed once and cached.
 pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
     let record = load_record(dir)?;
     let spec = profile.unwrap_or(&record.profile);
     let profile = resolve_profile(dir, spec)?;
+    let profile_digest = digest(&profile.to_text());
     let cache = dir.join(format!("analysis-{}.json", profile.name));
     if let Ok(text) = std::fs::read_to_string(&cache) {
-        if let Ok(a) = serde_json::from_str::<Analysis>(&text) {
-            return Ok(a);
+        if let Ok(c) = serde_json::from_str::<CachedAnalysis>(&text) {
+            if c.profile_digest == profile_digest {
+                return Ok(c.analysis);
+            }
         }
     }
     let captures = load_capture(dir)?;
     // A missing or unreadable program only costs the symbol names.
     let symbols = SymbolTable::load(&record.program).ok();
     let analysis = analyze(&captures, &profile, symbols.as_ref(), HOT_BLOCKS_KEPT);
-    let json = serde_json::to_string(&analysis).expect("serializable");
+    let cached = CachedAnalysis {
+        profile_digest,
+        analysis,
+    };
+    let json = serde_json::to_string(&cached).expect("serializable");
     std::fs::write(&cache, json).map_err(io_err(&cache))?;
-    Ok(analysis)
+    Ok(cached.analysis)
 }
 
 /// Stores a profile in the run directory (so `--profile NAME` finds it)
@@ -344,6 +403,12 @@ mod tests {
     }
 
     #[test]
+    fn profile_digests_are_stable_and_content_sensitive() {
+        assert_eq!(digest(""), "cbf29ce484222325");
+        assert_ne!(digest("a"), digest("b"));
+    }
+
+    #[test]
     fn commas_are_escaped_for_qemu() {
         assert_eq!(qemu_opt_escape(Path::new("/a,b/c")), "/a,,b/c");
     }
@@ -351,7 +416,11 @@ mod tests {
     #[test]
     fn a_program_of_another_arch_is_refused() {
         let me = std::env::current_exe().unwrap();
-        let other = if cfg!(target_arch = "x86_64") { Arch::Arm } else { Arch::X86_64 };
+        let other = if cfg!(target_arch = "x86_64") {
+            Arch::Arm
+        } else {
+            Arch::X86_64
+        };
         let e = other.qemu_for(&me).unwrap_err().to_string();
         assert!(e.contains("executable, not"), "{e}");
     }

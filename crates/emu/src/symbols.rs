@@ -20,10 +20,20 @@ pub struct ElfKind {
 
 /// Reads the ELF header of `path`.
 pub fn elf_kind(path: &Path) -> Result<ElfKind> {
-    let data = std::fs::read(path).map_err(|e| EmuError::Io { path: path.to_owned(), source: e })?;
-    let file = object::File::parse(&*data)
-        .map_err(|e| EmuError::Invalid(format!("{}: not a readable executable: {e}", path.display())))?;
-    Ok(ElfKind { arch: file.architecture(), little_endian: file.is_little_endian() })
+    let data = std::fs::read(path).map_err(|e| EmuError::Io {
+        path: path.to_owned(),
+        source: e,
+    })?;
+    let file = object::File::parse(&*data).map_err(|e| {
+        EmuError::Invalid(format!(
+            "{}: not a readable executable: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(ElfKind {
+        arch: file.architecture(),
+        little_endian: file.is_little_endian(),
+    })
 }
 
 /// Function symbols and mapping symbols of one guest executable.
@@ -38,9 +48,16 @@ pub struct SymbolTable {
 impl SymbolTable {
     /// Loads the symbols of `path`; a stripped file gives an empty table.
     pub fn load(path: &Path) -> Result<SymbolTable> {
-        let data = std::fs::read(path).map_err(|e| EmuError::Io { path: path.to_owned(), source: e })?;
-        let file = object::File::parse(&*data)
-            .map_err(|e| EmuError::Invalid(format!("{}: not a readable executable: {e}", path.display())))?;
+        let data = std::fs::read(path).map_err(|e| EmuError::Io {
+            path: path.to_owned(),
+            source: e,
+        })?;
+        let file = object::File::parse(&*data).map_err(|e| {
+            EmuError::Invalid(format!(
+                "{}: not a readable executable: {e}",
+                path.display()
+            ))
+        })?;
         let arm = file.architecture() == object::Architecture::Arm;
         let mut table = SymbolTable::default();
         for sym in file.symbols() {
@@ -55,7 +72,10 @@ impl SymbolTable {
                 table.mapping.push((addr, mode));
                 continue;
             }
-            let code = matches!(sym.kind(), object::SymbolKind::Text | object::SymbolKind::Label);
+            let code = matches!(
+                sym.kind(),
+                object::SymbolKind::Text | object::SymbolKind::Label
+            );
             if code && !name.is_empty() && !name.starts_with(".L") {
                 let start = if arm { addr & !1 } else { addr };
                 table.functions.push((start, sym.size(), name.to_owned()));
@@ -72,18 +92,28 @@ impl SymbolTable {
 
     /// `name+0xoff` for an address inside (or just after) a known function.
     pub fn describe(&self, addr: u64) -> Option<String> {
-        let i = self.functions.partition_point(|f| f.0 <= addr).checked_sub(1)?;
+        let i = self
+            .functions
+            .partition_point(|f| f.0 <= addr)
+            .checked_sub(1)?;
         let (start, size, name) = &self.functions[i];
         let off = addr - start;
         if *size != 0 && off >= *size {
             return None;
         }
-        Some(if off == 0 { name.clone() } else { format!("{name}+0x{off:x}") })
+        Some(if off == 0 {
+            name.clone()
+        } else {
+            format!("{name}+0x{off:x}")
+        })
     }
 
     /// ARM/Thumb mode at `addr` according to the mapping symbols.
     pub fn mode_at(&self, addr: u64) -> Option<IsaMode> {
-        let i = self.mapping.partition_point(|m| m.0 <= addr).checked_sub(1)?;
+        let i = self
+            .mapping
+            .partition_point(|m| m.0 <= addr)
+            .checked_sub(1)?;
         self.mapping[i].1
     }
 }
@@ -96,7 +126,11 @@ mod tests {
     fn lookups_use_the_closest_preceding_entry() {
         let t = SymbolTable {
             functions: vec![(0x100, 0x20, "f".into()), (0x200, 0, "g".into())],
-            mapping: vec![(0x100, Some(IsaMode::Arm)), (0x200, Some(IsaMode::Thumb)), (0x300, None)],
+            mapping: vec![
+                (0x100, Some(IsaMode::Arm)),
+                (0x200, Some(IsaMode::Thumb)),
+                (0x300, None),
+            ],
         };
         assert_eq!(t.describe(0x100).as_deref(), Some("f"));
         assert_eq!(t.describe(0x104).as_deref(), Some("f+0x4"));

@@ -72,7 +72,9 @@ pub unsafe extern "C" fn qemu_plugin_install(
     guarded("install", || {
         // SAFETY: QEMU's contract for install.
         let (target, args) = unsafe {
-            let target = CStr::from_ptr((*info).target_name).to_string_lossy().into_owned();
+            let target = CStr::from_ptr((*info).target_name)
+                .to_string_lossy()
+                .into_owned();
             let args: Vec<String> = (0..argc.max(0) as usize)
                 .map(|i| CStr::from_ptr(*argv.add(i)).to_string_lossy().into_owned())
                 .collect();
@@ -111,8 +113,9 @@ extern "C" fn on_translate(_id: api_v1::qemu_plugin_id_t, tb: *mut api_v1::qemu_
 
 unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
     let n = api_v1::qemu_plugin_tb_n_insns(tb);
-    let handles: Vec<*mut api_v1::qemu_plugin_insn> =
-        (0..n).map(|i| api_v1::qemu_plugin_tb_get_insn(tb, i)).collect();
+    let handles: Vec<*mut api_v1::qemu_plugin_insn> = (0..n)
+        .map(|i| api_v1::qemu_plugin_tb_get_insn(tb, i))
+        .collect();
     let insns: Vec<InsnBytes<'_>> = handles
         .iter()
         .map(|&h| InsnBytes {
@@ -144,11 +147,21 @@ unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
         let slots: Vec<u64> = match rec.mode() {
             CountMode::Block => vec![placement.slot],
             CountMode::Insn if placement.overflow => vec![0; placement.insns],
-            CountMode::Insn => (0..placement.insns as u64).map(|i| placement.slot + i).collect(),
+            CountMode::Insn => (0..placement.insns as u64)
+                .map(|i| placement.slot + i)
+                .collect(),
         };
-        (rec.mode(), slots.into_iter().map(|s| rec.slot_ptr(s)).collect::<Vec<_>>())
+        (
+            rec.mode(),
+            slots
+                .into_iter()
+                .map(|s| rec.slot_ptr(s))
+                .collect::<Vec<_>>(),
+        )
     });
-    let Some((mode, counters)) = placed else { return };
+    let Some((mode, counters)) = placed else {
+        return;
+    };
     match mode {
         CountMode::Block => api_v1::qemu_plugin_register_vcpu_tb_exec_inline(
             tb,

@@ -79,17 +79,24 @@ impl Options {
                     }
                 }
                 "capacity" => {
-                    capacity = value
-                        .parse()
-                        .ok()
-                        .filter(|c| *c >= 2)
-                        .ok_or_else(|| format!("capacity must be an integer ≥ 2, not {value:?}"))?
+                    capacity =
+                        value.parse().ok().filter(|c| *c >= 2).ok_or_else(|| {
+                            format!("capacity must be an integer ≥ 2, not {value:?}")
+                        })?
                 }
-                _ => return Err(format!("unknown plugin argument {key:?} (known: out, mode, capacity)")),
+                _ => {
+                    return Err(format!(
+                        "unknown plugin argument {key:?} (known: out, mode, capacity)"
+                    ))
+                }
             }
         }
         let out = out.ok_or("missing plugin argument out=DIR")?;
-        Ok(Self { out, mode, capacity })
+        Ok(Self {
+            out,
+            mode,
+            capacity,
+        })
     }
 }
 
@@ -139,7 +146,14 @@ impl Recorder {
         let mut store = CounterStore::create(&counts_path(&opts, pid), opts.capacity)?;
         store.alloc(1).expect("capacity ≥ 2"); // slot 0: overflow sink
         let log = File::create(blocks_path(&opts, pid))?;
-        let mut rec = Self { opts, target: target.to_owned(), pid, store, log, known: HashMap::new() };
+        let mut rec = Self {
+            opts,
+            target: target.to_owned(),
+            pid,
+            store,
+            log,
+            known: HashMap::new(),
+        };
         rec.write_header(0, 1)?;
         Ok(rec)
     }
@@ -176,9 +190,17 @@ impl Recorder {
         insns: &[InsnBytes<'_>],
         disassemble: impl Fn(usize) -> String,
     ) -> io::Result<Placement> {
-        let key = BlockKey { vaddr, insns: insns.len(), content: content_hash(insns) };
+        let key = BlockKey {
+            vaddr,
+            insns: insns.len(),
+            content: content_hash(insns),
+        };
         if let Some(&(slot, n)) = self.known.get(&key) {
-            return Ok(Placement { slot, insns: n, overflow: false });
+            return Ok(Placement {
+                slot,
+                insns: n,
+                overflow: false,
+            });
         }
         let mut texts: Vec<String> = (0..insns.len()).map(&disassemble).collect();
         if is_phantom(&self.target, insns, &texts) {
@@ -190,7 +212,11 @@ impl Recorder {
             CountMode::Insn => insns.len().max(1) as u64,
         };
         let Some(slot) = self.store.alloc(width) else {
-            return Ok(Placement { slot: 0, insns: insns.len(), overflow: true });
+            return Ok(Placement {
+                slot: 0,
+                insns: insns.len(),
+                overflow: true,
+            });
         };
         self.known.insert(key, (slot, insns.len()));
         let mode = isa_mode(&self.target, insns);
@@ -201,13 +227,22 @@ impl Recorder {
                 let _ = write!(text, "{b:02x}");
             }
             text.push(' ');
-            text.extend(disas.trim().chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
+            text.extend(
+                disas
+                    .trim()
+                    .chars()
+                    .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+            );
             text.push('\n');
         }
         // One write per new block: the log is complete up to the last
         // translation whatever way the process ends.
         self.log.write_all(text.as_bytes())?;
-        Ok(Placement { slot, insns: insns.len(), overflow: false })
+        Ok(Placement {
+            slot,
+            insns: insns.len(),
+            overflow: false,
+        })
     }
 
     /// Address of a counter slot.
@@ -225,7 +260,8 @@ impl Recorder {
     pub fn after_fork_in_child(&mut self) -> io::Result<()> {
         let parent = self.pid;
         self.pid = std::process::id();
-        self.store.reopen_for_child(&counts_path(&self.opts, self.pid))?;
+        self.store
+            .reopen_for_child(&counts_path(&self.opts, self.pid))?;
         self.log = File::create(blocks_path(&self.opts, self.pid))?;
         let inherited = self.store.used();
         self.write_header(parent, inherited)
@@ -233,7 +269,8 @@ impl Recorder {
 
     /// At normal exit: mark the log complete and trim the counts file.
     pub fn finish(&mut self) -> io::Result<()> {
-        self.log.write_all(format!("X {}\n", self.store.used()).as_bytes())?;
+        self.log
+            .write_all(format!("X {}\n", self.store.used()).as_bytes())?;
         self.store.trim()
     }
 }
@@ -301,8 +338,12 @@ mod tests {
     use super::*;
 
     fn opts(dir: &std::path::Path, mode: &str) -> Options {
-        Options::parse(&[format!("out={}", dir.display()), format!("mode={mode}"), "capacity=64".into()])
-            .unwrap()
+        Options::parse(&[
+            format!("out={}", dir.display()),
+            format!("mode={mode}"),
+            "capacity=64".into(),
+        ])
+        .unwrap()
     }
 
     #[test]
@@ -320,15 +361,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut rec = Recorder::start(opts(dir.path(), "tb"), "arm").unwrap();
         let insns = [
-            InsnBytes { vaddr: 0x1000, bytes: &[0x01, 0x20] },
-            InsnBytes { vaddr: 0x1002, bytes: &[0x70, 0x47] },
+            InsnBytes {
+                vaddr: 0x1000,
+                bytes: &[0x01, 0x20],
+            },
+            InsnBytes {
+                vaddr: 0x1002,
+                bytes: &[0x70, 0x47],
+            },
         ];
         let a = rec.translate(0x1000, &insns, |i| format!("op{i}")).unwrap();
-        let b = rec.translate(0x1000, &insns, |_| panic!("must not disassemble twice")).unwrap();
+        let b = rec
+            .translate(0x1000, &insns, |_| panic!("must not disassemble twice"))
+            .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.slot, 1);
         rec.finish().unwrap();
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log =
+            std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
         let expected = format!(
             "tracekit-emu-blocks 1\nP {} 0 1 arm tb\nB 1 1000 2 T\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
             rec.pid()
@@ -340,41 +390,108 @@ mod tests {
     fn insn_mode_reserves_one_slot_per_instruction() {
         let dir = tempfile::tempdir().unwrap();
         let mut rec = Recorder::start(opts(dir.path(), "insn"), "aarch64").unwrap();
-        let insns = [InsnBytes { vaddr: 0, bytes: &[0; 4] }, InsnBytes { vaddr: 4, bytes: &[1; 4] }];
+        let insns = [
+            InsnBytes {
+                vaddr: 0,
+                bytes: &[0; 4],
+            },
+            InsnBytes {
+                vaddr: 4,
+                bytes: &[1; 4],
+            },
+        ];
         assert_eq!(rec.translate(0, &insns, |_| String::new()).unwrap().slot, 1);
-        assert_eq!(rec.translate(8, &insns[..1], |_| String::new()).unwrap().slot, 3);
+        assert_eq!(
+            rec.translate(8, &insns[..1], |_| String::new())
+                .unwrap()
+                .slot,
+            3
+        );
     }
 
     #[test]
     fn a_full_counts_file_diverts_to_the_overflow_slot() {
         let dir = tempfile::tempdir().unwrap();
-        let o = Options::parse(&[format!("out={}", dir.path().display()), "capacity=2".into()]).unwrap();
+        let o = Options::parse(&[format!("out={}", dir.path().display()), "capacity=2".into()])
+            .unwrap();
         let mut rec = Recorder::start(o, "x86_64").unwrap();
-        let i = [InsnBytes { vaddr: 0, bytes: &[0x90] }];
+        let i = [InsnBytes {
+            vaddr: 0,
+            bytes: &[0x90],
+        }];
         assert!(!rec.translate(0, &i, |_| "nop".into()).unwrap().overflow);
         let p = rec.translate(1, &i, |_| "nop".into()).unwrap();
-        assert_eq!(p, Placement { slot: 0, insns: 1, overflow: true });
+        assert_eq!(
+            p,
+            Placement {
+                slot: 0,
+                insns: 1,
+                overflow: true
+            }
+        );
     }
 
     #[test]
     fn a_truncated_x86_instruction_at_a_page_end_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
-        let insns = [InsnBytes { vaddr: 0x1ffd, bytes: &[0x90, 0x90] }, InsnBytes { vaddr: 0x1fff, bytes: &[0xf2] }];
-        let disas = |i: usize| if i == 0 { "nop".to_owned() } else { ".byte 0xf2".to_owned() };
+        let insns = [
+            InsnBytes {
+                vaddr: 0x1ffd,
+                bytes: &[0x90, 0x90],
+            },
+            InsnBytes {
+                vaddr: 0x1fff,
+                bytes: &[0xf2],
+            },
+        ];
+        let disas = |i: usize| {
+            if i == 0 {
+                "nop".to_owned()
+            } else {
+                ".byte 0xf2".to_owned()
+            }
+        };
         assert_eq!(rec.translate(0x1ffd, &insns, disas).unwrap().insns, 1);
         // A genuine instruction ending on the page boundary stays.
-        let whole = [InsnBytes { vaddr: 0x2ffe, bytes: &[0x90] }, InsnBytes { vaddr: 0x2fff, bytes: &[0xc3] }];
-        assert_eq!(rec.translate(0x2ffe, &whole, |_| "ret".to_owned()).unwrap().insns, 2);
+        let whole = [
+            InsnBytes {
+                vaddr: 0x2ffe,
+                bytes: &[0x90],
+            },
+            InsnBytes {
+                vaddr: 0x2fff,
+                bytes: &[0xc3],
+            },
+        ];
+        assert_eq!(
+            rec.translate(0x2ffe, &whole, |_| "ret".to_owned())
+                .unwrap()
+                .insns,
+            2
+        );
         // Fixed-width ISAs never have phantoms.
-        assert!(!is_phantom("arm", &insns, &["a".into(), ".byte 0xf2".into()]));
+        assert!(!is_phantom(
+            "arm",
+            &insns,
+            &["a".into(), ".byte 0xf2".into()]
+        ));
     }
 
     #[test]
     fn arm_mode_is_decided_only_when_the_bytes_allow() {
-        let t16 = InsnBytes { vaddr: 0, bytes: &[0x00, 0xbf] };
-        let arm = InsnBytes { vaddr: 0, bytes: &[0x04, 0xe0, 0x2d, 0xe5] }; // push {lr}
-        let bl = InsnBytes { vaddr: 0, bytes: &[0x00, 0xf0, 0x00, 0xf8] }; // thumb bl
+        let t16 = InsnBytes {
+            vaddr: 0,
+            bytes: &[0x00, 0xbf],
+        };
+        let arm = InsnBytes {
+            vaddr: 0,
+            bytes: &[0x04, 0xe0, 0x2d, 0xe5],
+        }; // push {lr}
+        let bl = InsnBytes {
+            vaddr: 0,
+            bytes: &[0x00, 0xf0, 0x00, 0xf8],
+        }; // thumb bl
         assert_eq!(isa_mode("arm", &[arm]), 'A');
         assert_eq!(isa_mode("arm", &[bl, t16]), 'T');
         assert_eq!(isa_mode("arm", &[bl]), '?');

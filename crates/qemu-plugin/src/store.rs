@@ -50,7 +50,13 @@ impl CounterStore {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(Self { base: base.cast(), capacity, used: 0, file, path: path.to_owned() })
+        Ok(Self {
+            base: base.cast(),
+            capacity,
+            used: 0,
+            file,
+            path: path.to_owned(),
+        })
     }
 
     /// Reserves `n` consecutive slots; `None` when the file is full.
@@ -119,7 +125,12 @@ impl CounterStore {
 }
 
 fn create_sized(path: &Path, capacity: u64) -> io::Result<File> {
-    let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
     file.set_len(capacity * 8)?;
     Ok(file)
 }

@@ -196,7 +196,11 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         out: a.out.clone(),
         program,
         args: command.collect(),
-        mode: if a.mode == "insn" { CountMode::Insn } else { CountMode::Tb },
+        mode: if a.mode == "insn" {
+            CountMode::Insn
+        } else {
+            CountMode::Tb
+        },
         qemu: a.qemu,
         plugin: a.plugin,
         profile: a.profile,
@@ -219,7 +223,10 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
             std::process::exit(code.clamp(1, 255));
         }
         (None, sig) => {
-            eprintln!("tracekit emu: the program was killed by signal {}", sig.unwrap_or(0));
+            eprintln!(
+                "tracekit emu: the program was killed by signal {}",
+                sig.unwrap_or(0)
+            );
             std::process::exit(128 + sig.unwrap_or(0).clamp(0, 127));
         }
     }
@@ -236,7 +243,10 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
             columns.push((analysis.profile.name.clone(), analysis.total()));
         }
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&serde_json::Value::Array(jsons))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::Value::Array(jsons))?
+            );
         } else {
             print!("{}", render_side_by_side(&columns));
         }
@@ -244,7 +254,10 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
     }
     let analysis = emurun::analysis_for(&a.dir, a.profile.first().map(String::as_str))?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report_json(&record, &analysis))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&record, &analysis))?
+        );
     } else {
         print!("{}", render_report(&record, &analysis, a.top));
     }
@@ -255,7 +268,10 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let mut columns = Vec::new();
     for dir in [&a.a, &a.b] {
         let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
-        columns.push((format!("{} [{}]", dir.display(), analysis.profile.name), analysis.total()));
+        columns.push((
+            format!("{} [{}]", dir.display(), analysis.profile.name),
+            analysis.total(),
+        ));
     }
     print!("{}", render_side_by_side(&columns));
     Ok(())
@@ -288,17 +304,22 @@ fn estimate(a: EstimateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn edit_profile(path: &PathBuf, edit: impl FnOnce(&mut Profile) -> anyhow::Result<()>) -> anyhow::Result<()> {
+fn edit_profile(
+    path: &PathBuf,
+    edit: impl FnOnce(&mut Profile) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     if !path.is_file() {
         bail!(
             "{} is not a profile file (export a built-in first: tracekit emu profile export NAME -o FILE)",
             path.display()
         );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut profile = Profile::parse(path, &text)?;
     edit(&mut profile)?;
-    std::fs::write(path, profile.to_text()).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(path, profile.to_text())
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -307,22 +328,34 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
         ProfileCommand::List => {
             for name in builtin_names() {
                 let p = Profile::builtin(name).expect("listed");
-                println!("{name:<20} {:<8} {:<30} {} GHz, {} categories", p.isa, p.organization, p.freq_ghz, p.categories.len());
+                println!(
+                    "{name:<20} {:<8} {:<30} {} GHz, {} categories",
+                    p.isa,
+                    p.organization,
+                    p.freq_ghz,
+                    p.categories.len()
+                );
             }
         }
         ProfileCommand::Export { profile, out } => {
             let text = Profile::load(&profile)?.to_text();
             match out {
-                Some(path) => std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?,
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?,
                 None => print!("{text}"),
             }
         }
         ProfileCommand::Import { file, into } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
             let profile = Profile::parse(&file, &text)?;
             emurun::load_record(&into)?;
             let stored = emurun::import_profile(&into, &profile)?;
-            println!("imported profile {} into {}", profile.name, stored.display());
+            println!(
+                "imported profile {} into {}",
+                profile.name,
+                stored.display()
+            );
         }
         ProfileCommand::Uncategorized { dir, profile } => {
             let analysis = emurun::analysis_for(&dir, profile.as_deref())?;
@@ -337,8 +370,14 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
                 );
             }
         }
-        ProfileCommand::Assign { profile, ty, category, mnemonics } => {
-            let ty = InsnType::parse(&ty).with_context(|| format!("--type must be any, arm or thumb, not {ty:?}"))?;
+        ProfileCommand::Assign {
+            profile,
+            ty,
+            category,
+            mnemonics,
+        } => {
+            let ty = InsnType::parse(&ty)
+                .with_context(|| format!("--type must be any, arm or thumb, not {ty:?}"))?;
             edit_profile(&profile, |p| {
                 for m in &mnemonics {
                     p.assign(ty, m, &category)?;
@@ -346,8 +385,16 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
                 Ok(())
             })?;
         }
-        ProfileCommand::CreateCategory { profile, name, cycles, power_mw } => {
-            edit_profile(&profile, |p| Ok(p.create_category(&name, cycles, power_mw)?))?;
+        ProfileCommand::CreateCategory {
+            profile,
+            name,
+            cycles,
+            power_mw,
+        } => {
+            edit_profile(
+                &profile,
+                |p| Ok(p.create_category(&name, cycles, power_mw)?),
+            )?;
         }
     }
     Ok(())
