@@ -10,6 +10,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = commands::Cli::parse();
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -17,5 +18,17 @@ fn main() -> ExitCode {
             eprintln!("tracekit: error: {e:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so `tracekit … | head` would end in a panic when
+/// the pipe closes. Restoring the default makes tracekit stop quietly, as
+/// other Unix tools do.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any other thread exists;
+    // setting a signal's disposition to the default is always sound.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -140,6 +140,12 @@ impl CallColumns {
         &self.ts
     }
 
+    /// The raw columns, for hot loops: packed words (`method << 2 | kind`),
+    /// timeline times, and CPU times when present.
+    pub fn columns(&self) -> (&[u32], &[u64], Option<&[u64]>) {
+        (&self.words, &self.ts, if self.has_cpu() { Some(&self.cpu) } else { None })
+    }
+
     /// Iterates over the events in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = CallEvent> + '_ {
         (0..self.len()).map(move |i| self.get(i))

@@ -1,0 +1,425 @@
+//! Context conditions (seed 000 §5.8) and the intervals where they hold.
+//!
+//! A comparison is `<label> <op> <value>`: float and double items allow `<`
+//! and `>`; int and long items `==` `!=` `<` `>` `<=` `>=`; strings `==` and
+//! `!=`. Beyond the seed, comparisons combine with `and` / `or` (`and` binds
+//! tighter) and parentheses. Labels and values may be quoted with `"` when
+//! they contain operator characters or the words `and`/`or`.
+//!
+//! ```
+//! use tracekit_analysis::Condition;
+//! let c = Condition::parse("Screen orientation == 1 and CPU > 0.5").unwrap();
+//! assert_eq!(c.to_string(), "(Screen orientation == 1 and CPU > 0.5)");
+//! ```
+
+use crate::context::value_at;
+use crate::intervals::{Interval, IntervalSet};
+use crate::Error;
+use std::fmt;
+use tracekit_model::{ContextTrack, ContextType, ContextValue, Session};
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+}
+
+impl Op {
+    fn parse(s: &str) -> Option<Op> {
+        Some(match s {
+            "==" | "=" => Op::Eq,
+            "!=" => Op::Ne,
+            "<" => Op::Lt,
+            ">" => Op::Gt,
+            "<=" => Op::Le,
+            ">=" => Op::Ge,
+            _ => return None,
+        })
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Lt => "<",
+            Op::Gt => ">",
+            Op::Le => "<=",
+            Op::Ge => ">=",
+        }
+    }
+
+    fn allowed_for(self, kind: ContextType) -> bool {
+        match kind {
+            ContextType::Float | ContextType::Double => matches!(self, Op::Lt | Op::Gt),
+            ContextType::Int | ContextType::Long => true,
+            ContextType::String => matches!(self, Op::Eq | Op::Ne),
+        }
+    }
+
+    fn holds<T: PartialOrd>(self, a: T, b: T) -> bool {
+        match self {
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+            Op::Lt => a < b,
+            Op::Gt => a > b,
+            Op::Le => a <= b,
+            Op::Ge => a >= b,
+        }
+    }
+}
+
+/// A condition on context items.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    /// `<label> <op> <value>`.
+    Compare {
+        /// Context item label.
+        label: String,
+        /// Operator.
+        op: Op,
+        /// Value as written (parsed against the item's type when evaluated).
+        value: String,
+    },
+    /// Both hold.
+    And(Box<Condition>, Box<Condition>),
+    /// Either holds.
+    Or(Box<Condition>, Box<Condition>),
+}
+
+impl fmt::Display for Condition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Condition::Compare { label, op, value } => write!(f, "{label} {} {value}", op.symbol()),
+            Condition::And(a, b) => write!(f, "({a} and {b})"),
+            Condition::Or(a, b) => write!(f, "({a} or {b})"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Word(String),
+    Quoted(String),
+    Op(String),
+    And,
+    Or,
+    Open,
+    Close,
+}
+
+fn tokenize(s: &str) -> Result<Vec<Tok>, Error> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '(' {
+            out.push(Tok::Open);
+            i += 1;
+        } else if c == ')' {
+            out.push(Tok::Close);
+            i += 1;
+        } else if c == '"' {
+            let end = chars[i + 1..].iter().position(|&x| x == '"').ok_or_else(|| Error::Condition(format!("unclosed quote at column {}", i + 1)))?;
+            out.push(Tok::Quoted(chars[i + 1..i + 1 + end].iter().collect()));
+            i += end + 2;
+        } else if "<>=!".contains(c) {
+            let mut j = i;
+            while j < chars.len() && "<>=!".contains(chars[j]) {
+                j += 1;
+            }
+            out.push(Tok::Op(chars[i..j].iter().collect()));
+            i = j;
+        } else {
+            let mut j = i;
+            while j < chars.len() && !chars[j].is_whitespace() && !"()\"<>=!".contains(chars[j]) {
+                j += 1;
+            }
+            let w: String = chars[i..j].iter().collect();
+            out.push(match w.to_ascii_lowercase().as_str() {
+                "and" | "&&" => Tok::And,
+                "or" | "||" => Tok::Or,
+                _ => Tok::Word(w),
+            });
+            i = j;
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn expr(&mut self) -> Result<Condition, Error> {
+        let mut left = self.term()?;
+        while self.toks.get(self.pos) == Some(&Tok::Or) {
+            self.pos += 1;
+            left = Condition::Or(Box::new(left), Box::new(self.term()?));
+        }
+        Ok(left)
+    }
+
+    fn term(&mut self) -> Result<Condition, Error> {
+        let mut left = self.factor()?;
+        while self.toks.get(self.pos) == Some(&Tok::And) {
+            self.pos += 1;
+            left = Condition::And(Box::new(left), Box::new(self.factor()?));
+        }
+        Ok(left)
+    }
+
+    fn factor(&mut self) -> Result<Condition, Error> {
+        if self.toks.get(self.pos) == Some(&Tok::Open) {
+            self.pos += 1;
+            let c = self.expr()?;
+            if self.toks.get(self.pos) != Some(&Tok::Close) {
+                return Err(Error::Condition("missing `)`".into()));
+            }
+            self.pos += 1;
+            return Ok(c);
+        }
+        let label = self.words("a context label")?;
+        let op = match self.toks.get(self.pos) {
+            Some(Tok::Op(o)) => Op::parse(o).ok_or_else(|| Error::Condition(format!("unknown operator `{o}` (use == != < > <= >=)")))?,
+            _ => return Err(Error::Condition(format!("expected an operator after `{label}`"))),
+        };
+        self.pos += 1;
+        let value = self.words("a value")?;
+        Ok(Condition::Compare { label, op, value })
+    }
+
+    fn words(&mut self, what: &str) -> Result<String, Error> {
+        let mut parts = Vec::new();
+        while let Some(t) = self.toks.get(self.pos) {
+            match t {
+                Tok::Word(w) | Tok::Quoted(w) => parts.push(w.clone()),
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        if parts.is_empty() {
+            return Err(Error::Condition(format!("expected {what}")));
+        }
+        Ok(parts.join(" "))
+    }
+}
+
+impl Condition {
+    /// Parses a condition such as `Screen orientation == 1 and CPU > 0.5`.
+    pub fn parse(s: &str) -> Result<Condition, Error> {
+        let mut p = Parser { toks: tokenize(s)?, pos: 0 };
+        let c = p.expr()?;
+        if p.pos != p.toks.len() {
+            return Err(Error::Condition(format!("unexpected text after the condition in {s:?}")));
+        }
+        Ok(c)
+    }
+
+    /// Labels the condition refers to.
+    pub fn labels(&self) -> Vec<&str> {
+        match self {
+            Condition::Compare { label, .. } => vec![label.as_str()],
+            Condition::And(a, b) | Condition::Or(a, b) => {
+                let mut v = a.labels();
+                v.extend(b.labels());
+                v
+            }
+        }
+    }
+
+    /// The intervals of `session`'s timeline where the condition holds, up
+    /// to `horizon` (ns; step-valued items hold their last value until then).
+    pub fn intervals(&self, session: &Session, horizon: i64) -> Result<IntervalSet, Error> {
+        match self {
+            Condition::And(a, b) => Ok(a.intervals(session, horizon)?.intersect(&b.intervals(session, horizon)?)),
+            Condition::Or(a, b) => Ok(a.intervals(session, horizon)?.union(&b.intervals(session, horizon)?)),
+            Condition::Compare { label, op, value } => {
+                let track = find_track(session, label)?;
+                compare_intervals(track, *op, value, horizon)
+            }
+        }
+    }
+
+    /// Whether the condition holds at one instant.
+    pub fn holds_at(&self, session: &Session, t: i64) -> Result<bool, Error> {
+        Ok(match self {
+            Condition::And(a, b) => a.holds_at(session, t)? && b.holds_at(session, t)?,
+            Condition::Or(a, b) => a.holds_at(session, t)? || b.holds_at(session, t)?,
+            Condition::Compare { label, op, value } => {
+                let track = find_track(session, label)?;
+                let want = parse_value(track, *op, value)?;
+                match value_at(track, t) {
+                    None => false,
+                    Some(v) => compare(&v, *op, &want),
+                }
+            }
+        })
+    }
+}
+
+/// The track with this label (exact, else the one equal ignoring case).
+pub fn find_track<'a>(session: &'a Session, label: &str) -> Result<&'a ContextTrack, Error> {
+    if let Some(t) = session.context.iter().find(|t| t.label == label) {
+        return Ok(t);
+    }
+    let lower = label.to_lowercase();
+    let mut it = session.context.iter().filter(|t| t.label.to_lowercase() == lower);
+    match (it.next(), it.next()) {
+        (Some(t), None) => Ok(t),
+        _ => Err(Error::UnknownContext {
+            label: label.to_owned(),
+            known: session.context.iter().map(|t| t.label.clone()).collect(),
+        }),
+    }
+}
+
+fn parse_value(track: &ContextTrack, op: Op, value: &str) -> Result<ContextValue, Error> {
+    let kind = track.kind();
+    if !op.allowed_for(kind) {
+        let allowed = match kind {
+            ContextType::Float | ContextType::Double => "< >",
+            ContextType::Int | ContextType::Long => "== != < > <= >=",
+            ContextType::String => "== !=",
+        };
+        return Err(Error::Condition(format!("`{}` is a {} item: its operators are {allowed}, not {}", track.label, kind.name(), op.symbol())));
+    }
+    let bad = || Error::Condition(format!("`{value}` is not a {} value (for `{}`)", kind.name(), track.label));
+    Ok(match kind {
+        ContextType::Int => ContextValue::Int(value.parse().map_err(|_| bad())?),
+        ContextType::Long => ContextValue::Long(value.parse().map_err(|_| bad())?),
+        ContextType::Float => ContextValue::Float(value.parse().map_err(|_| bad())?),
+        ContextType::Double => ContextValue::Double(value.parse().map_err(|_| bad())?),
+        ContextType::String => ContextValue::Str(value.to_owned()),
+    })
+}
+
+fn compare(v: &ContextValue, op: Op, want: &ContextValue) -> bool {
+    match (v, want) {
+        (ContextValue::Str(a), ContextValue::Str(b)) => op.holds(a, b),
+        (ContextValue::Int(a), ContextValue::Int(b)) => op.holds(a, b),
+        (ContextValue::Long(a), ContextValue::Long(b)) => op.holds(a, b),
+        (a, b) => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => op.holds(x, y),
+            _ => false,
+        },
+    }
+}
+
+fn compare_intervals(track: &ContextTrack, op: Op, value: &str, horizon: i64) -> Result<IntervalSet, Error> {
+    let want = parse_value(track, op, value)?;
+    let n = track.len();
+    let mut out = Vec::new();
+    if !track.kind().is_continuous() {
+        for i in 0..n {
+            let start = track.times[i];
+            let end = if i + 1 < n { track.times[i + 1] } else { horizon.max(start + 1) };
+            if compare(&track.samples.get(i), op, &want) {
+                out.push(Interval { start, end });
+            }
+        }
+        return Ok(IntervalSet::from_intervals(out));
+    }
+    let c = want.as_f64().unwrap_or(f64::NAN);
+    for i in 0..n.saturating_sub(1) {
+        let (t0, t1) = (track.times[i], track.times[i + 1]);
+        let (Some(v0), Some(v1)) = (track.samples.get_f64(i), track.samples.get_f64(i + 1)) else { continue };
+        if t1 <= t0 {
+            continue;
+        }
+        let above = |v: f64| if op == Op::Gt { v > c } else { v < c };
+        match (above(v0), above(v1)) {
+            (true, true) => out.push(Interval { start: t0, end: t1 }),
+            (false, false) => {}
+            (a, _) => {
+                let frac = (c - v0) / (v1 - v0);
+                let tc = t0 + ((t1 - t0) as f64 * frac).round() as i64;
+                if a {
+                    out.push(Interval { start: t0, end: tc });
+                } else {
+                    out.push(Interval { start: tc, end: t1 });
+                }
+            }
+        }
+    }
+    Ok(IntervalSet::from_intervals(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracekit_model::Clocks;
+
+    fn session() -> Session {
+        let mut s = Session::new("t", Clocks::WALL);
+        let mut o = ContextTrack::new("Screen orientation", ContextType::Int);
+        o.push(0, ContextValue::Int(0));
+        o.push(100, ContextValue::Int(1));
+        o.push(300, ContextValue::Int(0));
+        let mut c = ContextTrack::new("CPU", ContextType::Float);
+        c.push(0, ContextValue::Float(0.0));
+        c.push(400, ContextValue::Float(1.0));
+        let mut w = ContextTrack::new("Wifi connection state", ContextType::String);
+        w.push(50, ContextValue::Str("CONNECTED".into()));
+        s.context = vec![o, c, w];
+        s
+    }
+
+    #[test]
+    fn parses_and_evaluates() {
+        let s = session();
+        let c = Condition::parse("Screen orientation == 1").unwrap();
+        assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(100, 300));
+        let c = Condition::parse("screen orientation != 1").unwrap();
+        assert_eq!(c.intervals(&s, 1000).unwrap().total(), 100 + 700);
+        let c = Condition::parse("CPU > 0.5").unwrap();
+        assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(200, 400));
+        let c = Condition::parse("Screen orientation == 1 and CPU > 0.5").unwrap();
+        assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(200, 300));
+        let c = Condition::parse("(Screen orientation == 1 or CPU < 0.25) and \"Wifi connection state\" == CONNECTED").unwrap();
+        assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(50, 300));
+        assert!(c.holds_at(&s, 150).unwrap());
+        assert!(!c.holds_at(&s, 10).unwrap());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parsing_any_text_never_panics(text in ".{0,40}") {
+            let s = session();
+            if let Ok(c) = Condition::parse(&text) {
+                let _ = c.intervals(&s, 1000);
+                let _ = c.holds_at(&s, 5);
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_what_the_seed_forbids() {
+        let s = session();
+        let e = Condition::parse("CPU == 0.5").unwrap().intervals(&s, 10).unwrap_err();
+        assert!(e.to_string().contains("operators are < >"), "{e}");
+        let e = Condition::parse("Wifi connection state < A").unwrap().intervals(&s, 10).unwrap_err();
+        assert!(e.to_string().contains("== !="), "{e}");
+        let e = Condition::parse("Battery == 1").unwrap().intervals(&s, 10).unwrap_err();
+        assert!(e.to_string().contains("Screen orientation"), "{e}");
+        assert!(Condition::parse("CPU >").is_err());
+        assert!(Condition::parse("CPU => 1").is_err());
+        assert!(Condition::parse("(CPU > 1").is_err());
+        assert!(Condition::parse("Screen orientation == x").unwrap().intervals(&s, 10).is_err());
+    }
+}

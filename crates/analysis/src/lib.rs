@@ -1,0 +1,64 @@
+//! Analyses over the tracekit model: where the time went and which context
+//! goes with a problem.
+//!
+//! - [`Profile`]: Traceview's per-method table (inclusive/exclusive time on
+//!   each clock, calls, recursive calls, parents and children), per thread or
+//!   across threads, optionally restricted to a window of time;
+//! - [`CallTree`]: dmtracedump's call tree;
+//! - [`context::value_at`] and [`context::snapshot`]: the context at an instant;
+//! - [`Condition`]: context conditions and the intervals where they hold;
+//! - [`problems::find`] and [`hints::hints`]: problem occurrences and ranked
+//!   context hints, over one or several sessions.
+//!
+//! Analyses read a [`tracekit_model::Session`] and never a file.
+//!
+//! ```
+//! use tracekit_model::*;
+//! use tracekit_analysis::{Profile, ProfileOptions};
+//! let mut s = Session::new("demo", Clocks::WALL);
+//! let t = s.add_thread(Thread::new(1, "main"));
+//! let run = s.methods.intern(Method::new("App", "run", "()V"));
+//! let work = s.methods.intern(Method::new("App", "work", "()V"));
+//! for e in [CallEvent::enter(run, 0, None), CallEvent::enter(work, 10, None),
+//!           CallEvent::exit(work, 40, None), CallEvent::exit(run, 50, None)] {
+//!     s.calls_mut(t).push(e);
+//! }
+//! let p = Profile::of(&s, &ProfileOptions::default());
+//! let r = p.method(run).unwrap();
+//! assert_eq!((r.incl_real_ns, r.excl_real_ns), (50, 20));
+//! ```
+
+mod calltree;
+mod condition;
+pub mod context;
+pub mod hints;
+mod intervals;
+pub mod problems;
+mod profile;
+mod walk;
+
+pub use calltree::{CallNode, CallTree};
+pub use condition::{find_track, Condition, Op};
+pub use hints::{Hint, HintStats, ValueShare};
+pub use intervals::{Interval, IntervalSet};
+pub use problems::{Occurrence, ProblemDef, ProblemMatch};
+pub use profile::{EdgeProfile, MethodProfile, Profile, ProfileOptions};
+
+/// Why an analysis could not run.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Error {
+    /// The condition text is malformed or does not fit the item's type.
+    #[error("condition: {0}")]
+    Condition(String),
+    /// No context item has that label.
+    #[error("no context item is labelled {label:?}; the context log has: {}", if known.is_empty() { "no items (is the .clog missing?)".to_string() } else { known.join(", ") })]
+    UnknownContext {
+        /// The label asked for.
+        label: String,
+        /// The labels that exist.
+        known: Vec<String>,
+    },
+    /// No method matches the pattern.
+    #[error("no method matches {0:?} (give a method name, Class.method or package/Class.method)")]
+    UnknownMethod(String),
+}

@@ -1,0 +1,82 @@
+//! `tracekit info NAME`: what a session contains.
+
+use super::input::{self, open};
+use anyhow::Result;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Arguments of `tracekit info`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Session base name (reads NAME.trace and, if present, NAME.clog).
+    name: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints a summary of the session.
+pub fn run(a: Args) -> Result<()> {
+    let s = open(&a.name)?;
+    let span = s.time_span().unwrap_or((0, 0));
+    let threads: Vec<_> = s
+        .thread_calls()
+        .map(|(_, t, c)| json!({"tid": t.tid, "name": t.label(), "call_events": c.len()}))
+        .collect();
+    let context: Vec<_> = s
+        .context
+        .iter()
+        .map(|t| json!({"label": t.label, "type": t.kind().name(), "records": t.len(), "unit": t.unit}))
+        .collect();
+    let repairs: Vec<_> = s
+        .repairs
+        .iter()
+        .map(|r| json!({"code": r.code, "count": r.count, "detail": r.detail}))
+        .collect();
+    if a.json {
+        return input::print_json(&json!({
+            "name": s.name,
+            "clock": s.clocks.name(),
+            "start_unix_us": s.anchor_unix_ns.map(|n| n / 1000),
+            "duration_us": input::us(s.duration_ns.unwrap_or(span.1)),
+            "methods": s.methods.len(),
+            "call_events": s.call_event_count(),
+            "threads": threads,
+            "context": context,
+            "properties": s.properties.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
+            "repairs": repairs,
+        }));
+    }
+    println!("session      {}", s.name);
+    println!("clock        {}", s.clocks.name());
+    if let Some(a) = s.anchor_unix_ns {
+        println!("started      {} µs since the epoch", a / 1000);
+    }
+    println!(
+        "duration     {} ms",
+        input::ms(s.duration_ns.unwrap_or(span.1))
+    );
+    println!("methods      {}", s.methods.len());
+    println!("call events  {}", s.call_event_count());
+    println!("threads      {}", s.threads.len());
+    for (_, t, c) in s.thread_calls() {
+        println!("  {:>6}  {:<24} {} events", t.tid, t.label(), c.len());
+    }
+    if s.context.is_empty() {
+        println!("context      none (no .clog beside the trace)");
+    } else {
+        println!("context      {} items", s.context.len());
+        for t in &s.context {
+            println!(
+                "  {:<34} {:<6} {} records",
+                t.label,
+                t.kind().name(),
+                t.len()
+            );
+        }
+    }
+    for r in &s.repairs {
+        println!("repaired     {} ({}×): {}", r.code, r.count, r.detail);
+    }
+    Ok(())
+}

@@ -1,0 +1,335 @@
+//! Turns decoded records into a balanced [`Session`], repairing what real
+//! files contain.
+//!
+//! Repair codes (stable; see [`crate::repair`]): each is noted on the session
+//! with how often it happened.
+
+use crate::header::RawRecord;
+use crate::ids::IdMap;
+use crate::keys::KeySection;
+use crate::repair;
+use tracekit_model::{CallColumns, CallEvent, CallKind, Clocks, Method, MethodId, Process, Session, Thread, ThreadId};
+
+/// Spare room per thread beyond the counted records, for synthesized exits.
+const SLACK: usize = 64;
+const NO_THREAD: u32 = u32::MAX;
+
+/// Undoes the 32-bit wrap of µs deltas: each raw value is taken as the
+/// value nearest to the previous one (signed 32-bit difference).
+#[derive(Debug, Default, Clone, Copy)]
+struct Unwrap {
+    started: bool,
+    last_raw: u32,
+    value: i64,
+    epoch: i64,
+}
+
+impl Unwrap {
+    #[inline(always)]
+    fn next(&mut self, raw: u32, wraps: &mut u64) -> u64 {
+        if self.started {
+            self.value += i64::from(raw.wrapping_sub(self.last_raw) as i32);
+        } else {
+            self.started = true;
+            self.value = i64::from(raw);
+        }
+        self.last_raw = raw;
+        let epoch = self.value >> 32;
+        if epoch > self.epoch {
+            *wraps += (epoch - self.epoch) as u64;
+            self.epoch = epoch;
+        }
+        self.value.max(0) as u64
+    }
+}
+
+/// Per-thread reading state.
+#[derive(Default)]
+struct ThreadState {
+    stack: Vec<MethodId>,
+    /// Methods exited without an entry, innermost first; their enters are
+    /// synthesized at the thread's first timestamp.
+    prefix: Vec<MethodId>,
+    first: Option<(u64, u64)>,
+    last_ts: u64,
+    last_cpu: u64,
+    cpu: Unwrap,
+}
+
+/// How often each repair happened.
+#[derive(Default)]
+struct Counts {
+    wraps_wall: u64,
+    wraps_cpu: u64,
+    exit_without_entry: u64,
+    mismatched_exit: u64,
+    open_at_end: u64,
+    unknown_method: u64,
+    unknown_thread: u64,
+    invalid_action: u64,
+    time_backwards: u64,
+}
+
+/// Builds a session record by record.
+pub(crate) struct Builder {
+    session: Session,
+    has_cpu: bool,
+    has_wall: bool,
+    dual: bool,
+    pid: Option<u32>,
+    thread_of_tid: Vec<u32>,
+    threads: Vec<ThreadState>,
+    methods: IdMap,
+    wall: Unwrap,
+    counts: Counts,
+    per_tid_records: Option<Vec<u32>>,
+}
+
+impl Builder {
+    /// A builder for a file with these keys, clocks and start time.
+    /// `per_tid_records`, when known, sizes each thread's columns exactly.
+    pub(crate) fn new(keys: &KeySection, clocks: Clocks, start_unix_us: u64, per_tid_records: Option<Vec<u32>>) -> Builder {
+        let mut session = Session::new("", clocks);
+        session.anchor_unix_ns = i64::try_from(u128::from(start_unix_us) * 1000).ok();
+        session.duration_ns = keys.property("elapsed-time-usec").and_then(|v| v.trim().parse::<u64>().ok()).map(|us| us.saturating_mul(1000));
+        session.properties = keys.properties.clone();
+        let pid = keys.property("pid").and_then(|v| v.trim().parse::<u32>().ok());
+        if let Some(pid) = pid {
+            session.processes.push(Process { pid, name: String::new() });
+        }
+        if keys.property("data-file-overflow").map(str::trim) == Some("true") {
+            session.note_repair(repair::DATA_FILE_OVERFLOW, 1, "the recorder's buffer overflowed (data-file-overflow=true): records stop early and open calls were closed at the end");
+        }
+        let max_id = keys.methods.iter().map(|m| m.id).max().unwrap_or(0);
+        let mut b = Builder {
+            session,
+            has_cpu: clocks.thread_cpu,
+            has_wall: clocks.wall,
+            dual: clocks.thread_cpu && clocks.wall,
+            pid,
+            thread_of_tid: vec![NO_THREAD; 1 << 16],
+            threads: Vec::new(),
+            methods: IdMap::with_max_id(max_id),
+            wall: Unwrap::default(),
+            counts: Counts::default(),
+            per_tid_records,
+        };
+        for m in &keys.methods {
+            b.add_method(m.id, Method {
+                class: m.class.clone(),
+                name: m.name.clone(),
+                signature: m.signature.clone(),
+                source_file: m.source_file.clone(),
+                line: m.line,
+                module: None,
+                address: Some(u64::from(m.id)),
+            });
+        }
+        for (tid, name) in &keys.threads {
+            b.add_thread(*tid, name.clone());
+        }
+        b
+    }
+
+    /// Adds a method definition (ignored when the id is already known).
+    pub(crate) fn add_method(&mut self, id: u32, m: Method) {
+        let next = self.session.methods.len() as u32;
+        if next >= (1 << 30) {
+            return;
+        }
+        if self.methods.insert(id & !3, next) {
+            self.session.methods.push(m);
+        }
+    }
+
+    /// Adds a named thread (a second name for a known id renames it when the
+    /// first was empty).
+    pub(crate) fn add_thread(&mut self, tid: u32, name: String) -> ThreadId {
+        if let Some(slot) = self.thread_of_tid.get(tid as usize) {
+            if *slot != NO_THREAD {
+                let id = ThreadId(*slot);
+                if self.session.threads[id.0 as usize].name.is_empty() {
+                    self.session.threads[id.0 as usize].name = name;
+                }
+                return id;
+            }
+        }
+        let id = self.session.add_thread(Thread { tid, pid: self.pid, name });
+        if let Some(slot) = self.thread_of_tid.get_mut(tid as usize) {
+            *slot = id.0;
+            if let Some(counts) = &self.per_tid_records {
+                let n = counts[tid as usize] as usize;
+                if n > 0 {
+                    self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
+                }
+            }
+        }
+        self.threads.push(ThreadState::default());
+        id
+    }
+
+    #[inline(always)]
+    fn thread(&mut self, tid: u16) -> ThreadId {
+        let slot = self.thread_of_tid[usize::from(tid)];
+        if slot != NO_THREAD {
+            return ThreadId(slot);
+        }
+        self.counts.unknown_thread += 1;
+        self.add_thread(u32::from(tid), format!("[{tid}]"))
+    }
+
+    #[inline(always)]
+    fn method(&mut self, id: u32) -> MethodId {
+        match self.methods.get(id) {
+            Some(m) => MethodId(m),
+            None => self.unknown_method(id),
+        }
+    }
+
+    #[cold]
+    fn unknown_method(&mut self, id: u32) -> MethodId {
+        self.counts.unknown_method += 1;
+        let mut m = Method::new("", format!("({id:#x})"), "");
+        m.address = Some(u64::from(id));
+        let next = self.session.methods.len() as u32;
+        if next >= (1 << 30) {
+            return MethodId(0);
+        }
+        self.methods.insert(id, next);
+        self.session.methods.push(m)
+    }
+
+    /// Consumes one record.
+    #[inline]
+    pub(crate) fn record(&mut self, r: RawRecord) {
+        let kind = match CallKind::from_bits(r.word) {
+            Some(k) => k,
+            None => {
+                self.counts.invalid_action += 1;
+                return;
+            }
+        };
+        let tid = self.thread(r.tid);
+        let method = self.method(r.word & !3);
+        let (cpu_raw, wall_raw) = if self.dual {
+            (r.t1, r.t2)
+        } else if self.has_wall {
+            (0, r.t1)
+        } else {
+            (r.t1, 0)
+        };
+        let wall_us = if self.has_wall { self.wall.next(wall_raw, &mut self.counts.wraps_wall) } else { 0 };
+        let st = &mut self.threads[tid.0 as usize];
+        let mut cpu_ns = 0;
+        if self.has_cpu {
+            cpu_ns = st.cpu.next(cpu_raw, &mut self.counts.wraps_cpu) * 1000;
+            if cpu_ns < st.last_cpu {
+                self.counts.time_backwards += 1;
+                cpu_ns = st.last_cpu;
+            }
+            st.last_cpu = cpu_ns;
+        }
+        let mut ts = if self.has_wall { wall_us * 1000 } else { cpu_ns };
+        if ts < st.last_ts {
+            self.counts.time_backwards += 1;
+            ts = st.last_ts;
+        }
+        st.last_ts = ts;
+        if st.first.is_none() {
+            st.first = Some((ts, cpu_ns));
+        }
+        let cpu = self.has_cpu.then_some(cpu_ns);
+        let calls = self.session.calls_mut(tid);
+        if kind == CallKind::Enter {
+            st.stack.push(method);
+            calls.push(CallEvent::enter(method, ts, cpu));
+            return;
+        }
+        if st.stack.last() != Some(&method) {
+            let keep = match st.stack.iter().rposition(|&m| m == method) {
+                Some(pos) => pos + 1,
+                None => {
+                    st.prefix.push(method);
+                    self.counts.exit_without_entry += 1;
+                    0
+                }
+            };
+            while st.stack.len() > keep {
+                let open = st.stack.pop().expect("len > keep");
+                calls.push(CallEvent::exit(open, ts, cpu));
+                self.counts.mismatched_exit += 1;
+            }
+            if keep == 0 {
+                // The exit matches the enter synthesized at the thread start.
+                calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+                return;
+            }
+        }
+        st.stack.pop();
+        calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+    }
+
+    /// Closes what is still open, prepends synthesized enters, notes the
+    /// repairs and returns the session.
+    pub(crate) fn finish(mut self) -> Session {
+        for (i, st) in self.threads.iter_mut().enumerate() {
+            let id = ThreadId(i as u32);
+            let cpu = self.has_cpu.then_some(st.last_cpu);
+            while let Some(open) = st.stack.pop() {
+                self.session.calls_mut(id).push(CallEvent::exit(open, st.last_ts, cpu));
+                self.counts.open_at_end += 1;
+            }
+            if !st.prefix.is_empty() {
+                let (ts, cpu_ns) = st.first.unwrap_or((0, 0));
+                let cpu = self.has_cpu.then_some(cpu_ns);
+                let old = std::mem::take(self.session.calls_mut(id));
+                let mut fixed = CallColumns::with_capacity(old.len() + st.prefix.len(), self.has_cpu);
+                for &m in st.prefix.iter().rev() {
+                    fixed.push(CallEvent::enter(m, ts, cpu));
+                }
+                for e in old.iter() {
+                    fixed.push(e);
+                }
+                self.session.set_calls(id, fixed);
+            }
+            let calls = self.session.calls_mut(id);
+            if calls.heap_bytes() > 2 * calls.len() * 20 + 4096 {
+                calls.shrink_to_fit();
+            }
+        }
+        let c = &self.counts;
+        let s = &mut self.session;
+        s.note_repair(repair::CLOCK_WRAP, c.wraps_wall + c.wraps_cpu, "32-bit µs clock deltas wrapped (every ~71.6 min) and were unwrapped");
+        s.note_repair(repair::EXIT_WITHOUT_ENTRY, c.exit_without_entry, "methods exited without an entry in the trace; an enter was synthesized at the thread's first timestamp");
+        s.note_repair(repair::MISMATCHED_EXIT, c.mismatched_exit, "exits did not match the innermost open method; the methods above the match were closed");
+        s.note_repair(repair::OPEN_AT_END, c.open_at_end, "methods were still running when tracing stopped; exits were synthesized at the thread's last timestamp");
+        s.note_repair(repair::UNKNOWN_METHOD, c.unknown_method, "records named method ids missing from *methods; placeholders named (0x<id>) were created");
+        s.note_repair(repair::UNKNOWN_THREAD, c.unknown_thread, "records named thread ids missing from *threads; threads named [<tid>] were created");
+        s.note_repair(repair::INVALID_ACTION, c.invalid_action, "records with the unused action value 3 were skipped");
+        s.note_repair(repair::TIME_BACKWARDS, c.time_backwards, "a thread's timestamps went backwards and were held at the previous value");
+        self.session
+    }
+
+    /// Notes a repair the reader (not the builder) made.
+    pub(crate) fn note(&mut self, code: &str, count: u64, detail: &str) {
+        self.session.note_repair(code, count, detail);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwrap_handles_wraps_both_ways() {
+        let mut u = Unwrap::default();
+        let mut wraps = 0;
+        assert_eq!(u.next(u32::MAX - 5, &mut wraps), u64::from(u32::MAX - 5));
+        assert_eq!(u.next(3, &mut wraps), (1u64 << 32) + 3);
+        assert_eq!(wraps, 1);
+        // A slightly late record from before the wrap stays before it.
+        assert_eq!(u.next(u32::MAX - 1, &mut wraps), u64::from(u32::MAX - 1));
+        assert_eq!(u.next(10, &mut wraps), (1u64 << 32) + 10);
+        assert_eq!(wraps, 1);
+    }
+}
