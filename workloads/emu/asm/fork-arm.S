@@ -3,8 +3,10 @@
 // and waits. Every executed instruction is counted below by construction;
 // the fork `svc` belongs to the parent (the child starts after it).
 // expect parent instructions=214 subs=100 bne=100
-// expect child instructions=608 subs=200 add=201 bne=200
+// expect child instructions=611 subs=200 add=202 bne=200 b=2
 // (adr assembles to add; the disassembler writes add.w, counted as add)
+// Two of the child's Thumb blocks hold only 32-bit instructions, so their
+// bytes could be ARM code too: the ELF's $t mapping symbol decides.
     .syntax unified
     .text
     .global _start
@@ -36,6 +38,9 @@ thumb_child:
 2:  subs r4, #1             // 200 (16-bit)
     add.w r5, r5, #3        // 200 (32-bit Thumb-2)
     bne 2b                  // 200
-    movs r0, #0             // 1
+    b.w 3f                  // 1  a block of one 32-bit instruction
+3:  add.w r0, r0, #0        // 1  a block of two 32-bit instructions
+    b.w 4f                  // 1
+4:  movs r0, #0             // 1
     movs r7, #1             // 1  exit
-    svc #0                  // 1  child: 2 + 2 + 1 + 600 + 3 = 608
+    svc #0                  // 1  child: 2 + 2 + 1 + 600 + 3 + 3 = 611
