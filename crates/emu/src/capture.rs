@@ -232,7 +232,7 @@ pub fn read_counts(path: &Path, slots: u64) -> Result<Vec<u64>> {
     use std::io::Read;
     let io = |e| EmuError::Io {
         path: path.to_owned(),
-        source: e,
+        error: e,
     };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
@@ -282,7 +282,7 @@ impl ProcessCapture {
 pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
     let io = |e| EmuError::Io {
         path: raw_dir.to_owned(),
-        source: e,
+        error: e,
     };
     let mut logs = BTreeMap::new();
     for entry in std::fs::read_dir(raw_dir).map_err(io)? {
@@ -291,7 +291,7 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
         if name.starts_with("pid-") && name.ends_with(".blocks") {
             let text = std::fs::read_to_string(&path).map_err(|e| EmuError::Io {
                 path: path.clone(),
-                source: e,
+                error: e,
             })?;
             let log = parse_log(&path, &text)?;
             logs.insert(log.pid, log);

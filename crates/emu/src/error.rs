@@ -6,12 +6,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum EmuError {
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (shown in the message, so not chained as a source).
+        error: std::io::Error,
     },
     /// A text file (block log, profile) is malformed.
     #[error("{path}: line {line}: {msg}")]

@@ -242,7 +242,7 @@ impl Profile {
             } else {
                 EmuError::Io {
                     path: path.to_owned(),
-                    source: e,
+                    error: e,
                 }
             }
         })?;

@@ -129,7 +129,7 @@ pub fn render_report(record: &RunRecord, a: &Analysis, top: usize) -> String {
             si(p.time_s, "s"),
             si(p.energy_j, "J"),
             si(p.power_w, "W"),
-            if p.exited_normally { "" } else { "  (killed)" }
+            if p.exited_normally { "" } else { "  (no exit: signal or exec)" }
         );
     }
     for p in &a.processes {

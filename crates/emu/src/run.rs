@@ -197,7 +197,7 @@ fn qemu_opt_escape(p: &Path) -> String {
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
     move |e| EmuError::Io {
         path: path.to_owned(),
-        source: e,
+        error: e,
     }
 }
 

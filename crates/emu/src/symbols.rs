@@ -22,7 +22,7 @@ pub struct ElfKind {
 pub fn elf_kind(path: &Path) -> Result<ElfKind> {
     let data = std::fs::read(path).map_err(|e| EmuError::Io {
         path: path.to_owned(),
-        source: e,
+        error: e,
     })?;
     let file = object::File::parse(&*data).map_err(|e| {
         EmuError::Invalid(format!(
@@ -50,7 +50,7 @@ impl SymbolTable {
     pub fn load(path: &Path) -> Result<SymbolTable> {
         let data = std::fs::read(path).map_err(|e| EmuError::Io {
             path: path.to_owned(),
-            source: e,
+            error: e,
         })?;
         let file = object::File::parse(&*data).map_err(|e| {
             EmuError::Invalid(format!(

@@ -137,6 +137,7 @@ pub struct Recorder {
     store: CounterStore,
     log: File,
     known: HashMap<BlockKey, (u64, usize)>,
+    texts: HashMap<(char, Vec<u8>), String>,
 }
 
 impl Recorder {
@@ -153,6 +154,7 @@ impl Recorder {
             store,
             log,
             known: HashMap::new(),
+            texts: HashMap::new(),
         };
         rec.write_header(0, 1)?;
         Ok(rec)
@@ -202,7 +204,25 @@ impl Recorder {
                 overflow: false,
             });
         }
-        let mut texts: Vec<String> = (0..insns.len()).map(&disassemble).collect();
+        let mode = isa_mode(&self.target, insns);
+        let mut texts: Vec<String> = Vec::with_capacity(insns.len());
+        for (i, insn) in insns.iter().enumerate() {
+            // QEMU's disassembler is slow (7.2 opens a capstone handle per
+            // call); the text of instruction bytes seen before in the same
+            // mode is reused when it cannot depend on the address.
+            let key = (mode, insn.bytes.to_vec());
+            let text = match self.texts.get(&key) {
+                Some(t) if mode != '?' => t.clone(),
+                _ => {
+                    let t = disassemble(i);
+                    if mode != '?' && address_independent(&t) {
+                        self.texts.insert(key, t.clone());
+                    }
+                    t
+                }
+            };
+            texts.push(text);
+        }
         if is_phantom(&self.target, insns, &texts) {
             texts.pop();
         }
@@ -219,7 +239,6 @@ impl Recorder {
             });
         };
         self.known.insert(key, (slot, insns.len()));
-        let mode = isa_mode(&self.target, insns);
         let mut text = format!("B {slot} {vaddr:x} {} {mode}\n", insns.len());
         for (insn, disas) in insns.iter().zip(&texts) {
             let _ = write!(text, "I {:x} ", insn.vaddr);
@@ -290,6 +309,43 @@ fn content_hash(insns: &[InsnBytes<'_>]) -> u64 {
         i.bytes.hash(&mut h);
     }
     h.finish()
+}
+
+/// True when a disassembly cannot depend on the instruction's address:
+/// it holds no number of 0x1000 or more. Branch targets, `adrp` pages and
+/// literal-pool addresses are printed as absolute addresses, and no user
+/// code lives below 0x1000, so every address-dependent text fails this
+/// test (some large immediates do too, which only costs a disassembly).
+pub fn address_independent(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() {
+            let start = i;
+            let hex = bytes[i] == b'0' && bytes.get(i + 1).is_some_and(|&c| c == b'x' || c == b'X');
+            if hex {
+                i += 2;
+            }
+            let digits_start = i;
+            while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                i += 1;
+            }
+            let digits = &text[digits_start..i];
+            let value = if hex {
+                u64::from_str_radix(digits, 16).ok()
+            } else {
+                // A decimal run, possibly glued to hex letters: judge it as hex
+                // too, the larger reading, to stay on the safe side.
+                u64::from_str_radix(&text[start..i], 16).ok()
+            };
+            if value.is_none_or(|v| v >= 0x1000) {
+                return false;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
 }
 
 /// True when the block's last instruction is a *phantom*: on x86, QEMU
@@ -476,6 +532,39 @@ mod tests {
             &insns,
             &["a".into(), ".byte 0xf2".into()]
         ));
+    }
+
+    #[test]
+    fn texts_with_addresses_are_not_reused() {
+        assert!(address_independent("movl $0x39, %eax"));
+        assert!(address_independent("ldr r0, [r1, #4]"));
+        assert!(address_independent("addiu\tgp,gp,-318"));
+        assert!(!address_independent("bl #0x10abc"));
+        assert!(!address_independent("adrp x0, #0x4a0000"));
+        assert!(!address_independent("jne 0x401010"));
+        assert!(!address_independent("addiu\tgp,gp,-31860"));
+        assert!(!address_independent("x 99999999999999999999999"));
+    }
+
+    #[test]
+    fn disassembly_is_reused_per_mode_and_bytes_only_when_safe() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
+        let calls = std::cell::Cell::new(0);
+        let nop = [InsnBytes { vaddr: 0x1000, bytes: &[0x90] }];
+        let jmp = [InsnBytes { vaddr: 0x1000, bytes: &[0xeb, 0x00] }];
+        let count = |t: &str| {
+            calls.set(calls.get() + 1);
+            t.to_owned()
+        };
+        rec.translate(0x1000, &nop, |_| count("nop")).unwrap();
+        rec.translate(0x2000, &[InsnBytes { vaddr: 0x2000, ..nop[0] }], |_| count("nop")).unwrap();
+        assert_eq!(calls.get(), 1);
+        rec.translate(0x3000, &jmp, |_| count("jmp 0x3002")).unwrap();
+        rec.translate(0x4000, &[InsnBytes { vaddr: 0x4000, ..jmp[0] }], |_| count("jmp 0x4002")).unwrap();
+        assert_eq!(calls.get(), 3);
+        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        assert!(log.contains("jmp 0x4002"), "{log}");
     }
 
     #[test]
