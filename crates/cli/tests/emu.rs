@@ -212,10 +212,16 @@ fn thumb_code_is_recognized_in_the_arm_fork_program() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "blocks") {
             let text = std::fs::read_to_string(&path).unwrap();
-            ambiguous += text.lines().filter(|l| l.starts_with("B ") && l.ends_with(" ?")).count();
+            ambiguous += text
+                .lines()
+                .filter(|l| l.starts_with("B ") && l.ends_with(" ?"))
+                .count();
         }
     }
-    assert_eq!(ambiguous, 2, "the plugin leaves the two all-32-bit Thumb blocks undecided");
+    assert_eq!(
+        ambiguous, 2,
+        "the plugin leaves the two all-32-bit Thumb blocks undecided"
+    );
 }
 
 #[test]

@@ -100,10 +100,10 @@ pub fn render_report(record: &RunRecord, a: &Analysis, top: usize) -> String {
     };
     let _ = writeln!(
         s,
-        "arch     {} ({}), counting {:?}, {status}, {:.3} s under emulation",
+        "arch     {} ({}), counting mode {}, {status}, {:.3} s under emulation",
         record.arch.name(),
         record.qemu.display(),
-        record.mode,
+        record.mode.arg(),
         record.wall_s
     );
     let _ = writeln!(
@@ -129,7 +129,11 @@ pub fn render_report(record: &RunRecord, a: &Analysis, top: usize) -> String {
             si(p.time_s, "s"),
             si(p.energy_j, "J"),
             si(p.power_w, "W"),
-            if p.exited_normally { "" } else { "  (no exit: signal or exec)" }
+            if p.exited_normally {
+                ""
+            } else {
+                "  (no exit: signal or exec)"
+            }
         );
     }
     for p in &a.processes {

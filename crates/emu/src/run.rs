@@ -107,7 +107,8 @@ pub enum CountMode {
 }
 
 impl CountMode {
-    fn arg(self) -> &'static str {
+    /// The plugin's and the command line's name of the mode.
+    pub fn arg(self) -> &'static str {
         match self {
             CountMode::Tb => "tb",
             CountMode::Insn => "insn",

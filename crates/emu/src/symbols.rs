@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use object::{Object, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSymbol};
 
 use crate::capture::IsaMode;
 use crate::error::{EmuError, Result};
@@ -72,10 +72,19 @@ impl SymbolTable {
                 table.mapping.push((addr, mode));
                 continue;
             }
-            let code = matches!(
-                sym.kind(),
-                object::SymbolKind::Text | object::SymbolKind::Label
-            );
+            // Functions, plus untyped labels in code sections (assembly
+            // entry points such as `_start` are often untyped).
+            let in_code = match sym.section() {
+                object::SymbolSection::Section(i) => file
+                    .section_by_index(i)
+                    .is_ok_and(|s| s.kind() == object::SectionKind::Text),
+                _ => false,
+            };
+            let code = match sym.kind() {
+                object::SymbolKind::Text => true,
+                object::SymbolKind::Label | object::SymbolKind::Unknown => in_code,
+                _ => false,
+            };
             if code && !name.is_empty() && !name.starts_with(".L") {
                 let start = if arm { addr & !1 } else { addr };
                 table.functions.push((start, sym.size(), name.to_owned()));

@@ -338,7 +338,7 @@ pub fn address_independent(text: &str) -> bool {
                 // too, the larger reading, to stay on the safe side.
                 u64::from_str_radix(&text[start..i], 16).ok()
             };
-            if value.is_none_or(|v| v >= 0x1000) {
+            if !matches!(value, Some(v) if v < 0x1000) {
                 return false;
             }
         } else {
@@ -551,19 +551,43 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
         let calls = std::cell::Cell::new(0);
-        let nop = [InsnBytes { vaddr: 0x1000, bytes: &[0x90] }];
-        let jmp = [InsnBytes { vaddr: 0x1000, bytes: &[0xeb, 0x00] }];
+        let nop = [InsnBytes {
+            vaddr: 0x1000,
+            bytes: &[0x90],
+        }];
+        let jmp = [InsnBytes {
+            vaddr: 0x1000,
+            bytes: &[0xeb, 0x00],
+        }];
         let count = |t: &str| {
             calls.set(calls.get() + 1);
             t.to_owned()
         };
         rec.translate(0x1000, &nop, |_| count("nop")).unwrap();
-        rec.translate(0x2000, &[InsnBytes { vaddr: 0x2000, ..nop[0] }], |_| count("nop")).unwrap();
+        rec.translate(
+            0x2000,
+            &[InsnBytes {
+                vaddr: 0x2000,
+                ..nop[0]
+            }],
+            |_| count("nop"),
+        )
+        .unwrap();
         assert_eq!(calls.get(), 1);
-        rec.translate(0x3000, &jmp, |_| count("jmp 0x3002")).unwrap();
-        rec.translate(0x4000, &[InsnBytes { vaddr: 0x4000, ..jmp[0] }], |_| count("jmp 0x4002")).unwrap();
+        rec.translate(0x3000, &jmp, |_| count("jmp 0x3002"))
+            .unwrap();
+        rec.translate(
+            0x4000,
+            &[InsnBytes {
+                vaddr: 0x4000,
+                ..jmp[0]
+            }],
+            |_| count("jmp 0x4002"),
+        )
+        .unwrap();
         assert_eq!(calls.get(), 3);
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log =
+            std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
         assert!(log.contains("jmp 0x4002"), "{log}");
     }
 
