@@ -63,32 +63,45 @@ pub type vcpu_udata_cb = extern "C" fn(vcpu_index: c_uint, userdata: *mut c_void
 pub type udata_cb = extern "C" fn(id: qemu_plugin_id_t, userdata: *mut c_void);
 
 extern "C" {
+    /// Calls `cb` for every translation block QEMU translates.
     pub fn qemu_plugin_register_vcpu_tb_trans_cb(id: qemu_plugin_id_t, cb: tb_trans_cb);
+    /// Adds `imm` to the `u64` at `ptr` each time `tb` starts executing
+    /// (generated code, no call; not atomic across vCPUs).
     pub fn qemu_plugin_register_vcpu_tb_exec_inline(
         tb: *mut qemu_plugin_tb,
         op: c_int,
         ptr: *mut c_void,
         imm: u64,
     );
+    /// Calls `cb(vcpu, userdata)` each time `insn` executes.
     pub fn qemu_plugin_register_vcpu_insn_exec_cb(
         insn: *mut qemu_plugin_insn,
         cb: vcpu_udata_cb,
         flags: c_int,
         userdata: *mut c_void,
     );
+    /// Calls `cb` when the emulated program exits normally.
     pub fn qemu_plugin_register_atexit_cb(
         id: qemu_plugin_id_t,
         cb: udata_cb,
         userdata: *mut c_void,
     );
+    /// Number of guest instructions in a block.
     pub fn qemu_plugin_tb_n_insns(tb: *const qemu_plugin_tb) -> usize;
+    /// Guest virtual address of a block's first instruction.
     pub fn qemu_plugin_tb_vaddr(tb: *const qemu_plugin_tb) -> u64;
+    /// The `idx`-th instruction of a block.
     pub fn qemu_plugin_tb_get_insn(tb: *const qemu_plugin_tb, idx: usize) -> *mut qemu_plugin_insn;
+    /// The instruction's encoded bytes (valid during the callback).
     pub fn qemu_plugin_insn_data(insn: *const qemu_plugin_insn) -> *const c_void;
+    /// Length of the encoded instruction in bytes.
     pub fn qemu_plugin_insn_size(insn: *const qemu_plugin_insn) -> usize;
+    /// Guest virtual address of the instruction.
     pub fn qemu_plugin_insn_vaddr(insn: *const qemu_plugin_insn) -> u64;
-    /// Returns a string allocated by glib; free it with [`g_free`].
+    /// QEMU's disassembly of the instruction, allocated by glib; free it
+    /// with [`g_free`].
     pub fn qemu_plugin_insn_disas(insn: *const qemu_plugin_insn) -> *mut c_char;
+    /// Writes a message to QEMU's log (standard error by default).
     pub fn qemu_plugin_outs(string: *const c_char);
     /// glib's deallocator (glib is always loaded in a QEMU process).
     pub fn g_free(mem: *mut c_void);

@@ -269,11 +269,6 @@ impl Recorder {
         self.store.slot_ptr(slot)
     }
 
-    /// Current value of a slot.
-    pub fn count(&self, slot: u64) -> u64 {
-        self.store.get(slot)
-    }
-
     /// In the child right after `fork`: switch to files of the new pid, with
     /// counters starting at zero at the same addresses.
     pub fn after_fork_in_child(&mut self) -> io::Result<()> {

@@ -14,7 +14,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Number of slots a counts file can hold (64 MiB of address space, sparse).
 pub const DEFAULT_CAPACITY: u64 = 8 << 20;
@@ -25,7 +25,6 @@ pub struct CounterStore {
     capacity: u64,
     used: u64,
     file: File,
-    path: PathBuf,
 }
 
 // SAFETY: the mapping is owned by the store; concurrent increments by QEMU's
@@ -55,7 +54,6 @@ impl CounterStore {
             capacity,
             used: 0,
             file,
-            path: path.to_owned(),
         })
     }
 
@@ -107,7 +105,6 @@ impl CounterStore {
             return Err(io::Error::last_os_error());
         }
         self.file = file;
-        self.path = path.to_owned();
         Ok(())
     }
 
@@ -116,11 +113,6 @@ impl CounterStore {
     pub fn trim(&self) -> io::Result<()> {
         let bytes = (self.used * 8).max(8);
         self.file.set_len(bytes)
-    }
-
-    /// Path of the current counts file.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 }
 
