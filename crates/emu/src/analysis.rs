@@ -348,6 +348,86 @@ impl Analysis {
     }
 }
 
+/// One instruction of a listed block.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ListedInsn {
+    /// Guest address.
+    pub vaddr: u64,
+    /// Encoded bytes, hex.
+    pub bytes: String,
+    /// QEMU's disassembly.
+    pub disas: String,
+    /// Category under the profile.
+    pub category: String,
+    /// Times executed.
+    pub count: u64,
+}
+
+/// A block with its instructions, for annotated listings.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ListedBlock {
+    /// Guest address of the first instruction.
+    pub vaddr: u64,
+    /// `function+0xoffset`, when known.
+    pub symbol: Option<String>,
+    /// `arm`, `thumb` or `any`.
+    pub ty: InsnType,
+    /// Times the block ran.
+    pub executions: u64,
+    /// Instructions executed in it.
+    pub instructions: u64,
+    /// The instructions.
+    pub insns: Vec<ListedInsn>,
+}
+
+/// The `top` blocks of a process by instructions executed, with their
+/// instructions, execution counts and categories.
+pub fn hot_block_listing(
+    cap: &ProcessCapture,
+    profile: &Profile,
+    symbols: Option<&SymbolTable>,
+    top: usize,
+) -> Vec<ListedBlock> {
+    let classifier = profile.classifier();
+    let mut ranked: Vec<(u64, &std::sync::Arc<crate::capture::Block>)> = cap
+        .blocks
+        .iter()
+        .map(|b| (cap.insn_counts(b).sum::<u64>(), b))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.vaddr.cmp(&b.1.vaddr)));
+    ranked
+        .into_iter()
+        .take(top)
+        .map(|(instructions, block)| {
+            let ty = insn_type(block.mode, symbols, block.vaddr);
+            let insns = block
+                .insns
+                .iter()
+                .zip(cap.insn_counts(block))
+                .map(|(insn, count)| ListedInsn {
+                    vaddr: insn.vaddr,
+                    bytes: insn.bytes.iter().map(|b| format!("{b:02x}")).collect(),
+                    disas: insn.disas.split_whitespace().collect::<Vec<_>>().join(" "),
+                    category: classifier
+                        .category(ty, &mnemonic_of(&cap.log.target, &insn.disas))
+                        .name
+                        .clone(),
+                    count,
+                })
+                .collect();
+            ListedBlock {
+                vaddr: block.vaddr,
+                symbol: symbols.and_then(|s| s.describe(block.vaddr)),
+                ty,
+                executions: cap.block_count(block),
+                instructions,
+                insns,
+            }
+        })
+        .collect()
+}
+
 /// Executions per guest instruction address over all blocks of a process:
 /// the quantity both counting modes must agree on.
 pub fn address_counts(cap: &ProcessCapture) -> BTreeMap<u64, u64> {
@@ -400,6 +480,25 @@ mod tests {
         assert_eq!(p.hottest[0].vaddr, 0x100);
         assert_eq!(a.uncategorized().len(), 1);
         assert_eq!(a.uncategorized()[0].mnemonic, "svc");
+    }
+
+    #[test]
+    fn hot_blocks_are_listed_with_counts_and_categories() {
+        let cap = capture(
+            "tracekit-emu-blocks 1\nP 5 0 1 arm tb\nB 1 100 2 A\nI 100 010050e2 subs\tr0, r0, #1\nI 104 fdffff1a bne #0x100\nB 2 108 1 A\nI 108 000000ef svc #0\n",
+            vec![0, 10, 1],
+        );
+        let profile = Profile::parse(Path::new("p"), PROFILE).unwrap();
+        let listing = hot_block_listing(&cap, &profile, None, 1);
+        assert_eq!(listing.len(), 1);
+        let b = &listing[0];
+        assert_eq!(
+            (b.vaddr, b.executions, b.instructions, b.ty),
+            (0x100, 10, 20, InsnType::Arm)
+        );
+        assert_eq!(b.insns[0].disas, "subs r0, r0, #1");
+        assert_eq!(b.insns[0].bytes, "010050e2");
+        assert_eq!(b.insns[1].category, "CondBranch");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use crate::analysis::{Analysis, ProcessStats};
+use crate::analysis::{Analysis, ListedBlock, ProcessStats};
 use crate::run::RunRecord;
 
 fn bar(value: u64, max: u64, width: usize) -> String {
@@ -224,6 +224,32 @@ fn render_process(s: &mut String, p: &ProcessStats, top: usize) {
             pct(b.instructions, p.instructions)
         );
     }
+}
+
+/// Annotated listing of blocks: header with symbol and counts, then each
+/// instruction with its executions, category and disassembly.
+pub fn render_blocks(pid: u32, blocks: &[ListedBlock]) -> String {
+    let mut s = String::new();
+    for b in blocks {
+        let _ = writeln!(
+            s,
+            "pid {pid} block 0x{:x} {} [{}]: {} executions, {} instructions",
+            b.vaddr,
+            b.symbol.as_deref().unwrap_or("?"),
+            b.ty.keyword(),
+            b.executions,
+            b.instructions
+        );
+        for i in &b.insns {
+            let _ = writeln!(
+                s,
+                "  {:>12}  0x{:<10x} {:<12} {:<20} {}",
+                i.count, i.vaddr, i.category, i.bytes, i.disas
+            );
+        }
+        s.push('\n');
+    }
+    s
 }
 
 /// Side-by-side totals of several analyses (two runs, or one run under

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
+use tracekit_emu::analysis::hot_block_listing;
 use tracekit_emu::estimate::{Estimate, EstimateInput};
 use tracekit_emu::profile::{builtin_names, InsnType, Profile};
-use tracekit_emu::report::{render_report, render_side_by_side, report_json};
+use tracekit_emu::report::{render_blocks, render_report, render_side_by_side, report_json};
 use tracekit_emu::run::{self as emurun, Arch, CountMode, RunRequest};
 
 /// Arguments of `tracekit emu`.
@@ -24,6 +25,8 @@ enum EmuCommand {
     Run(RunArgs),
     /// Report a run: per-process totals, categories, hottest blocks.
     Report(ReportArgs),
+    /// List the hottest blocks with their instructions, counts, categories.
+    Blocks(BlocksArgs),
     /// Compare two runs side by side.
     Compare(CompareArgs),
     /// Estimate time, power and energy with the AndroProf formulas.
@@ -73,6 +76,24 @@ struct ReportArgs {
     /// How many mnemonics and hottest blocks to list per process.
     #[arg(long, default_value_t = 10)]
     top: usize,
+}
+
+#[derive(Debug, clap::Args)]
+struct BlocksArgs {
+    /// Run directory.
+    dir: PathBuf,
+    /// Only this process (default: every process).
+    #[arg(long)]
+    pid: Option<u32>,
+    /// Blocks per process.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// Profile for the categories (default: the run's own).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -182,6 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         EmuCommand::Run(a) => run_program(a),
         EmuCommand::Report(a) => report(a),
+        EmuCommand::Blocks(a) => blocks(a),
         EmuCommand::Compare(a) => compare(a),
         EmuCommand::Estimate(a) => estimate(a),
         EmuCommand::Profile(c) => profile(c),
@@ -260,6 +282,34 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         );
     } else {
         print!("{}", render_report(&record, &analysis, a.top));
+    }
+    Ok(())
+}
+
+fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
+    let record = emurun::load_record(&a.dir)?;
+    let profile = emurun::resolve_profile(&a.dir, a.profile.as_deref().unwrap_or(&record.profile))?;
+    let symbols = tracekit_emu::symbols::SymbolTable::load(&record.program).ok();
+    let captures = emurun::load_capture(&a.dir)?;
+    if let Some(pid) = a.pid {
+        if !captures.iter().any(|c| c.log.pid == pid) {
+            bail!("no process {pid} in {}", a.dir.display());
+        }
+    }
+    let mut all = Vec::new();
+    for cap in captures
+        .iter()
+        .filter(|c| a.pid.map_or(true, |p| p == c.log.pid))
+    {
+        let listing = hot_block_listing(cap, &profile, symbols.as_ref(), a.top);
+        if a.json {
+            all.push(serde_json::json!({ "pid": cap.log.pid, "blocks": listing }));
+        } else {
+            print!("{}", render_blocks(cap.log.pid, &listing));
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&all)?);
     }
     Ok(())
 }
