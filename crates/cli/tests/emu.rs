@@ -222,6 +222,31 @@ fn thumb_code_is_recognized_in_the_arm_fork_program() {
         ambiguous, 2,
         "the plugin leaves the two all-32-bit Thumb blocks undecided"
     );
+
+    // The annotated listing names the child's loop and shows its counts.
+    let pid = child["pid"].to_string();
+    let out = tracekit(&[
+        "emu",
+        "blocks",
+        dir.to_str().unwrap(),
+        "--pid",
+        &pid,
+        "--top",
+        "1",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hot = &v[0]["blocks"][0];
+    assert_eq!(hot["symbol"], "thumb_child+0x2");
+    assert_eq!(hot["ty"], "thumb");
+    assert_eq!(hot["executions"], 199);
+    let categories: Vec<&str> = hot["insns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["category"].as_str().unwrap())
+        .collect();
+    assert_eq!(categories, ["ALU", "ALU", "CondBranch"]);
 }
 
 #[test]
