@@ -192,6 +192,7 @@ impl Recorder {
         insns: &[InsnBytes<'_>],
         disassemble: impl Fn(usize) -> String,
     ) -> io::Result<Placement> {
+        self.follow_pid()?;
         let key = BlockKey {
             vaddr,
             insns: insns.len(),
@@ -281,8 +282,19 @@ impl Recorder {
         self.write_header(parent, inherited)
     }
 
+    /// Safety net behind the `fork` handler: if the process id changed
+    /// without it running (a fork QEMU made some other way), switch to the
+    /// new pid's files now.
+    fn follow_pid(&mut self) -> io::Result<()> {
+        if std::process::id() != self.pid {
+            self.after_fork_in_child()?;
+        }
+        Ok(())
+    }
+
     /// At normal exit: mark the log complete and trim the counts file.
     pub fn finish(&mut self) -> io::Result<()> {
+        self.follow_pid()?;
         self.log
             .write_all(format!("X {}\n", self.store.used()).as_bytes())?;
         self.store.trim()
