@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod calltree;
 mod context;
 mod demo;
+mod emu;
 mod example;
 mod info;
 mod input;
@@ -65,6 +66,9 @@ enum Command {
     /// The context sampler process that `record` starts (internal).
     #[command(hide = true)]
     ContextSampler(record::SamplerArgs),
+
+    /// Instruction profiling under QEMU's user-mode emulator.
+    Emu(emu::Args),
 }
 
 /// Runs the chosen subcommand.
@@ -87,5 +91,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Convert(a) => convert::run(a),
         Command::Seqdiag(a) => seqdiag::run(a),
         Command::ContextSampler(a) => record::run_sampler(a),
+
+        Command::Emu(a) => emu::run(a),
     }
 }
