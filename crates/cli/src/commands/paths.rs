@@ -26,6 +26,9 @@ pub enum PathsCommand {
     Encode(EncodeArgs),
     /// Decode a trace back into the path.
     Decode(DecodeArgs),
+    /// Java programs: instrument, decode-log, report, compare, adapt.
+    #[command(flatten)]
+    Jvm(super::paths_jvm::JvmCommand),
 }
 
 /// Runs a `paths` subcommand.
@@ -33,6 +36,7 @@ pub fn run(args: Args) -> Result<()> {
     match args.command {
         PathsCommand::Encode(a) => encode(a),
         PathsCommand::Decode(a) => decode(a),
+        PathsCommand::Jvm(c) => super::paths_jvm::run(c),
     }
 }
 
