@@ -402,32 +402,75 @@ impl AdaptiveModel {
         (cum, u64::from(c[s]), total)
     }
 
-    /// Total count of the set block `v` codes with now.
+    /// Codes symbol `s` of block `v` with `code(cum, freq, total)`, then
+    /// updates; the counter set is looked up once.
     #[inline]
-    pub(crate) fn total(&self, m: MethodId, v: BlockId) -> u64 {
-        self.current_set(m, v).1
+    pub(crate) fn code_with(
+        &mut self,
+        m: MethodId,
+        v: BlockId,
+        s: usize,
+        code: impl FnOnce(u64, u64, u64),
+    ) {
+        let set = self.current_context(m, v);
+        let (cum, freq, total) = {
+            let c = self.context_counters(m, v, set);
+            let mc = &self.methods[m.index()];
+            let cum: u64 = c[..s].iter().map(|&x| u64::from(x)).sum();
+            (
+                cum,
+                u64::from(c[s]),
+                mc.totals[mc.tstart[v.index()] as usize + set],
+            )
+        };
+        code(cum, freq, total);
+        self.update_set(m, v, set, s);
     }
 
-    /// The symbol whose interval contains `target`, with its interval.
+    /// Decodes a symbol of block `v` from `dec`, then updates; the counter
+    /// set is looked up once. Returns the symbol.
     #[inline]
-    pub(crate) fn find(&self, m: MethodId, v: BlockId, target: u64) -> (usize, u64, u64) {
-        let (c, _) = self.current_set(m, v);
-        let mut cum = 0u64;
-        for (s, &x) in c.iter().enumerate() {
-            let next = cum + u64::from(x);
-            if target < next {
-                return (s, cum, u64::from(x));
+    pub(crate) fn decode_with(
+        &mut self,
+        m: MethodId,
+        v: BlockId,
+        dec: &mut crate::arith::Decoder<'_>,
+    ) -> usize {
+        let set = self.current_context(m, v);
+        let (s, cum, freq, total) = {
+            let c = self.context_counters(m, v, set);
+            let mc = &self.methods[m.index()];
+            let total = mc.totals[mc.tstart[v.index()] as usize + set];
+            let t = dec.target(total);
+            let mut cum = 0u64;
+            let mut found = None;
+            for (s, &x) in c.iter().enumerate() {
+                let next = cum + u64::from(x);
+                if t < next {
+                    found = Some((s, cum, u64::from(x)));
+                    break;
+                }
+                cum = next;
             }
-            cum = next;
-        }
-        unreachable!("target {target} beyond total {cum}")
+            let (s, cum, freq) = found.expect("the target is below the total");
+            (s, cum, freq, total)
+        };
+        dec.consume(cum, freq, total);
+        self.update_set(m, v, set, s);
+        s
     }
 
     /// Algorithm 1's update after symbol `s` of block `v` was coded, then the
     /// run-context history.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn update(&mut self, m: MethodId, v: BlockId, s: usize) {
         let set = self.current_context(m, v);
+        self.update_set(m, v, set, s);
+    }
+
+    /// [`Self::update`] for counter set `set`.
+    #[inline]
+    fn update_set(&mut self, m: MethodId, v: BlockId, set: usize, s: usize) {
         let k = self.range(m, v).len();
         let inc = self.params.inc;
         let bound = u64::from(self.params.bound);
@@ -520,7 +563,7 @@ mod tests {
         assert_eq!(a.counters(m, c), &[10, 1]);
         a.update(m, c, 0); // 13 > 10: shrink to [5, 1], then +3
         assert_eq!(a.counters(m, c), &[8, 1]);
-        assert_eq!(a.total(m, c), 9);
+        assert_eq!(a.interval(m, c, 1), (8, 1, 9));
         let e = a.to_edge_model(&p);
         assert_eq!(e.counter("m", "C", "B"), Some(8));
         let again = AdaptiveModel::from_edge_model(&p, &e, params).unwrap();
