@@ -127,6 +127,7 @@ pub mod cfg;
 pub mod codec;
 pub mod edge_model;
 pub mod error;
+pub mod model_options;
 pub mod pap;
 pub mod program;
 pub mod synth;
