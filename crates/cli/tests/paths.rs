@@ -85,6 +85,45 @@ fn seed_pap_example_exactly() {
     assert_eq!(path.join(","), SEED_PATH);
 }
 
+/// The seed's section 4.1: on the same path AdapTracer spends 6 bits in the
+/// first execution and 3 bits in the second (3-bit PathIDs), against PAP's 8.
+#[test]
+fn seed_adaptracer_first_and_second_execution() {
+    let d = scratch();
+    let cfg = write(&d, "seed.json", SEED_CFG);
+    let cfg = cfg.to_str().unwrap();
+    let model = d.join("model.tsv");
+    let model = model.to_str().unwrap();
+    let run1 = encode(cfg, "adaptracer", "3", SEED_PATH, &["--inc", "3"]);
+    assert_eq!(run1["bits"], 6);
+    let trace1 = run1["trace"].to_string();
+    let back = decode(
+        cfg,
+        "adaptracer",
+        "3",
+        &trace1,
+        &["--inc", "3", "--update-model", model],
+    );
+    assert_eq!(back.join(","), SEED_PATH);
+    let run2 = encode(
+        cfg,
+        "adaptracer",
+        "3",
+        SEED_PATH,
+        &["--inc", "3", "--model", model],
+    );
+    assert_eq!(run2["bits"], 3);
+    let trace2 = run2["trace"].to_string();
+    let back = decode(
+        cfg,
+        "adaptracer",
+        "3",
+        &trace2,
+        &["--inc", "3", "--model", model],
+    );
+    assert_eq!(back.join(","), SEED_PATH);
+}
+
 #[test]
 fn every_scheme_roundtrips_through_the_binary() {
     let d = scratch();
@@ -127,8 +166,8 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
     let cfg = write(
         &d,
         "loop.json",
-        r#"{"methods": [{"name": "m", "entry": "A", "exit": "X", "edges": [["A","H"], ["H","T"],
-          ["H","F"], ["T","J"], ["F","J"], ["J","H"], ["J","X"]]}]}"#,
+        r#"{"methods": [{"name": "m", "entry": "A", "exit": "X", "edges": [["A","H"], ["H","F"],
+          ["H","T"], ["T","J"], ["F","J"], ["J","H"], ["J","X"]]}]}"#,
     );
     let cfg = cfg.to_str().unwrap();
     let long_path = {
@@ -160,6 +199,43 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
     let trace2 = run2["trace"].to_string();
     assert_eq!(
         decode(cfg, "adaptracer", "3", &trace2, &["--model", m1s]).join(","),
+        long_path
+    );
+    // Frequency order: the same run 2 with the most frequent edges as symbol 0.
+    let freq = ["--model", m1s, "--symbol-order", "frequency"];
+    let run2f = encode(cfg, "adaptracer", "3", &long_path, &freq);
+    let trace2f = run2f["trace"].to_string();
+    assert_eq!(
+        decode(cfg, "adaptracer", "3", &trace2f, &freq).join(","),
+        long_path
+    );
+    assert_ne!(
+        trace2f, trace2,
+        "H→T is symbol 1 by successor order, 0 by frequency"
+    );
+    // Run contexts: the model file gains per-context rows and still decodes.
+    let m2 = d.join("m2.tsv");
+    let m2s = m2.to_str().unwrap();
+    let ctx = ["--context", "runs"];
+    let r1 = encode(cfg, "adaptracer", "3", &long_path, &ctx);
+    let t1 = r1["trace"].to_string();
+    let back = decode(
+        cfg,
+        "adaptracer",
+        "3",
+        &t1,
+        &["--context", "runs", "--update-model", m2s],
+    );
+    assert_eq!(back.join(","), long_path);
+    assert!(std::fs::read_to_string(&m2)
+        .unwrap()
+        .contains("counter\tcontext\n"));
+    let ctx2 = ["--context", "runs", "--model", m2s];
+    let r2 = encode(cfg, "adaptracer", "3", &long_path, &ctx2);
+    assert!(r2["bits"].as_u64() < r1["bits"].as_u64(), "{r1} {r2}");
+    let t2 = r2["trace"].to_string();
+    assert_eq!(
+        decode(cfg, "adaptracer", "3", &t2, &ctx2).join(","),
         long_path
     );
 }

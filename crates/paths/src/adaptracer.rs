@@ -78,12 +78,8 @@ impl<'p> AdapTracer<'p> {
         path: &[BlockId],
     ) -> Result<AdaptiveTrace> {
         self.check_model(model)?;
-        let cfg = self.program.cfg(method);
-        cfg.check_path(path)?;
         let mut enc = ChoiceEncoder::new(self.width);
-        for w in path.windows(2) {
-            enc.step(model, self.program, method, w[0], w[1]);
-        }
+        enc.append_path(model, self.program, method, path)?;
         Ok(enc.finish())
     }
 
@@ -95,17 +91,43 @@ impl<'p> AdapTracer<'p> {
         method: MethodId,
         words: &[u64],
     ) -> Result<Vec<BlockId>> {
+        let mut stream = self.stream(words)?;
+        self.decode_next(&mut stream, model, method)
+    }
+
+    /// Starts decoding a word list that holds several invocations coded one
+    /// after another by one [`ChoiceEncoder`] (no padding between them).
+    pub fn stream<'w>(&self, words: &'w [u64]) -> Result<PathStream<'w>> {
+        let max = crate::error::word_max(self.width);
+        if let Some((i, w)) = words.iter().enumerate().find(|(_, &w)| w > max) {
+            return Err(PathError::InvalidParameter(format!(
+                "word {i} ({w}) does not fit in {} bits",
+                self.width
+            )));
+        }
+        Ok(PathStream {
+            dec: Decoder::new(words, self.width),
+        })
+    }
+
+    /// Decodes the next invocation of `method` (callees ignored) from a
+    /// stream.
+    pub fn decode_next(
+        &self,
+        stream: &mut PathStream<'_>,
+        model: &mut AdaptiveModel,
+        method: MethodId,
+    ) -> Result<Vec<BlockId>> {
         self.check_model(model)?;
-        self.check_words(method, words)?;
+        self.check_live(method)?;
         let cfg = self.program.cfg(method);
-        let mut dec = Decoder::new(words, self.width);
         let mut cur = cfg.entry();
         let mut path = vec![cur];
         while cur != cfg.exit() {
             if path.len() > self.max_steps {
                 return Err(self.too_long(method));
             }
-            cur = self.next_block(model, &mut dec, method, cur)?;
+            cur = self.next_block(model, &mut stream.dec, method, cur)?;
             path.push(cur);
         }
         Ok(path)
@@ -120,17 +142,8 @@ impl<'p> AdapTracer<'p> {
         visits: &[Visit],
     ) -> Result<AdaptiveTrace> {
         self.check_model(model)?;
-        let mut steps = Vec::new();
-        self.program.walk_visits(root, visits, |e| {
-            if let WalkEvent::Step { method, from, to } = e {
-                steps.push((method, from, to));
-            }
-            Ok(())
-        })?;
         let mut enc = ChoiceEncoder::new(self.width);
-        for (m, f, t) in steps {
-            enc.step(model, self.program, m, f, t);
-        }
+        enc.append_visits(model, self.program, root, visits)?;
         Ok(enc.finish())
     }
 
@@ -142,9 +155,20 @@ impl<'p> AdapTracer<'p> {
         root: MethodId,
         words: &[u64],
     ) -> Result<Vec<Visit>> {
+        let mut stream = self.stream(words)?;
+        self.decode_next_visits(&mut stream, model, root)
+    }
+
+    /// Decodes the next interprocedural invocation tree rooted at `root`
+    /// from a stream.
+    pub fn decode_next_visits(
+        &self,
+        stream: &mut PathStream<'_>,
+        model: &mut AdaptiveModel,
+        root: MethodId,
+    ) -> Result<Vec<Visit>> {
         self.check_model(model)?;
-        self.check_words(root, words)?;
-        let mut dec = Decoder::new(words, self.width);
+        self.check_live(root)?;
         struct Frame {
             m: MethodId,
             b: BlockId,
@@ -167,6 +191,7 @@ impl<'p> AdapTracer<'p> {
             let calls = self.program.calls(top.m, top.b);
             if let Some(&callee) = calls.get(top.next_call) {
                 top.next_call += 1;
+                self.check_live(callee)?;
                 let e = self.program.cfg(callee).entry();
                 out.push(Visit {
                     method: callee,
@@ -183,7 +208,7 @@ impl<'p> AdapTracer<'p> {
                 stack.pop();
                 continue;
             }
-            let next = self.next_block(model, &mut dec, top.m, top.b)?;
+            let next = self.next_block(model, &mut stream.dec, top.m, top.b)?;
             top.b = next;
             top.next_call = 0;
             out.push(Visit {
@@ -194,21 +219,11 @@ impl<'p> AdapTracer<'p> {
         Ok(out)
     }
 
-    fn check_words(&self, method: MethodId, words: &[u64]) -> Result<()> {
-        let max = crate::error::word_max(self.width);
-        if let Some((i, w)) = words.iter().enumerate().find(|(_, &w)| w > max) {
+    fn check_live(&self, method: MethodId) -> Result<()> {
+        let cfg = self.program.cfg(method);
+        if !cfg.is_live(cfg.entry()) {
             return Err(PathError::InvalidTrace {
-                method: self.program.cfg(method).name().to_string(),
-                message: format!("word {i} ({w}) does not fit in {} bits", self.width),
-            });
-        }
-        if !self
-            .program
-            .cfg(method)
-            .is_live(self.program.cfg(method).entry())
-        {
-            return Err(PathError::InvalidTrace {
-                method: self.program.cfg(method).name().to_string(),
+                method: cfg.name().to_string(),
                 message: "the exit is not reachable from the entry".into(),
             });
         }
@@ -243,12 +258,8 @@ impl<'p> AdapTracer<'p> {
             }),
             1 => Ok(succ[0]),
             _ => {
-                let total = model.total(m, cur);
-                let target = dec.target(total);
-                let (s, cum, freq) = model.find(m, cur, target);
-                dec.consume(cum, freq, total);
-                model.update(m, cur, s);
-                Ok(succ[s])
+                let sym = model.decode_with(m, cur, dec);
+                Ok(succ[model.successor_index(m, cur, sym)])
             }
         }
     }
@@ -266,7 +277,16 @@ pub fn choice_stream(cfg: &Cfg, path: &[BlockId]) -> Result<Vec<u32>> {
         .collect())
 }
 
-/// Codes choices one edge at a time; the building block of both encoders.
+/// A word list being decoded invocation after invocation (see
+/// [`AdapTracer::stream`]).
+#[derive(Debug, Clone)]
+pub struct PathStream<'w> {
+    dec: Decoder<'w>,
+}
+
+/// Codes choices one edge at a time, or whole invocations one after another
+/// into one word list (a per-thread stream that pays the final flush and
+/// word padding once instead of per invocation).
 #[derive(Debug, Clone)]
 pub struct ChoiceEncoder {
     enc: Encoder,
@@ -298,12 +318,51 @@ impl ChoiceEncoder {
         if cfg.successors(from).len() < 2 {
             return;
         }
-        let s = cfg.successor_index(from, to).expect("live edge");
-        let (cum, freq, total) = model.interval(m, from, s);
-        self.enc.encode(cum, freq, total);
-        self.ideal_bits += (total as f64 / freq as f64).log2();
+        let s = model.symbol(m, from, cfg.successor_index(from, to).expect("live edge"));
+        let (enc, ideal) = (&mut self.enc, &mut self.ideal_bits);
+        model.code_with(m, from, s, |cum, freq, total| {
+            enc.encode(cum, freq, total);
+            *ideal += (total as f64 / freq as f64).log2();
+        });
         self.choices += 1;
-        model.update(m, from, s);
+    }
+
+    /// Appends one invocation of `method` (callees ignored); the model is
+    /// untouched if the path is invalid.
+    pub fn append_path(
+        &mut self,
+        model: &mut AdaptiveModel,
+        program: &Program,
+        method: MethodId,
+        path: &[BlockId],
+    ) -> Result<()> {
+        program.cfg(method).check_path(path)?;
+        for w in path.windows(2) {
+            self.step(model, program, method, w[0], w[1]);
+        }
+        Ok(())
+    }
+
+    /// Appends an interprocedural invocation tree rooted at `root`; the model
+    /// is untouched if the path is invalid.
+    pub fn append_visits(
+        &mut self,
+        model: &mut AdaptiveModel,
+        program: &Program,
+        root: MethodId,
+        visits: &[Visit],
+    ) -> Result<()> {
+        let mut steps = Vec::new();
+        program.walk_visits(root, visits, |e| {
+            if let WalkEvent::Step { method, from, to } = e {
+                steps.push((method, from, to));
+            }
+            Ok(())
+        })?;
+        for (m, f, t) in steps {
+            self.step(model, program, m, f, t);
+        }
+        Ok(())
     }
 
     /// Flushes and returns the trace.
@@ -394,6 +453,68 @@ mod tests {
             assert!(inv.iter().filter(|i| i.0 == f).count() >= 2);
             assert!(inv.iter().all(|i| i.0 != g || i.1.len() == 3));
         }
+    }
+
+    #[test]
+    fn learned_common_path_costs_no_word() {
+        let p = Program::from_json_str(
+            r#"{"methods":[{"name":"m","entry":"A","exit":"X",
+                "edges":[["A","F"],["A","T"],["T","X"],["F","X"]]}]}"#,
+            Path::new("if.json"),
+        )
+        .unwrap();
+        let m = p.method_id("m").unwrap();
+        let path = p.cfg(m).resolve_path(&["A", "T", "X"]).unwrap();
+        let at = AdapTracer::new(&p, 32).unwrap();
+        let mut probe = AdaptiveModel::new(&p, AdaptiveParams::default()).unwrap();
+        let mut parser = probe.clone();
+        for _ in 0..5 {
+            let t = at.encode(&mut probe, m, &path).unwrap();
+            assert_eq!(t.words.len(), 1, "run 1: T is symbol 1");
+            assert_eq!(at.decode(&mut parser, m, &t.words).unwrap(), path);
+        }
+        // Run 2 starts from the parser's counters: T is now symbol 0.
+        let next = AdaptiveModel::from_edge_model_with_order(
+            &p,
+            &parser.to_edge_model(&p),
+            AdaptiveParams::default(),
+            crate::adaptive::SymbolOrder::Frequency,
+        )
+        .unwrap();
+        let (mut probe2, mut parser2) = (next.clone(), next);
+        let t = at.encode(&mut probe2, m, &path).unwrap();
+        assert!(t.words.is_empty());
+        assert_eq!(at.decode(&mut parser2, m, &t.words).unwrap(), path);
+    }
+
+    #[test]
+    fn many_invocations_share_one_stream() {
+        let p = seed_program();
+        let m = p.method_id("m").unwrap();
+        let at = AdapTracer::new(&p, 16).unwrap();
+        let paths: Vec<Vec<BlockId>> = (1..30)
+            .map(|n| {
+                let mut names = vec!["A"];
+                for _ in 0..(n % 4 + 1) {
+                    names.extend(["B", "C"]);
+                }
+                names.push("D");
+                p.cfg(m).resolve_path(&names).unwrap()
+            })
+            .collect();
+        let mut probe = AdaptiveModel::new(&p, AdaptiveParams::default()).unwrap();
+        let mut parser = probe.clone();
+        let mut enc = ChoiceEncoder::new(16);
+        for path in &paths {
+            enc.append_path(&mut probe, &p, m, path).unwrap();
+        }
+        let t = enc.finish();
+        assert!((t.words.len() * 16) as f64 <= t.ideal_bits + 17.0);
+        let mut stream = at.stream(&t.words).unwrap();
+        for path in &paths {
+            assert_eq!(&at.decode_next(&mut stream, &mut parser, m).unwrap(), path);
+        }
+        assert_eq!(probe.to_edge_model(&p), parser.to_edge_model(&p));
     }
 
     #[test]

@@ -319,4 +319,75 @@ mod tests {
         assert_eq!("adaptracer".parse::<Scheme>().unwrap(), Scheme::AdapTracer);
         assert!("zip".parse::<Scheme>().is_err());
     }
+
+    fn roundtrip_all(p: &Program, m: MethodId, paths: &[Vec<BlockId>], widths: &[u32]) {
+        for &w in widths {
+            for scheme in Scheme::ALL {
+                let codec = Codec::new(p, m, scheme, w).unwrap();
+                let mut enc = AdaptiveModel::new(p, Default::default()).unwrap();
+                let mut dec = enc.clone();
+                for path in paths {
+                    let t = codec.encode(Some(&mut enc), path).unwrap();
+                    assert_eq!(
+                        &codec.decode(Some(&mut dec), &t.items).unwrap(),
+                        path,
+                        "{scheme} W={w}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn single_block_method() {
+        let p = Program::from_json_str(
+            r#"{"methods":[{"name":"m","entry":"A","exit":"A","edges":[]}]}"#,
+            Path::new("one.json"),
+        )
+        .unwrap();
+        let m = MethodId(0);
+        roundtrip_all(&p, m, &[vec![BlockId(0)]], &[3, 64]);
+        let pap = Codec::new(&p, m, Scheme::Pap, 3).unwrap();
+        assert_eq!(pap.encode(None, &[BlockId(0)]).unwrap().bits, 3);
+        let at = Codec::new(&p, m, Scheme::AdapTracer, 3).unwrap();
+        assert_eq!(at.encode(None, &[BlockId(0)]).unwrap().bits, 0);
+        assert!(at.encode(None, &[]).is_err());
+    }
+
+    #[test]
+    fn forty_way_switch_in_a_loop() {
+        let mut edges = vec![
+            r#"["E","S"]"#.to_string(),
+            r#"["J","S"]"#.into(),
+            r#"["J","X"]"#.into(),
+        ];
+        for k in 0..40 {
+            edges.push(format!(r#"["S","c{k}"]"#));
+            edges.push(format!(r#"["c{k}","J"]"#));
+        }
+        let text = format!(
+            r#"{{"methods":[{{"name":"m","entry":"E","exit":"X","edges":[{}]}}]}}"#,
+            edges.join(",")
+        );
+        let p = Program::from_json_str(&text, Path::new("sw.json")).unwrap();
+        let m = MethodId(0);
+        let cfg = p.cfg(m);
+        let path_of = |cases: &[usize]| {
+            let mut names = vec!["E".to_string()];
+            for c in cases {
+                names.extend(["S".to_string(), format!("c{c}"), "J".to_string()]);
+            }
+            names.push("X".into());
+            cfg.resolve_path(&names).unwrap()
+        };
+        let paths = [
+            path_of(&[39, 0, 17, 17, 17, 5]),
+            path_of(&[20]),
+            path_of(&[1, 2, 3]),
+        ];
+        roundtrip_all(&p, m, &paths, &[6, 13, 64]);
+        // 40 out-edges do not fit BLPP ids of 5 bits, nor PAP's 41-way join.
+        assert!(Codec::new(&p, m, Scheme::Blpp, 5).is_err());
+        assert!(Codec::new(&p, m, Scheme::Pap, 5).is_err());
+    }
 }

@@ -15,10 +15,14 @@
 //!   `decode`; [`Codec`] puts them behind one interface with [`TraceItem`]s,
 //!   size accounting ([`EncodedTrace::bits`]) and the JSON trace form
 //!   ([`trace_to_json`], [`trace_from_json`]).
-//! - [`AdaptiveModel`] ([`AdaptiveParams`]: `inc`, `bound`): AdapTracer's
+//! - [`AdaptiveModel`] ([`AdaptiveParams`]: `inc`, `bound`;
+//!   [`ModelOptions`]: [`SymbolOrder`], [`ContextKind`]): AdapTracer's
 //!   per-block counters, updated by encoding and by decoding alike;
 //!   [`EdgeModel`]: the model file (method, from, to, probability, counter),
 //!   format in [`edge_model`].
+//! - [`ChoiceEncoder`] / [`AdapTracer::stream`]: many invocations in one
+//!   AdapTracer word list (e.g. one per thread), paying the flush and the
+//!   word padding once.
 //! - [`arith`]: the bit-exact arithmetic coder ([`arith::Encoder`],
 //!   [`arith::Decoder`]) for probes written in other languages.
 //!
@@ -58,14 +62,25 @@
 //! must reproduce.
 //!
 //! **Choices.** A block `v` with `k ≥ 2` live out-edges (live successors in
-//! CFG declaration order, duplicates merged) codes the index `s` of the
-//! edge taken. Blocks with one live out-edge code nothing. Counters `c[0..k)`
-//! start at 1 or at the model file's values (halved — `c = max(1, c >> 1)`
-//! for all — until `Σc ≤ 2^20`). With `total = Σc` and
+//! CFG declaration order, duplicates merged) codes the *symbol* `s` of the
+//! edge taken. Blocks with one live out-edge code nothing. By default the
+//! symbol is the edge's index among the live successors; with
+//! [`SymbolOrder::Frequency`] the out-edges are numbered by starting
+//! counter, largest first, ties in successor order (fixed for the whole
+//! run). [`AdaptiveModel::symbol`] gives an edge's symbol; the vector files
+//! list them under `symbols` (`testdata/vectors.json`: successor order,
+//! `testdata/vectors-frequency.json`: frequency order). Counters
+//! `c[0..k)`, in symbol order, start at 1 or at the model file's values
+//! (halved — `c = max(1, c >> 1)` for all — until `Σc ≤ 2^20`). With
+//! `total = Σc` and
 //! `cum = Σ_{i<s} c[i]` the coder codes `(cum, c[s], total)`, then the
 //! counters update:
 //! `if c[s] + inc > bound || total + inc > 2^20 { c[i] = max(1, c[i] >> 1) for all i; total = Σc }`
 //! then `c[s] += inc; total += inc`.
+//! With [`ContextKind::Runs`] (opt-in) a block with 2 to 16 symbols picks
+//! one of `2k` counter sets before each choice from its own history — the
+//! exact rule is in the [`adaptive`] module docs, `testdata/vectors-runs.json`
+//! pins it down.
 //! In interprocedural mode, the callees of a block are coded (entry to exit,
 //! recursively, in call order) after the block is entered and before its own
 //! choice; each method has its own counters; one coder spans the whole
@@ -112,11 +127,12 @@ pub mod cfg;
 pub mod codec;
 pub mod edge_model;
 pub mod error;
+pub mod model_options;
 pub mod pap;
 pub mod program;
 pub mod synth;
 
-pub use adaptive::{AdaptiveModel, AdaptiveParams};
+pub use adaptive::{AdaptiveModel, AdaptiveParams, ContextKind, ModelOptions, SymbolOrder};
 pub use adaptracer::{choice_stream, AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
 pub use blpp::{Blpp, BlppStep};
 pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};
