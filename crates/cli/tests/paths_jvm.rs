@@ -87,13 +87,16 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
     let jar = shapes_jar(&dir);
     for (variant, args, exits_ok) in [("throw", &["Shapes", "25", "throw"][..], false), ("exit", &["Shapes", "25", "exit"][..], true)] {
         let mut raw: Option<Value> = None;
-        for scheme in ["raw", "blpp", "pap", "adaptracer"] {
+        for scheme in ["raw", "blpp", "pap", "adaptracer", "adaptracer-stream"] {
             for width in ["64", "32"] {
                 if scheme == "raw" && width == "32" {
                     continue;
                 }
                 let out = dir.join(format!("{scheme}-{width}.jar"));
-                instrument(&jar, &out, scheme, &["--width", width]);
+                match scheme.strip_suffix("-stream") {
+                    Some(s) => instrument(&jar, &out, s, &["--width", width, "--stream"]),
+                    None => instrument(&jar, &out, scheme, &["--width", width]),
+                }
                 let log = dir.join(format!("{scheme}-{width}-{variant}.log"));
                 assert_eq!(run(&out, &log, args), exits_ok, "{scheme} {variant}: the program's own exit status must be kept");
                 let decoded = decode(&log, &out, &[]);
@@ -147,7 +150,7 @@ fn compare_runs_every_scheme_and_reports() {
     let dir = workdir("compare");
     let jar = shapes_jar(&dir);
     let out = ok(tk(&["paths", "compare", "--width", "32", "--", "java", "-cp", jar.to_str().unwrap(), "Shapes", "20"]));
-    for s in ["raw", "blpp", "pap", "adaptracer"] {
+    for s in ["raw ", "blpp ", "pap ", "adaptracer ", "adaptracer-stream "] {
         let line = out.lines().find(|l| l.starts_with(s)).unwrap_or_else(|| panic!("no {s} row in\n{out}"));
         assert!(line.ends_with("yes"), "{line}");
     }

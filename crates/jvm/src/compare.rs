@@ -115,14 +115,14 @@ pub struct Comparison {
     pub adaptracer_words_equal: bool,
     /// `zstd -19` over the raw branch-choice stream (one byte per choice), bits.
     pub zstd_bits: Option<u64>,
-    /// One row per scheme, raw first.
+    /// One row per scheme, raw first, then AdapTracer's stream mode.
     pub rows: Vec<SchemeRow>,
 }
 
 /// Instruments `cmd`'s jar under `config` into `dir` and runs it; returns the
 /// decoded log, its wall time and the instrumented jar.
 pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir: &Path) -> Result<SchemeRun> {
-    let name = config.scheme.name();
+    let name = format!("{}{}", config.scheme.name(), if config.stream { "-stream" } else { "" });
     let jar = dir.join(format!("{name}.jar"));
     let log = dir.join(format!("{name}.log"));
     instrument_jar(&cmd.jar(), &jar, config, model, &cmd.other_entries())?;
@@ -195,16 +195,18 @@ pub fn compare(argv: &[String], jar: Option<&Path>, base: &Config, model: Option
     let mut rows = Vec::new();
     let mut raw: Option<Decoded> = None;
     let (mut branches, mut ideal_bits, mut words_equal, mut zstd) = (0, 0.0, true, None);
-    for scheme in Scheme::ALL {
+    let variants = Scheme::ALL.iter().map(|&s| (s, false)).chain([(Scheme::Adaptracer, true)]);
+    for (scheme, stream) in variants {
         // Sizes and exactness: the probes also record every node, and each
         // decoded path is checked against the same run (nondeterministic
         // programs included). Times: separate runs without that sidecar.
         let verify = scheme != Scheme::Raw;
-        let config = Config { scheme, verify, ..base.clone() };
-        let run = run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {}", scheme.name()))?;
+        let config = Config { scheme, verify, stream, ..base.clone() };
+        let name = if stream { "adaptracer-stream".to_string() } else { scheme.name().to_string() };
+        let run = run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
         let mut times = Vec::new();
         let timed = if verify {
-            let jar = dir.join(format!("{}-timed.jar", scheme.name()));
+            let jar = dir.join(format!("{name}-timed.jar"));
             instrument_jar(&cmd.jar(), &jar, &Config { verify: false, ..config.clone() }, model, &cmd.other_entries())?;
             jar
         } else {
@@ -223,11 +225,13 @@ pub fn compare(argv: &[String], jar: Option<&Path>, base: &Config, model: Option
             run.decoded.verified == run.decoded.invocations.len()
         };
         if let Some(rp) = run.replay {
-            ideal_bits = rp.ideal_bits;
-            words_equal = rp.words_equal;
+            if !stream {
+                ideal_bits = rp.ideal_bits;
+            }
+            words_equal &= rp.words_equal;
         }
         rows.push(SchemeRow {
-            scheme: scheme.name().into(),
+            scheme: name,
             bits: run.decoded.bits,
             packed_bits: run.decoded.packed_bits,
             method_ref_bits: run.decoded.method_ref_bits,
@@ -258,10 +262,10 @@ pub fn render_comparison(c: &Comparison) -> String {
         c.ideal_bits / c.branches.max(1) as f64,
         c.zstd_bits.map(|z| format!("{z} bits")).unwrap_or_else(|| "n/a (no zstd)".into())
     );
-    s += &format!("{:<11} {:>14} {:>10} {:>14} {:>9} {:>8}  {}\n", "scheme", "bits", "bits/br", "packed bits", "time s", "x base", "paths = raw");
+    s += &format!("{:<17} {:>14} {:>10} {:>14} {:>9} {:>8}  {}\n", "scheme", "bits", "bits/br", "packed bits", "time s", "x base", "paths = raw");
     for r in &c.rows {
         s += &format!(
-            "{:<11} {:>14} {:>10.3} {:>14} {:>9.3} {:>8.2}  {}\n",
+            "{:<17} {:>14} {:>10.3} {:>14} {:>9.3} {:>8.2}  {}\n",
             r.scheme,
             r.bits,
             r.bits as f64 / c.branches.max(1) as f64,

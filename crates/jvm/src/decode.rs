@@ -152,13 +152,15 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             stored.config.width
         );
     }
+    let streamed = if stored.config.stream { Some(decoder.decode_streams(log)?) } else { None };
     let mut out = Decoded { bits: 0, packed_bits: 0, method_ref_bits: 0, verified: 0, invocations: Vec::with_capacity(log.records.len()) };
     for (k, rec) in log.records.iter().enumerate() {
         let m = program.methods.get(rec.method).with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
         let cfg = &m.cfg;
-        let mut path = decoder
-            .decode(rec)
-            .with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?;
+        let mut path = match &streamed {
+            Some(paths) => paths[k].clone(),
+            None => decoder.decode(rec).with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?,
+        };
         check_path(cfg, &path).with_context(|| format!("record {}: decoded path of {} is not a CFG path", k + 1, m.display_name()))?;
         if let Some(raw) = &rec.raw {
             if path.len() != raw.len() + 1 || path[1..] != raw[..] {
@@ -192,6 +194,12 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             nested: rec.nested,
             thread_index: rec.thread,
         });
+    }
+    if streamed.is_some() {
+        // The threads' word lists, W bits per word.
+        let words: u64 = log.threads.iter().map(|t| t.words.as_ref().map_or(0, |w| w.len() as u64)).sum();
+        out.bits += words * log.width as u64;
+        out.packed_bits += words * log.width as u64;
     }
     Ok(out)
 }

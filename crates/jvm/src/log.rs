@@ -10,6 +10,9 @@
 //!   that prefix completed to EXIT along the fixed route of the runtime tables.
 //!   `VALUES` are unsigned PathID words; `@NODE` is a PAP breakpoint node
 //!   following the value it ends;
+//! - `w WORDS…` after a thread's records, in AdapTracer stream mode: the
+//!   thread's one word list, holding its invocations in record order (their
+//!   own records then carry no values);
 //! - `r NODES…` after a record, in logs of jars instrumented with
 //!   verification: every node the invocation reached after ENTRY (completed
 //!   to EXIT when aborted), to check the decoded path from the same run.
@@ -49,6 +52,8 @@ pub struct ThreadInfo {
     pub java_id: u64,
     /// Thread name.
     pub name: String,
+    /// AdapTracer stream mode: the thread's one word list.
+    pub words: Option<Vec<u64>>,
 }
 
 /// A parsed trace log.
@@ -93,7 +98,7 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                 }
                 let java_id = f.next().and_then(|x| x.parse().ok()).with_context(|| format!("line {no}: bad thread id"))?;
                 let name = f.collect::<Vec<_>>().join(" ");
-                log.threads.push(ThreadInfo { java_id, name });
+                log.threads.push(ThreadInfo { java_id, name, words: None });
             }
             Some(kind @ ("i" | "n")) => {
                 if log.threads.is_empty() {
@@ -116,6 +121,11 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     tokens,
                     raw: None,
                 });
+            }
+            Some("w") => {
+                let t = log.threads.last_mut().with_context(|| format!("line {no}: words before any thread line"))?;
+                let words = f.map(|t| t.parse::<u64>().with_context(|| format!("line {no}: bad word {t:?}"))).collect::<Result<Vec<_>>>()?;
+                t.words = Some(words);
             }
             Some("r") => {
                 let last = log.records.last_mut().with_context(|| format!("line {no}: verification line before any record"))?;

@@ -286,6 +286,32 @@ impl<'a> Decoder<'a> {
     }
 }
 
+impl Decoder<'_> {
+    /// AdapTracer stream mode: decodes every record of `log`, thread by
+    /// thread from each thread's one word list, in record order.
+    pub fn decode_streams(&mut self, log: &crate::log::TraceLog) -> Result<Vec<Vec<u32>>> {
+        let width = self.stored.config.width;
+        let at = AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
+        let mut out = vec![Vec::new(); log.records.len()];
+        for (t, info) in log.threads.iter().enumerate() {
+            let empty = Vec::new();
+            let words = info.words.as_ref().unwrap_or(&empty);
+            let mut stream = at.stream(words).map_err(|e| anyhow!("thread {t}: {e}"))?;
+            let mut model = self.core.initial.clone();
+            for (k, rec) in log.records.iter().enumerate().filter(|(_, r)| r.thread == t) {
+                if !rec.tokens.is_empty() {
+                    bail!("record {}: values in a stream-mode log", k + 1);
+                }
+                let path = at
+                    .decode_next(&mut stream, &mut model, MethodId(rec.method as u32))
+                    .map_err(|e| anyhow!("record {} (thread {t}): {e}", k + 1))?;
+                out[k] = path.into_iter().map(|b| b.0).collect();
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// The seed's TraceParser step: starting from the model the probes used,
 /// replays every decoded path (completed to EXIT) in log order through the
 /// adaptive counters and returns the next run's edge model. Edges of the
@@ -323,6 +349,21 @@ pub fn replay_adaptracer(stored: &StoredProgram, core: &CoreProgram, log: &crate
     let mut models: HashMap<usize, AdaptiveModel> = HashMap::new();
     let mut out = Replay { ideal_bits: 0.0, choices: 0, words_equal: true };
     let paths = decoded.completed_paths(&stored.program);
+    if stored.config.stream {
+        for (t, info) in log.threads.iter().enumerate() {
+            let mut model = core.initial.clone();
+            let mut enc = tracekit_paths::ChoiceEncoder::new(width);
+            for (_, (m, nodes)) in decoded.invocations.iter().zip(&paths).filter(|(inv, _)| inv.thread_index == t) {
+                let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
+                enc.append_path(&mut model, &core.program, MethodId(*m as u32), &blocks).map_err(|e| anyhow!("{e}"))?;
+            }
+            let trace = enc.finish();
+            out.ideal_bits += trace.ideal_bits;
+            out.choices += trace.choices;
+            out.words_equal &= info.words.clone().unwrap_or_default() == trace.words;
+        }
+        return Ok(out);
+    }
     for ((inv, rec), (m, nodes)) in decoded.invocations.iter().zip(&log.records).zip(&paths) {
         let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
         let trace = if inv.nested {

@@ -3,7 +3,8 @@
 //!
 //! Text, one row per line, space separated:
 //! - header `scheme S width W inc I bound B methods N verify V` (`V` = 1:
-//!   also record every node, see [`Config::verify`]);
+//!   also record every node, see [`Config::verify`]; `stream 1`: AdapTracer
+//!   stream mode, see [`Config::stream`]);
 //! - per method `m ID NODES`, then `x` (next node on a fixed route to EXIT,
 //!   per node, used to complete aborted invocations) and one `s` row per node
 //!   listing its successors in out-edge order;
@@ -69,11 +70,16 @@ pub struct Config {
     /// is checked against ground truth from the same run.
     #[serde(default)]
     pub verify: bool,
+    /// AdapTracer stream mode: one coder per thread; each invocation's
+    /// choices are coded when it finishes, so invocations follow each other
+    /// in one word list per thread without per-invocation padding.
+    #[serde(default)]
+    pub stream: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { scheme: Scheme::Raw, width: 64, inc: 3, bound: 65535, verify: false }
+        Config { scheme: Scheme::Raw, width: 64, inc: 3, bound: 65535, verify: false, stream: false }
     }
 }
 
@@ -109,13 +115,14 @@ pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
 /// Writes the runtime tables; `scheme_rows` appends each method's scheme rows.
 pub fn write_tables(program: &Program, config: &Config, mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String)) -> String {
     let mut out = format!(
-        "scheme {} width {} inc {} bound {} methods {} verify {}\n",
+        "scheme {} width {} inc {} bound {} methods {} verify {} stream {}\n",
         config.scheme.name(),
         config.width,
         config.inc,
         config.bound,
         program.methods.len(),
-        u8::from(config.verify)
+        u8::from(config.verify),
+        u8::from(config.stream && config.scheme == Scheme::Adaptracer)
     );
     for (id, m) in program.methods.iter().enumerate() {
         let cfg = &m.cfg;

@@ -146,7 +146,7 @@ fn cases(rng: &mut Rng, p: &Program, count: usize) -> Vec<Case> {
         .collect()
 }
 
-fn java_records(p: &Program, config: &Config, cases: &[Case]) -> Vec<Record> {
+fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, Vec<u64>) {
     let schemes = SchemeTables::new(p, config, None).unwrap();
     let tables = write_tables(p, config, |id, cfg, out| schemes.rows(id, cfg, out).unwrap());
     let mut input = String::new();
@@ -162,9 +162,10 @@ fn java_records(p: &Program, config: &Config, cases: &[Case]) -> Vec<Record> {
         input.push('\n');
     }
     let out: String = run_java(&tables, &input).lines().filter(|l| !l.starts_with("c ")).map(|l| format!("{l}\n")).collect();
-    let log = parse_log(&format!("tracekit-paths-log 1 scheme={} width={}\nthread 0 0 check\n{out}", config.scheme.name(), config.width)).unwrap();
+    let mut log = parse_log(&format!("tracekit-paths-log 1 scheme={} width={}\nthread 0 0 check\n{out}", config.scheme.name(), config.width)).unwrap();
     assert_eq!(log.records.len(), cases.len());
-    log.records
+    let words = log.threads[0].words.take().unwrap_or_default();
+    (log.records, words)
 }
 
 fn values(r: &Record) -> Vec<u64> {
@@ -179,8 +180,8 @@ fn java_encoders_match_the_core_bit_for_bit() {
     let cases = cases(&mut rng, &p, 400);
     for width in [3u32, 8, 32, 64] {
         for scheme in [Scheme::Blpp, Scheme::Pap, Scheme::Adaptracer] {
-            let config = Config { scheme, width, inc: 3, bound: 200, verify: false };
-            let records = java_records(&p, &config, &cases);
+            let config = Config { scheme, width, inc: 3, bound: 200, verify: false, stream: false };
+            let (records, _) = java_records(&p, &config, &cases);
             let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
             for (c, r) in cases.iter().zip(&records) {
                 assert_eq!(r.aborted_after, c.aborted_after);
@@ -215,6 +216,30 @@ fn java_encoders_match_the_core_bit_for_bit() {
                 }
             }
         }
+    }
+}
+
+/// Stream mode: one coder per thread, invocations coded one after another
+/// when they finish — the core's `ChoiceEncoder::append_path` sequence.
+#[test]
+fn java_stream_mode_matches_the_core_bit_for_bit() {
+    let mut rng = Rng(0x0bad_cafe_1234_5678);
+    let p = program(&mut rng, 10);
+    let core = core_program(&p).unwrap();
+    let cases = cases(&mut rng, &p, 300);
+    for width in [3u32, 13, 32, 64] {
+        let config = Config { scheme: Scheme::Adaptracer, width, inc: 3, bound: 300, verify: false, stream: true };
+        let (records, words) = java_records(&p, &config, &cases);
+        assert!(records.iter().all(|r| r.tokens.is_empty()));
+        let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 300 }).unwrap();
+        let mut enc = tracekit_paths::ChoiceEncoder::new(width);
+        for c in &cases {
+            let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
+            enc.append_path(&mut model, &core, MethodId(c.method as u32), &blocks).unwrap();
+        }
+        let want = enc.finish().words;
+        assert!(!want.is_empty());
+        assert_eq!(words, want, "stream W={width}");
     }
 }
 

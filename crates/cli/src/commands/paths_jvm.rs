@@ -37,6 +37,9 @@ pub struct AdaptArgs {
     /// Number of runs.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// One word list per thread (see `instrument --stream`).
+    #[arg(long)]
+    pub stream: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -82,6 +85,10 @@ pub struct InstrumentArgs {
     /// decoded path against the same run.
     #[arg(long)]
     pub verify: bool,
+    /// AdapTracer: one word list per thread (invocations coded when they
+    /// finish, no per-invocation padding) instead of words per invocation.
+    #[arg(long)]
+    pub stream: bool,
     #[command(flatten)]
     pub scheme_args: SchemeArgs,
 }
@@ -144,7 +151,7 @@ pub struct CompareArgs {
 }
 
 fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
-    Config { scheme, width: a.width, inc: a.inc, bound: a.bound, verify: false }
+    Config { scheme, width: a.width, inc: a.inc, bound: a.bound, verify: false, stream: false }
 }
 
 /// Runs one JVM path command.
@@ -152,7 +159,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
     match cmd {
         JvmCommand::Instrument(a) => {
             let scheme = Scheme::parse(&a.scheme).with_context(|| format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme))?;
-            let cfg = Config { verify: a.verify, ..config(scheme, &a.scheme_args) };
+            let cfg = Config { verify: a.verify, stream: a.stream, ..config(scheme, &a.scheme_args) };
             let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
             eprint!("{}", r.log);
             eprintln!("{} methods instrumented ({} skipped) -> {}", r.methods, r.skipped.len(), a.output.display());
@@ -197,7 +204,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Adapt(a) => {
-            let cfg = config(Scheme::Adaptracer, &a.scheme_args);
+            let cfg = Config { stream: a.stream, ..config(Scheme::Adaptracer, &a.scheme_args) };
             let runs = tracekit_jvm::adapt::adapt(&a.command, a.jar.as_deref(), &cfg, a.model.as_deref(), a.runs, a.save_model.as_deref())?;
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);

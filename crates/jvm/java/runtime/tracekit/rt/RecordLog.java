@@ -23,6 +23,13 @@ final class RecordLog {
         end();
     }
 
+    /** Stream mode: the thread's AdapTracer words, after its records: "w WORDS…". */
+    void streamWords(LongList words) {
+        sb.append('w');
+        for (int i = 0; i < words.size; i++) sb.append(' ').append(Long.toUnsignedString(words.values[i]));
+        end();
+    }
+
     void breakpoint(int node) {
         sb.append(" @").append(node);
     }

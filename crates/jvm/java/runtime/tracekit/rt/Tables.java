@@ -18,6 +18,8 @@ final class Tables {
     int bound;
     /** Also record every node (raw) beside the scheme's trace, to check decoding on the same run. */
     boolean verify;
+    /** AdapTracer stream mode: one coder per thread, invocations coded at completion. */
+    boolean stream;
     /** Largest PathID value representable in width bits, as an unsigned long. */
     long maxValue;
     int[] nodes;
@@ -80,6 +82,7 @@ final class Tables {
         t.bound = Integer.parseInt(h[7]);
         int n = Integer.parseInt(h[9]);
         t.verify = h.length > 11 && h[10].equals("verify") && h[11].equals("1");
+        t.stream = h.length > 13 && h[12].equals("stream") && h[13].equals("1");
         t.maxValue = t.width >= 64 ? -1L : (1L << t.width) - 1;
         t.nodes = new int[n];
         t.entry = new int[n];

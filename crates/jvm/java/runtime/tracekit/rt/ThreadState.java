@@ -1,7 +1,5 @@
 package tracekit.rt;
 
-import java.io.IOException;
-import java.io.Writer;
 
 /** One thread's invocation stack and finished records. */
 final class ThreadState {
@@ -79,8 +77,22 @@ final class ThreadState {
     /** Set once the log holds this thread's records; later records are dropped. */
     boolean closed;
 
+    /** Stream mode: the thread's one AdapTracer coder. */
+    Coder streamCoder;
+
+    /** This thread's adaptive counters of {@code method}, made from the shipped model on first use. */
+    int[] methodCounters(int method) {
+        int[] c = counters[method];
+        if (c == null) counters[method] = c = tables.adapInit[method].clone();
+        return c;
+    }
+
     synchronized void finish(Inv inv, int realLen) {
         if (closed) return;
+        if (tables.stream && inv instanceof AdapInv) {
+            if (streamCoder == null) streamCoder = new Coder(tables);
+            ((AdapInv) inv).codeInto(streamCoder);
+        }
         records.begin(inv.method, realLen, inv.nested);
         inv.emitTo(records);
         records.end();

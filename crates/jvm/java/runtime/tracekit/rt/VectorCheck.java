@@ -36,10 +36,20 @@ public final class VectorCheck {
                 ThreadState.complete(t, inv);
             }
             ts.pop();
+            if (t.stream) {
+                if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
+                ((AdapInv) inv).codeInto(ts.streamCoder);
+            }
             RecordLog log = new RecordLog();
             log.begin(method, realLen, inv.nested);
             inv.emitTo(log);
             log.end();
+            log.writeTo(out);
+        }
+        if (ts.streamCoder != null) {
+            ts.streamCoder.finish();
+            RecordLog log = new RecordLog();
+            log.streamWords(ts.streamCoder.words);
             log.writeTo(out);
         }
         // AdapTracer: the thread's counters after all invocations, per method.

@@ -1,0 +1,92 @@
+package tracekit.rt;
+
+/**
+ * The core crate's 32-bit low/high arithmetic coder (Witten-Neal-Cleary with
+ * pending bits) writing width-bit words most significant bit first, with
+ * AdapTracer's counter update. Mirrors tracekit_paths::arith and adaptive
+ * bit for bit. One Coder per invocation, or one per thread in stream mode.
+ */
+final class Coder {
+    private static final long TOP = 0xFFFFFFFFL;
+    private static final long HALF = 1L << 31;
+    private static final long QUARTER = 1L << 30;
+    private static final long MAX_TOTAL = 1L << 20;
+
+    private final int width;
+    private final int inc;
+    private final long bound;
+    private long low;
+    private long high = TOP;
+    private long pending;
+    private long acc;
+    private int filled;
+    final LongList words = new LongList();
+
+    Coder(Tables t) {
+        width = t.width;
+        inc = t.inc;
+        bound = t.bound;
+    }
+
+    private void put(long bit) {
+        acc = (acc << 1) | bit;
+        if (++filled == width) {
+            words.add(acc);
+            acc = 0;
+            filled = 0;
+        }
+    }
+
+    private void putRun(long bit, long n) {
+        for (long i = 0; i < n; i++) put(bit);
+    }
+
+    /** Codes symbol {@code sym} of the {@code k} counters at {@code c[b..b+k)}, then updates them. */
+    void code(int[] c, int b, int k, int sym) {
+        long total = 0, cum = 0;
+        for (int i = 0; i < k; i++) {
+            if (i == sym) cum = total;
+            total += c[b + i];
+        }
+        long freq = c[b + sym];
+        long range = high - low + 1;
+        high = low + range * (cum + freq) / total - 1;
+        low = low + range * cum / total;
+        while (true) {
+            if (high < HALF) {
+                put(0);
+                putRun(1, pending);
+                pending = 0;
+            } else if (low >= HALF) {
+                put(1);
+                putRun(0, pending);
+                pending = 0;
+                low -= HALF;
+                high -= HALF;
+            } else if (low >= QUARTER && high < HALF + QUARTER) {
+                pending++;
+                low -= QUARTER;
+                high -= QUARTER;
+            } else {
+                break;
+            }
+            low <<= 1;
+            high = (high << 1) | 1;
+        }
+        if (c[b + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
+            for (int i = 0; i < k; i++) c[b + i] = Math.max(1, c[b + i] >>> 1);
+        }
+        c[b + sym] += inc;
+    }
+
+    /** Final flush: one 1 bit if needed, pad the last word, drop trailing zero words. */
+    void finish() {
+        if (low > 0 || pending > 0) put(1);
+        if (filled > 0) {
+            words.add(acc << (width - filled));
+            acc = 0;
+            filled = 0;
+        }
+        while (words.size > 0 && words.values[words.size - 1] == 0) words.size--;
+    }
+}
