@@ -5,7 +5,8 @@
 #
 # For every tkbench workload and Rhino (Debian package) running a JavaScript
 # workload, at W = 32 and 64: `tracekit paths compare` (uninstrumented run,
-# then raw, BLPP, PAP and AdapTracer runs; decoded paths checked against raw;
+# then raw, BLPP, PAP, AdapTracer and AdapTracer stream-mode runs; decoded
+# paths checked against the nodes recorded in the same run;
 # times, at W = 64, are medians of REPEAT runs). Then the inc = 1..4 sweep across
 # repeated runs (`tracekit paths adapt`) on MathOps (the closest relative of
 # the seed's JGFMath), HeapSort and Rhino. Finally prints the Markdown tables.
@@ -47,6 +48,8 @@ for inc in 1 2 3 4; do
   "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- java -cp "$jar" tkbench.HeapSort "$SIZE" >"$out/adapt-HeapSort-inc$inc.json"
   "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- \
     java -cp "$rhino" org.mozilla.javascript.tools.shell.Main -opt -1 "$root/workloads/jvm/js/bench.js" "$RHINO_N" >"$out/adapt-Rhino-inc$inc.json"
+  "$tk" paths adapt --json --stream --runs "$RUNS" --inc "$inc" --width 32 -- \
+    java -cp "$rhino" org.mozilla.javascript.tools.shell.Main -opt -1 "$root/workloads/jvm/js/bench.js" "$RHINO_N" >"$out/adapt-Rhino-stream-inc$inc.json"
 done
 
 python3 "$root/scripts/bench/paths_tables.py" "$out"

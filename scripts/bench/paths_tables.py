@@ -26,9 +26,9 @@ def gmean(xs):
 
 for w in (32, 64):
     print(f"\n### Trace size, W = {w} (bits; every word, breakpoint node and method reference)\n")
-    print("| workload | invocations | branches | BLPP | PAP | AdapTracer | AT smaller than PAP by | AT packed | ideal | AT words / ideal | zstd -19 choices | exact |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    g = {k: [] for k in ("blpp", "pap", "at", "red", "packed", "ratio", "zstd")}
+    print("| workload | invocations | branches | BLPP | PAP | AdapTracer | AT smaller than PAP by | AT stream | stream smaller than PAP by | ideal | AT words / ideal | stream words / ideal | zstd -19 choices | exact |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    g = {k: [] for k in ("blpp", "pap", "at", "red", "stream", "sred", "ratio", "sratio", "zstd")}
     for n in names:
         c = load(n, w)
         b, p, a = row(c, "blpp")["bits"], row(c, "pap")["bits"], row(c, "adaptracer")["bits"]
@@ -39,29 +39,36 @@ for w in (32, 64):
         code = a - row(c, "adaptracer")["method_ref_bits"]
         exact = all(r["exact"] for r in c["rows"]) and c["adaptracer_words_equal"]
         z = c.get("zstd_bits")
-        print(f"| {n} | {inv} | {c['branches']} | {b} | {p} | {a} | {red:.1%} | {row(c, 'adaptracer')['packed_bits']} | {ideal:.0f} | "
-              f"{(code / ideal if ideal else float('nan')):.2f} | {z if z is not None else 'n/a'} | {'yes' if exact else 'NO'} |")
+        st = row(c, "adaptracer-stream")
+        scode = st["bits"] - st["method_ref_bits"]
+        print(f"| {n} | {inv} | {c['branches']} | {b} | {p} | {a} | {red:.1%} | {st['bits']} | {1 - st['bits'] / p:.1%} | {ideal:.0f} | "
+              f"{(code / ideal if ideal else float('nan')):.2f} | {(scode / ideal if ideal else float('nan')):.2f} | "
+              f"{z if z is not None else 'n/a'} | {'yes' if exact else 'NO'} |")
         g["blpp"].append(b); g["pap"].append(p); g["at"].append(a); g["red"].append(a / p)
-        g["packed"].append(row(c, "adaptracer")["packed_bits"]); g["zstd"].append(z or 0)
+        g["stream"].append(st["bits"]); g["sred"].append(st["bits"] / p); g["zstd"].append(z or 0)
         if ideal:
             g["ratio"].append(code / ideal)
+            g["sratio"].append(scode / ideal)
     print(f"| **geometric mean** | | | {gmean(g['blpp']):.0f} | {gmean(g['pap']):.0f} | {gmean(g['at']):.0f} | "
-          f"{1 - gmean(g['red']):.1%} | {gmean(g['packed']):.0f} | | {gmean(g['ratio']):.2f} | {gmean(g['zstd']):.0f} | |")
+          f"{1 - gmean(g['red']):.1%} | {gmean(g['stream']):.0f} | {1 - gmean(g['sred']):.1%} | | {gmean(g['ratio']):.2f} | "
+          f"{gmean(g['sratio']):.2f} | {gmean(g['zstd']):.0f} | |")
 
 print("\n### Run time (median seconds, whole JVM run incl. start-up and log writing), W = 64\n")
-print("| workload | uninstrumented | raw | BLPP | PAP | AdapTracer | AT / PAP | AT / uninstr. |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-ratios, overs = [], []
+print("| workload | uninstrumented | raw | BLPP | PAP | AdapTracer | AT stream | AT / PAP | stream / PAP | AT / uninstr. |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+ratios, sratios, overs = [], [], []
 for n in names:
     c = load(n, 64)
     t = {r["scheme"]: r["seconds"] for r in c["rows"]}
-    ratios.append(t["adaptracer"] / t["pap"]); overs.append(t["adaptracer"] / c["baseline_seconds"])
+    ratios.append(t["adaptracer"] / t["pap"]); sratios.append(t["adaptracer-stream"] / t["pap"])
+    overs.append(t["adaptracer"] / c["baseline_seconds"])
     print(f"| {n} | {c['baseline_seconds']:.3f} | {t['raw']:.3f} | {t['blpp']:.3f} | {t['pap']:.3f} | {t['adaptracer']:.3f} | "
-          f"{t['adaptracer'] / t['pap']:.2f} | {t['adaptracer'] / c['baseline_seconds']:.2f} |")
-print(f"| **geometric mean** | | | | | | {gmean(ratios):.2f} | {gmean(overs):.2f} |")
+          f"{t['adaptracer-stream']:.3f} | {t['adaptracer'] / t['pap']:.2f} | {t['adaptracer-stream'] / t['pap']:.2f} | "
+          f"{t['adaptracer'] / c['baseline_seconds']:.2f} |")
+print(f"| **geometric mean** | | | | | | | {gmean(ratios):.2f} | {gmean(sratios):.2f} | {gmean(overs):.2f} |")
 
 print("\n### inc = 1..4 across repeated runs (AdapTracer, W = 32, each run starts from the previous run's model)\n")
-for wl in ("MathOps", "HeapSort", "Rhino"):
+for wl in ("MathOps", "HeapSort", "Rhino", "Rhino-stream"):
     print(f"\n{wl}: trace bits (ideal code length) per run\n")
     runs = {}
     if not any(os.path.exists(os.path.join(out, f"adapt-{wl}-inc{i}.json")) for i in (1, 2, 3, 4)):
