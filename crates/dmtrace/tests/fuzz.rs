@@ -12,7 +12,7 @@ fn dir_files(dir: &Path) -> Vec<Vec<u8>> {
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect())
         .unwrap_or_default();
     files.sort();
-    files.into_iter().filter(|p| p.extension().map_or(true, |e| e != "py")).map(|p| std::fs::read(p).unwrap()).collect()
+    files.into_iter().filter(|p| p.extension().map_or(true, |e| e != "py" && e != "md")).map(|p| std::fs::read(p).unwrap()).collect()
 }
 
 fn seeds() -> Vec<Vec<u8>> {
