@@ -92,27 +92,38 @@ pub(crate) fn read_input<I: Input>(input: &mut I) -> Result<Session> {
     let keys = keys.unwrap_or_default();
     let clocks = clocks_of(&keys, &header);
     let layout = Layout::new(&header, if clocks.wall && clocks.thread_cpu { 2 } else { 1 }, header_at)?;
-    let mut counts = None;
-    if input.rewind_to(pos)? {
-        let mut per_tid = vec![0u32; 1 << 16];
-        decode_records(input, layout, |r| {
-            let c = &mut per_tid[usize::from(r.tid)];
-            *c = c.saturating_add(1);
-        })?;
-        input.rewind_to(pos)?;
-        counts = Some(per_tid);
-    }
-    let mut builder = Builder::new(&keys, clocks, header.start_unix_us, counts);
-    let b = &mut builder;
+    let mut builder = Builder::new(&keys, clocks, header.start_unix_us);
     let trailing = match (clocks.wall, clocks.thread_cpu) {
-        (true, true) => decode_records(input, layout, |r| b.record_as::<true, true>(r))?,
-        (true, false) => decode_records(input, layout, |r| b.record_as::<true, false>(r))?,
-        _ => decode_records(input, layout, |r| b.record_as::<false, true>(r))?,
+        (true, true) => second_pass::<I, true, true>(input, &mut builder, pos, layout)?,
+        (true, false) => second_pass::<I, true, false>(input, &mut builder, pos, layout)?,
+        _ => second_pass::<I, false, true>(input, &mut builder, pos, layout)?,
     };
     if trailing > 0 {
         builder.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a record; the partial record was dropped");
     }
     Ok(builder.finish())
+}
+
+/// Reads the records at `pos`: when the input can be read again, a first
+/// pass counts each thread's records, then the second fills exactly sized columns;
+/// otherwise one pass with growing columns.
+fn second_pass<I: Input, const WALL: bool, const CPU: bool>(
+    input: &mut I,
+    b: &mut Builder,
+    pos: u64,
+    layout: Layout,
+) -> Result<usize> {
+    if !input.rewind_to(pos)? {
+        return decode_records(input, layout, |r| b.record_as::<WALL, CPU>(r));
+    }
+    let mut per_tid = vec![0u32; 1 << 16];
+    decode_records(input, layout, |r| {
+        let c = &mut per_tid[usize::from(r.tid)];
+        *c = c.saturating_add(1);
+    })?;
+    b.allocate(per_tid);
+    input.rewind_to(pos)?;
+    decode_records(input, layout, |r| b.record_as::<WALL, CPU>(r))
 }
 
 /// The clocks a file has: `clock=` when given (`global` means wall), else

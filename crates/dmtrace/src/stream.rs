@@ -43,11 +43,7 @@ pub(crate) fn read_streaming<R: Read>(input: &mut R, pos: u64, header: BinaryHea
         (_, c) if c.wall && c.thread_cpu => Clocks::THREAD_CPU,
         (_, c) => c,
     };
-    let mut per_tid = vec![0u32; 1 << 16];
-    for r in &p.records {
-        per_tid[usize::from(r.tid)] = per_tid[usize::from(r.tid)].saturating_add(1);
-    }
-    let mut b = Builder::new(&keys, clocks, header.start_unix_us, Some(per_tid));
+    let mut b = Builder::new(&keys, clocks, header.start_unix_us);
     for m in p.methods {
         let mut method = Method::new(m.class, m.name, m.signature);
         method.source_file = m.source_file;
@@ -58,6 +54,11 @@ pub(crate) fn read_streaming<R: Read>(input: &mut R, pos: u64, header: BinaryHea
     for (tid, name) in p.threads {
         b.add_thread(tid, name);
     }
+    let mut per_tid = vec![0u32; 1 << 16];
+    for r in &p.records {
+        per_tid[usize::from(r.tid)] = per_tid[usize::from(r.tid)].saturating_add(1);
+    }
+    b.allocate(per_tid);
     for r in p.records {
         b.record(r);
     }

@@ -19,7 +19,8 @@ fn seeds() -> Vec<Vec<u8>> {
     dir_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"))
 }
 
-/// Reads `bytes` both ways; both must agree on success and on what they read.
+/// Reads `bytes` both ways (two passes from memory, one pass from a plain
+/// reader); both must agree on success and on what they read.
 fn check(bytes: &[u8]) {
     let a = read_bytes(bytes);
     let b = read(bytes);
