@@ -19,6 +19,11 @@ const CHUNK: usize = 1 << 20;
 pub(crate) trait Input: BufRead {
     /// Repositions to `pos`; false when the input cannot go back.
     fn rewind_to(&mut self, pos: u64) -> std::io::Result<bool>;
+
+    /// The input from `pos` on, when it is already in memory.
+    fn in_memory(&self, _pos: u64) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Input for BufReader<File> {
@@ -32,6 +37,10 @@ impl Input for Cursor<&[u8]> {
     fn rewind_to(&mut self, pos: u64) -> std::io::Result<bool> {
         self.set_position(pos);
         Ok(true)
+    }
+
+    fn in_memory(&self, pos: u64) -> Option<&[u8]> {
+        Some(self.get_ref().get(usize::try_from(pos).ok()?..).unwrap_or(&[]))
     }
 }
 
@@ -117,10 +126,16 @@ fn second_pass<I: Input, const WALL: bool, const CPU: bool>(
         return decode_records(input, layout, |r| b.record_as::<WALL, CPU>(r));
     }
     let mut per_tid = vec![0u32; 1 << 16];
-    decode_records(input, layout, |r| {
+    let mut count = |r: RawRecord| {
         let c = &mut per_tid[usize::from(r.tid)];
         *c = c.saturating_add(1);
-    })?;
+    };
+    if let Some(data) = input.in_memory(pos) {
+        decode_slice(data, layout, &mut count);
+        b.allocate(per_tid);
+        return Ok(decode_slice(data, layout, &mut |r| b.record_as::<WALL, CPU>(r)));
+    }
+    decode_records(input, layout, count)?;
     b.allocate(per_tid);
     input.rewind_to(pos)?;
     decode_records(input, layout, |r| b.record_as::<WALL, CPU>(r))
@@ -152,13 +167,7 @@ pub(crate) fn decode_records<R: Read>(r: &mut R, layout: Layout, mut f: impl FnM
         };
         filled += n;
         if filled == buf.len() || n == 0 {
-            let whole = filled / size * size;
-            match (layout.tid_bytes, layout.times) {
-                (2, 2) => decode_chunk::<2, 2>(&buf[..whole], size, &mut f),
-                (2, 1) => decode_chunk::<2, 1>(&buf[..whole], size, &mut f),
-                (1, 1) => decode_chunk::<1, 1>(&buf[..whole], size, &mut f),
-                _ => buf[..whole].chunks_exact(size).for_each(|c| f(layout.decode(c))),
-            }
+            let whole = filled - decode_slice(&buf[..filled], layout, &mut f);
             buf.copy_within(whole..filled, 0);
             filled -= whole;
             if n == 0 {
@@ -166,6 +175,20 @@ pub(crate) fn decode_records<R: Read>(r: &mut R, layout: Layout, mut f: impl FnM
             }
         }
     }
+}
+
+/// Decodes the whole records in `bytes`; returns the bytes left over.
+#[inline]
+pub(crate) fn decode_slice(bytes: &[u8], layout: Layout, f: &mut impl FnMut(RawRecord)) -> usize {
+    let size = layout.record_size;
+    let whole = bytes.len() / size * size;
+    match (layout.tid_bytes, layout.times) {
+        (2, 2) => decode_chunk::<2, 2>(&bytes[..whole], size, f),
+        (2, 1) => decode_chunk::<2, 1>(&bytes[..whole], size, f),
+        (1, 1) => decode_chunk::<1, 1>(&bytes[..whole], size, f),
+        _ => bytes[..whole].chunks_exact(size).for_each(|c| f(layout.decode(c))),
+    }
+    bytes.len() - whole
 }
 
 /// Decodes whole records with the field layout fixed at compile time.
