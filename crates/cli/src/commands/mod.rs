@@ -8,8 +8,12 @@ mod demo;
 mod example;
 mod info;
 mod input;
+mod paths;
+mod paths_jvm;
 mod problems;
 mod profile;
+mod report;
+mod ui;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -36,8 +40,14 @@ enum Command {
     Context(context::Args),
     /// Occurrences of a problem (BRB, or a method under a context condition) and ranked context hints.
     Problems(problems::Args),
+    /// Write the self-contained HTML timeline viewer (report NAME --html -o FILE).
+    Report(report::Args),
+    /// Serve the timeline viewer on 127.0.0.1 (for traces too large for one file).
+    Ui(ui::Args),
     /// Print version information.
     Version(version::Args),
+    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
+    Paths(paths::Args),
 }
 
 /// Runs the chosen subcommand.
@@ -50,6 +60,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Calltree(a) => calltree::run(a),
         Command::Context(a) => context::run(a),
         Command::Problems(a) => problems::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Ui(a) => ui::run(a),
         Command::Version(a) => version::run(a),
+        Command::Paths(a) => paths::run(a),
     }
 }
