@@ -275,6 +275,13 @@ pub fn write<W: Write>(session: &Session, out: W) -> Result<()> {
         info.threads.push((tid, name));
     }
     let ids = file_method_ids(session);
+    for (_, t, calls) in session.thread_calls() {
+        if let Some(&w) = calls.columns().0.iter().max_by_key(|&&w| w >> 2) {
+            if (w >> 2) as usize >= ids.len() {
+                return Err(Error::Unwritable(format!("thread {} calls method {} but the session has {} methods", t.tid, w >> 2, ids.len())));
+            }
+        }
+    }
     for ((_, m), &id) in session.methods.iter().zip(&ids) {
         info.methods.push(MethodLine {
             id,

@@ -198,6 +198,10 @@ fn unwritable_sessions_are_errors() {
     let mut info = TraceInfo::new(Clocks::DUAL);
     info.version = 2;
     assert!(TraceWriter::new(Cursor::new(Vec::new()), &info).is_err());
+    let mut s = Session::new("x", Clocks::WALL);
+    let t = s.add_thread(Thread::new(1, "main"));
+    s.calls_mut(t).push(CallEvent::enter(tracekit_model::MethodId(3), 0, None));
+    assert!(write(&s, &mut Vec::new()).is_err(), "a call to a method the session lacks");
     let info = TraceInfo::new(Clocks::WALL);
     let mut w = TraceWriter::new(Cursor::new(Vec::new()), &info).unwrap();
     assert!(w.write_record(1, 5, CallKind::Enter, 0, 0).is_err());
