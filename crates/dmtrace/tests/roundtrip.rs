@@ -105,8 +105,76 @@ fn merged(s: &Session) -> Vec<(u16, CallEvent)> {
     v.into_iter().map(|x| (x.3, x.4)).collect()
 }
 
+/// The session as ART's streaming variant (`0xF3`, dual clock): thread and
+/// method packets before first use, records, then the summary packet.
+fn streaming_bytes(s: &Session) -> Vec<u8> {
+    let mut b = tracekit_dmtrace::BinaryHeader {
+        version: 3,
+        streaming: true,
+        data_offset: 32,
+        start_unix_us: (s.anchor_unix_ns.unwrap() / 1000) as u64,
+        record_size: 14,
+    }
+    .to_bytes()
+    .to_vec();
+    let (mut seen_t, mut seen_m) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    for (tid, e) in merged(s) {
+        if seen_t.insert(tid) {
+            let name = &s.threads.iter().find(|t| t.tid == u32::from(tid)).unwrap().name;
+            b.extend([0, 0, tracekit_dmtrace::OP_THREAD]);
+            b.extend(tid.to_le_bytes());
+            b.extend((name.len() as u16).to_le_bytes());
+            b.extend(name.as_bytes());
+        }
+        let m = s.methods.get(e.method);
+        let id = m.address.unwrap() as u32;
+        if seen_m.insert(id) {
+            let line = format!("{id:#x}\t{}\t{}\t{}\t{}\n", m.class, m.name, m.signature, m.source_file.as_deref().unwrap_or(""));
+            b.extend([0, 0, tracekit_dmtrace::OP_METHOD]);
+            b.extend((line.len() as u16).to_le_bytes());
+            b.extend(line.as_bytes());
+        }
+        b.extend(tid.to_le_bytes());
+        b.extend((id | e.kind as u32).to_le_bytes());
+        b.extend(((e.cpu_ns.unwrap() / 1000) as u32).to_le_bytes());
+        b.extend(((e.ts_ns / 1000) as u32).to_le_bytes());
+    }
+    let summary = "*version\n3\ndata-file-overflow=false\nclock=dual\nvm=art\n*threads\n*methods\n*end\n";
+    b.extend([0, 0, tracekit_dmtrace::OP_SUMMARY]);
+    b.extend((summary.len() as u32).to_le_bytes());
+    b.extend(summary.as_bytes());
+    b
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn streaming_variant_reads_back(s in session(false)) {
+        prop_assume!(s.clocks == Clocks::DUAL);
+        // Streaming files name the threads that ran, in first-use order.
+        let by_tid = |x: &Session| {
+            let mut v: Vec<(u32, Vec<CallEvent>)> = x.thread_calls().filter(|(_, _, c)| !c.is_empty()).map(|(_, t, c)| (t.tid, c.iter().collect())).collect();
+            v.sort_by_key(|p| p.0);
+            v
+        };
+        let expected = by_tid(&s);
+        let bytes = streaming_bytes(&s);
+        for r in [read_bytes(&bytes).unwrap(), tracekit_dmtrace::read(&bytes[..]).unwrap()] {
+            let got = by_tid(&r);
+            prop_assert_eq!(got.len(), expected.len());
+            for ((gt, g), (et, e)) in got.iter().zip(&expected) {
+                prop_assert_eq!(gt, et);
+                prop_assert_eq!(g.len(), e.len());
+                for (a, b) in g.iter().zip(e) {
+                    prop_assert_eq!((a.kind, a.ts_ns, a.cpu_ns), (b.kind, b.ts_ns, b.cpu_ns));
+                    prop_assert_eq!(r.methods.get(a.method).address, s.methods.get(b.method).address);
+                    prop_assert_eq!(&r.methods.get(a.method).name, &s.methods.get(b.method).name);
+                }
+            }
+            prop_assert!(r.repairs.is_empty(), "{:?}", r.repairs);
+        }
+    }
 
     #[test]
     fn write_then_read_is_identity(s in session(false)) {
