@@ -140,6 +140,14 @@ fn report_shows_tracks_problems_and_tables() {
     assert!(after < before / 3.0, "zoomed from {before} to {after}");
     b.wait_for("document.getElementById('tk-scope').textContent.includes('selection')", 5.0).unwrap();
 
+    // Alt + drag pans without selecting.
+    let view = b.eval("TK.state.view").unwrap();
+    b.drag_with(x0 + 600.0, x0 + 500.0, y, 1).unwrap();
+    let moved = b.eval("TK.state.view").unwrap();
+    let width = view[1].as_f64().unwrap() - view[0].as_f64().unwrap();
+    assert!(moved[0].as_f64().unwrap() > view[0].as_f64().unwrap(), "panned right: {view} -> {moved}");
+    assert!((moved[1].as_f64().unwrap() - moved[0].as_f64().unwrap() - width).abs() < 1.0, "same width");
+
     // Keyboard: zoom out, pan, reset.
     b.key("s").unwrap();
     let wider = b.eval("TK.state.view[1] - TK.state.view[0]").unwrap().as_f64().unwrap();
