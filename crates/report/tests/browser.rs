@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use tracekit_browser::{artifacts_dir, Browser};
-use tracekit_report::{render_report, synthetic, ProblemDef, ProblemView, ReportOptions, ThreadInstant, ViewModel};
+use tracekit_report::{problem_view, render_report, synthetic, ProblemDef, ProblemView, ReportOptions, ThreadInstant, ViewModel};
 
 fn browser() -> Option<Browser> {
     if std::env::var_os("TRACEKIT_SKIP_BROWSER").is_some() {
@@ -107,6 +107,15 @@ fn report_shows_tracks_problems_and_tables() {
     assert_eq!(p[0], 4, "four portrait intervals");
     assert_eq!((p[1].as_u64().unwrap() + p[2].as_u64().unwrap()) as usize, draws);
     assert!(p[1].as_u64().unwrap() > 0 && p[2].as_u64().unwrap() > 0);
+    // The browser's evaluation agrees with tracekit-analysis.
+    let def = ProblemDef::Method { method: "Renderer.draw".into(), when: "Screen orientation == 1".into() };
+    let rust = problem_view(&session, &def).unwrap();
+    assert_eq!((p[1].as_u64().unwrap() as usize, p[2].as_u64().unwrap() as usize), (rust.calls_inside.len(), rust.calls_outside.len()));
+    let js: Vec<(f64, f64)> = serde_json::from_value(b.eval("TK.state.problem.intervals").unwrap()).unwrap();
+    assert_eq!(js.len(), rust.intervals.len());
+    for (j, r) in js.iter().zip(&rust.intervals) {
+        assert_eq!(j.0, r.0 as f64, "interval starts agree");
+    }
     click(&mut b, "#tk-conditioned");
     b.wait_for("document.getElementById('tk-scope').textContent.includes('where Screen orientation == 1 holds')", 10.0).unwrap();
     b.screenshot(&artifacts_dir().join("report-condition.png")).unwrap();
