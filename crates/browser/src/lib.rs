@@ -107,13 +107,13 @@ impl Browser {
                 }
             }
         });
-        let url = match rx.recv_timeout(Duration::from_secs(30)) {
+        let url = match rx.recv_timeout(Duration::from_secs(90)) {
             Ok(u) => u,
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 let log = errors.lock().map(|l| l.join("\n")).unwrap_or_default();
-                return Err(format!("chromium printed no DevTools address within 30 s:\n{log}"));
+                return Err(format!("chromium printed no DevTools address within 90 s:\n{log}"));
             }
         };
         let rest = url.trim_start_matches("ws://");

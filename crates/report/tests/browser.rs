@@ -61,7 +61,7 @@ fn report_shows_tracks_problems_and_tables() {
     };
     let url = write("report.html", &render_report(&view, &[preset], &ReportOptions::default()));
     b.navigate(&url).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
 
     // Every track label is DOM text.
     assert_eq!(texts(&mut b, ".tk-label[data-kind=thread]"), ["main", "RenderThread", "NetworkThread"]);
@@ -211,7 +211,7 @@ fn summarised_report_says_so() {
     let html = render_report(&view, &[], &ReportOptions { max_slices: 3_000 });
     let url = write("report-summarised.html", &html);
     b.navigate(&url).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     let note = b.eval("document.getElementById('tk-summary').textContent").unwrap();
     let note = note.as_str().unwrap();
     assert!(note.starts_with("Summarised: "), "{note}");
@@ -243,7 +243,7 @@ fn session_without_calls_still_renders() {
     s.counters.push(tracekit_model::CounterTrack::new("Power", Some("mW")));
     let url = write("report-empty.html", &render_report(&ViewModel::new(&s), &[], &ReportOptions::default()));
     b.navigate(&url).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     assert_eq!(texts(&mut b, ".tk-label[data-kind=context]"), ["Wi-Fi"]);
     click(&mut b, "#tk-apply");
     b.wait_for("document.querySelector('#tk-problem-result .tk-error')", 5.0).unwrap();
