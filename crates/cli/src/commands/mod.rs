@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod calltree;
 mod context;
 mod demo;
+mod emu;
 mod example;
 mod info;
 mod input;
@@ -14,6 +15,11 @@ mod problems;
 mod profile;
 mod report;
 mod ui;
+
+mod convert;
+mod record;
+mod replay;
+mod seqdiag;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -48,6 +54,21 @@ enum Command {
     Version(version::Args),
     /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
     Paths(paths::Args),
+
+    /// Record a native program (built with -finstrument-functions or using the tracekit C API).
+    Record(record::Args),
+    /// List the calls of a recording, indented, with durations.
+    Replay(replay::Args),
+    /// Convert a recording or object trace to an object trace or Android .trace + .clog.
+    Convert(convert::Args),
+    /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
+    Seqdiag(seqdiag::Args),
+    /// The context sampler process that `record` starts (internal).
+    #[command(hide = true)]
+    ContextSampler(record::SamplerArgs),
+
+    /// Instruction profiling under QEMU's user-mode emulator.
+    Emu(emu::Args),
 }
 
 /// Runs the chosen subcommand.
@@ -64,5 +85,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ui(a) => ui::run(a),
         Command::Version(a) => version::run(a),
         Command::Paths(a) => paths::run(a),
+
+        Command::Record(a) => record::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Seqdiag(a) => seqdiag::run(a),
+        Command::ContextSampler(a) => record::run_sampler(a),
+
+        Command::Emu(a) => emu::run(a),
     }
 }
