@@ -157,3 +157,33 @@ fn the_android_trace_log_crate_reads_our_fixture_the_same_way() {
     assert_eq!(theirs.threads.len(), 2);
     assert_eq!(theirs.methods[1].name, "draw");
 }
+
+#[test]
+fn malformed_files_are_errors_with_offsets() {
+    let good = std::fs::read(fixture("v3-dual.trace")).unwrap();
+    let header_at = good.windows(5).position(|w| w == b"*end\n").unwrap() as u64 + 5;
+    // Bad magic: the offset is the header's.
+    let mut bad = good.clone();
+    bad[header_at as usize] = b'X';
+    let e = tracekit_dmtrace::read_bytes(&bad).unwrap_err();
+    assert_eq!(e.offset(), Some(header_at));
+    assert!(e.to_string().contains("magic"), "{e}");
+    // Cut inside the header.
+    let e = tracekit_dmtrace::read_bytes(&good[..header_at as usize + 10]).unwrap_err();
+    assert_eq!(e.offset(), Some(header_at + 10));
+    // A bad thread line: line 12, at its first byte.
+    let text = String::from_utf8_lossy(&good[..header_at as usize]).replace("5\tRenderThread", "x5\tRenderThread");
+    let mut bytes = text.into_bytes();
+    bytes.extend_from_slice(&good[header_at as usize..]);
+    match tracekit_dmtrace::read_bytes(&bytes).unwrap_err() {
+        tracekit_dmtrace::Error::Text { line, offset, message } => {
+            assert_eq!(line, 12);
+            assert_eq!(&bytes[offset as usize..offset as usize + 2], b"x5");
+            assert!(message.contains("thread id"), "{message}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // Not a trace at all.
+    assert!(tracekit_dmtrace::read_bytes(b"PK\x03\x04 zip").is_err());
+    assert!(tracekit_dmtrace::read_bytes(b"").is_err());
+}
