@@ -13,6 +13,13 @@
 //! session (codes in [`repair`]). Afterwards every thread's call sequence is
 //! balanced: each exit matches the innermost open enter.
 //!
+//! Not read yet: ART's newer version 4/5 format (LEB128-packed blocks);
+//! such files give a clear error naming the version.
+//!
+//! Reading a file makes two passes over its records (the first counts each
+//! thread's records so the model's columns are allocated exactly), so peak
+//! memory is the model itself, about 20 bytes per dual-clock event.
+//!
 //! Mapping to the model: threads are named from `*threads`; methods carry
 //! class, name, signature, source file, line, and `address` = the file's
 //! method id; `anchor_unix_ns` is the header's start time; `duration_ns`
