@@ -235,6 +235,32 @@ impl Builder {
         apply::<WALL, CPU>(st, self.session.calls_mut(tid), &mut self.counts, kind, method, wall_us, cpu_raw);
     }
 
+    /// Adds a method without a file id of 32 bits (the newer format names
+    /// methods by 64-bit pointers; the caller maps them).
+    pub(crate) fn push_method(&mut self, m: Method) -> MethodId {
+        self.session.methods.push(m)
+    }
+
+    /// Gives thread `id` room for `n` events (before its first event).
+    pub(crate) fn reserve_thread(&mut self, id: ThreadId, n: usize) {
+        if n > 0 && self.session.calls(id).is_empty() {
+            self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
+        }
+    }
+
+    /// Consumes one event whose times are exact ns (no 32-bit wrap): wall
+    /// time since the trace start, thread-CPU time since the thread's first
+    /// reading.
+    pub(crate) fn record_exact(&mut self, tid: ThreadId, kind: CallKind, method: MethodId, wall_ns: u64, cpu_ns: u64) {
+        let st = &mut self.threads[tid.0 as usize];
+        let calls = self.session.calls_mut(tid);
+        match (self.has_wall, self.has_cpu) {
+            (true, true) => place::<true, true>(st, calls, &mut self.counts, kind, method, wall_ns, cpu_ns),
+            (true, false) => place::<true, false>(st, calls, &mut self.counts, kind, method, wall_ns, cpu_ns),
+            _ => place::<false, true>(st, calls, &mut self.counts, kind, method, wall_ns, cpu_ns),
+        }
+    }
+
     /// Closes what is still open, prepends synthesized enters, notes the
     /// repairs and returns the session.
     pub(crate) fn finish(mut self) -> Session {
@@ -306,16 +332,31 @@ fn apply<const WALL: bool, const CPU: bool>(
     wall_us: u64,
     cpu_raw: u32,
 ) {
-    let mut cpu_ns = 0;
+    let cpu_ns = if CPU { st.cpu.next(cpu_raw, &mut counts.wraps_cpu).saturating_mul(1000) } else { 0 };
+    place::<WALL, CPU>(st, calls, counts, kind, method, wall_us.saturating_mul(1000), cpu_ns);
+}
+
+/// Places one event with exact times: holds each clock at its previous
+/// value if it went back, then keeps the thread's calls balanced.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn place<const WALL: bool, const CPU: bool>(
+    st: &mut ThreadState,
+    calls: &mut CallColumns,
+    counts: &mut Counts,
+    kind: CallKind,
+    method: MethodId,
+    wall_ns: u64,
+    mut cpu_ns: u64,
+) {
     if CPU {
-        cpu_ns = st.cpu.next(cpu_raw, &mut counts.wraps_cpu).saturating_mul(1000);
         if cpu_ns < st.last_cpu {
             counts.time_backwards += 1;
             cpu_ns = st.last_cpu;
         }
         st.last_cpu = cpu_ns;
     }
-    let mut ts = if WALL { wall_us.saturating_mul(1000) } else { cpu_ns };
+    let mut ts = if WALL { wall_ns } else { cpu_ns };
     if ts < st.last_ts {
         counts.time_backwards += 1;
         ts = st.last_ts;

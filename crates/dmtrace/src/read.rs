@@ -4,6 +4,7 @@ use crate::build::Builder;
 use crate::error::{Error, Result};
 use crate::header::{BinaryHeader, Layout, RawRecord};
 use crate::keys::{read_key_section, KeySection};
+use crate::packets;
 use crate::repair;
 use crate::stream;
 use std::fs::File;
@@ -95,6 +96,9 @@ pub(crate) fn read_input<I: Input>(input: &mut I) -> Result<Session> {
     let header_at = pos;
     let header = BinaryHeader::read(input, header_at)?;
     pos += u64::from(header.data_offset);
+    if header.version >= 4 {
+        return packets::read_packets(input, pos, header);
+    }
     if header.streaming {
         return stream::read_streaming(input, pos, header, keys);
     }

@@ -140,7 +140,7 @@ fn scan<R: BufRead>(r: &mut R, base: u64, layout: Layout, mut on_record: impl Fn
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
-fn fill<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize> {
+pub(crate) fn fill<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {

@@ -242,6 +242,7 @@ fn header(info: &TraceInfo, record_size: usize) -> BinaryHeader {
         data_offset: HEADER_LEN,
         start_unix_us: info.start_unix_us,
         record_size: if info.version >= 3 { record_size as u16 } else { 0 },
+        start_monotonic_ns: 0,
     }
 }
 

@@ -114,6 +114,7 @@ fn streaming_bytes(s: &Session) -> Vec<u8> {
         data_offset: 32,
         start_unix_us: (s.anchor_unix_ns.unwrap() / 1000) as u64,
         record_size: 14,
+        start_monotonic_ns: 0,
     }
     .to_bytes()
     .to_vec();
