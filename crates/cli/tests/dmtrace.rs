@@ -1,6 +1,6 @@
 //! End to end: the real `tracekit` binary on the hand-made Android method
-//! traces of `crates/dmtrace/tests/fixtures` (every version, clock and the
-//! streaming variant) and on damaged copies of them.
+//! traces of `crates/dmtrace/tests/fixtures` (versions 1 to 5, every clock,
+//! streamed or not) and on damaged copies of them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -30,6 +30,8 @@ fn every_fixture_reads_through_the_cli() {
         ("v3-cpu-wrap.trace", "thread-cpu", "1"),
         ("v3-dual.trace", "dual", "2"),
         ("streaming-dual.trace", "dual", "1"),
+        ("v5-dual.trace", "dual", "1"),
+        ("v4-wall-streaming.trace", "wall", "2"),
     ] {
         let base = stage(file, file.trim_end_matches(".trace"), |_| {});
         let out = tracekit(&["info", &base]);
