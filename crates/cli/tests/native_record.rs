@@ -204,3 +204,18 @@ fn runtime_without_the_recorder_writes_a_readable_directory() {
     assert!(last < 10_000_000_000, "{last} ns");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn exec_keeps_both_program_images_of_one_process() {
+    let dir = work_dir("exec");
+    let exe = build(&dir, "exec.c", &[]);
+    let target = build(&dir, "recursion.c", &[]);
+    let v = record_and_replay(&dir.join("rec"), &[], &[exe.to_str().unwrap(), target.to_str().unwrap()]);
+    let enters: Vec<&Value> = events(&v).iter().filter(|e| e["kind"] == "enter").collect();
+    let pid_of = |name: &str| enters.iter().find(|e| e["name"] == name).map(|e| e["pid"].clone());
+    assert!(pid_of("before_exec").is_some() && pid_of("fib").is_some(), "{v}");
+    assert_eq!(pid_of("before_exec"), pid_of("fib"), "exec keeps the pid");
+    // Both images' functions are symbolized from their own process maps.
+    assert_eq!(enters.iter().filter(|e| e["name"] == "main").count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
