@@ -1,0 +1,451 @@
+//! `tracekit emu …`: instruction profiling under QEMU's user-mode emulator
+//! (run, report, compare, estimate, and categorization-profile editing).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Subcommand;
+use tracekit_emu::analysis::hot_block_listing;
+use tracekit_emu::estimate::{Estimate, EstimateInput};
+use tracekit_emu::profile::{builtin_names, InsnType, Profile};
+use tracekit_emu::report::{render_blocks, render_report, render_side_by_side, report_json};
+use tracekit_emu::run::{self as emurun, Arch, CountMode, RunRequest};
+
+/// Arguments of `tracekit emu`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: EmuCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum EmuCommand {
+    /// Run a program under qemu-<arch> with the profiling plugin.
+    Run(RunArgs),
+    /// Report a run: per-process totals, categories, hottest blocks.
+    Report(ReportArgs),
+    /// List the hottest blocks with their instructions, counts, categories.
+    Blocks(BlocksArgs),
+    /// Compare two runs side by side.
+    Compare(CompareArgs),
+    /// Estimate time, power and energy with the AndroProf formulas.
+    Estimate(EstimateArgs),
+    /// List, export, import and edit categorization profiles.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// Guest architecture: arm, mips, aarch64 or x86_64.
+    #[arg(long)]
+    arch: String,
+    /// Output directory for the run's data and analyses.
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    /// Counting mode: tb (inline add per block, fast) or insn (callback per
+    /// instruction, slow reference).
+    #[arg(long, default_value = "tb", value_parser = ["tb", "insn"])]
+    mode: String,
+    /// Profile for the analysis kept with the run (built-in name or file).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Emulator binary (default: qemu-<arch> matching the program's ELF).
+    #[arg(long)]
+    qemu: Option<PathBuf>,
+    /// Plugin library (default: next to tracekit, or $TRACEKIT_QEMU_PLUGIN).
+    #[arg(long)]
+    plugin: Option<PathBuf>,
+    /// Program and its arguments (after `--`).
+    #[arg(required = true, last = true)]
+    command: Vec<OsString>,
+}
+
+#[derive(Debug, clap::Args)]
+struct ReportArgs {
+    /// Run directory written by `tracekit emu run`.
+    dir: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Profile(s) to analyze with; two or more print organizations side by
+    /// side (e.g. --profile armv7-cortex-a8 --profile armv7-cortex-a9).
+    #[arg(long)]
+    profile: Vec<String>,
+    /// How many mnemonics and hottest blocks to list per process.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+}
+
+#[derive(Debug, clap::Args)]
+struct BlocksArgs {
+    /// Run directory.
+    dir: PathBuf,
+    /// Only this process (default: every process).
+    #[arg(long)]
+    pid: Option<u32>,
+    /// Blocks per process.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// Profile for the categories (default: the run's own).
+    #[arg(long)]
+    profile: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct CompareArgs {
+    /// First run directory.
+    a: PathBuf,
+    /// Second run directory.
+    b: PathBuf,
+    /// Profile to analyze both with (default: each run's own).
+    #[arg(long)]
+    profile: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+struct EstimateArgs {
+    /// Operation frequency, GHz.
+    #[arg(long)]
+    freq_ghz: f64,
+    /// Processor power dissipation, W.
+    #[arg(long)]
+    power_w: f64,
+    /// Cycles per instruction.
+    #[arg(long)]
+    cpi: f64,
+    /// Base number of instructions (reference data).
+    #[arg(long)]
+    base_instructions: f64,
+    /// Base number of cache misses (reference data).
+    #[arg(long)]
+    base_misses: f64,
+    /// Energy of one memory access, nJ.
+    #[arg(long)]
+    mem_access_nj: f64,
+    /// Profiled number of instructions.
+    #[arg(long, required_unless_present = "run")]
+    instructions: Option<f64>,
+    /// Take the instruction count (all processes) from a run directory.
+    #[arg(long, conflicts_with = "instructions")]
+    run: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum ProfileCommand {
+    /// List the built-in profiles.
+    List,
+    /// Write a profile (built-in name or file) in the text format.
+    Export {
+        /// Built-in name or file.
+        profile: String,
+        /// Output file (default: standard output).
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+    },
+    /// Check a profile file and store it in a run directory, where
+    /// `--profile <its name>` then finds it.
+    Import {
+        /// Profile file.
+        file: PathBuf,
+        /// Run directory.
+        #[arg(long)]
+        into: PathBuf,
+    },
+    /// List executed mnemonics that have no category in a profile.
+    Uncategorized {
+        /// Run directory.
+        dir: PathBuf,
+        /// Profile (default: the run's own).
+        #[arg(long)]
+        profile: Option<String>,
+    },
+    /// Put mnemonics into a category of a profile file (the default
+    /// category's name removes them from every category).
+    Assign {
+        /// Profile file to edit.
+        #[arg(long)]
+        profile: PathBuf,
+        /// Instruction type the entries apply to: any, arm or thumb.
+        #[arg(long = "type", default_value = "any")]
+        ty: String,
+        /// Category name.
+        category: String,
+        /// Mnemonics (a trailing * matches a prefix).
+        #[arg(required = true)]
+        mnemonics: Vec<String>,
+    },
+    /// Add a category to a profile file.
+    CreateCategory {
+        /// Profile file to edit.
+        #[arg(long)]
+        profile: PathBuf,
+        /// Category name (one word).
+        name: String,
+        /// Average cycles per instruction.
+        #[arg(long)]
+        cycles: f64,
+        /// Average power, mW.
+        #[arg(long)]
+        power_mw: f64,
+    },
+}
+
+/// Runs `tracekit emu …`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        EmuCommand::Run(a) => run_program(a),
+        EmuCommand::Report(a) => report(a),
+        EmuCommand::Blocks(a) => blocks(a),
+        EmuCommand::Compare(a) => compare(a),
+        EmuCommand::Estimate(a) => estimate(a),
+        EmuCommand::Profile(c) => profile(c),
+    }
+}
+
+fn run_program(a: RunArgs) -> anyhow::Result<()> {
+    let mut command = a.command.into_iter();
+    let program = PathBuf::from(command.next().context("no program given after --")?);
+    let req = RunRequest {
+        arch: Arch::parse(&a.arch)?,
+        out: a.out.clone(),
+        program,
+        args: command.collect(),
+        mode: if a.mode == "insn" {
+            CountMode::Insn
+        } else {
+            CountMode::Tb
+        },
+        qemu: a.qemu,
+        plugin: a.plugin,
+        profile: a.profile,
+    };
+    let (record, analysis) = emurun::run(&req)?;
+    let total = analysis.total();
+    eprintln!(
+        "tracekit emu: {} process(es), {} instructions, {} block executions; results in {} \
+         (tracekit emu report {})",
+        analysis.processes.len(),
+        total.instructions,
+        total.blocks,
+        a.out.display(),
+        a.out.display()
+    );
+    match (record.exit_code, record.signal) {
+        (Some(0), _) => Ok(()),
+        (Some(code), _) => {
+            eprintln!("tracekit emu: the program exited with status {code}");
+            std::process::exit(code.clamp(1, 255));
+        }
+        (None, sig) => {
+            eprintln!(
+                "tracekit emu: the program was killed by signal {}",
+                sig.unwrap_or(0)
+            );
+            std::process::exit(128 + sig.unwrap_or(0).clamp(0, 127));
+        }
+    }
+}
+
+fn report(a: ReportArgs) -> anyhow::Result<()> {
+    let record = emurun::load_record(&a.dir)?;
+    if a.profile.len() >= 2 {
+        let mut columns = Vec::new();
+        let mut jsons = Vec::new();
+        for p in &a.profile {
+            let analysis = emurun::analysis_for(&a.dir, Some(p))?;
+            jsons.push(report_json(&record, &analysis));
+            columns.push((analysis.profile.name.clone(), analysis.total()));
+        }
+        if a.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::Value::Array(jsons))?
+            );
+        } else {
+            print!("{}", render_side_by_side(&columns));
+        }
+        return Ok(());
+    }
+    let analysis = emurun::analysis_for(&a.dir, a.profile.first().map(String::as_str))?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&record, &analysis))?
+        );
+    } else {
+        print!("{}", render_report(&record, &analysis, a.top));
+    }
+    Ok(())
+}
+
+fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
+    let record = emurun::load_record(&a.dir)?;
+    let profile = emurun::resolve_profile(&a.dir, a.profile.as_deref().unwrap_or(&record.profile))?;
+    let symbols = tracekit_emu::symbols::SymbolTable::load(&record.program).ok();
+    let captures = emurun::load_capture(&a.dir)?;
+    if let Some(pid) = a.pid {
+        if !captures.iter().any(|c| c.log.pid == pid) {
+            bail!("no process {pid} in {}", a.dir.display());
+        }
+    }
+    let mut all = Vec::new();
+    for cap in captures
+        .iter()
+        .filter(|c| a.pid.map_or(true, |p| p == c.log.pid))
+    {
+        let listing = hot_block_listing(cap, &profile, symbols.as_ref(), a.top);
+        if a.json {
+            all.push(serde_json::json!({ "pid": cap.log.pid, "blocks": listing }));
+        } else {
+            print!("{}", render_blocks(cap.log.pid, &listing));
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&all)?);
+    }
+    Ok(())
+}
+
+fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    let mut columns = Vec::new();
+    for dir in [&a.a, &a.b] {
+        let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
+        columns.push((
+            format!("{} [{}]", dir.display(), analysis.profile.name),
+            analysis.total(),
+        ));
+    }
+    print!("{}", render_side_by_side(&columns));
+    Ok(())
+}
+
+fn estimate(a: EstimateArgs) -> anyhow::Result<()> {
+    let instructions = match (a.instructions, &a.run) {
+        (Some(i), _) => i,
+        (None, Some(dir)) => emurun::analysis_for(dir, None)?.total().instructions as f64,
+        (None, None) => bail!("give --instructions or --run"),
+    };
+    let input = EstimateInput {
+        freq_ghz: a.freq_ghz,
+        power_w: a.power_w,
+        cpi: a.cpi,
+        base_instructions: a.base_instructions,
+        base_misses: a.base_misses,
+        mem_access_nj: a.mem_access_nj,
+        instructions,
+    };
+    let e = Estimate::compute(&input)?;
+    if a.json {
+        println!("{}", serde_json::to_string(&e)?);
+    } else {
+        println!("instructions        {instructions}");
+        println!("time estimation     {} s", e.time_s);
+        println!("power dissipation   {} W", e.power_w);
+        println!("energy consumption  {} J", e.energy_j);
+    }
+    Ok(())
+}
+
+fn edit_profile(
+    path: &PathBuf,
+    edit: impl FnOnce(&mut Profile) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if !path.is_file() {
+        bail!(
+            "{} is not a profile file (export a built-in first: tracekit emu profile export NAME -o FILE)",
+            path.display()
+        );
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut profile = Profile::parse(path, &text)?;
+    edit(&mut profile)?;
+    std::fs::write(path, profile.to_text())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn profile(c: ProfileCommand) -> anyhow::Result<()> {
+    match c {
+        ProfileCommand::List => {
+            for name in builtin_names() {
+                let p = Profile::builtin(name).expect("listed");
+                println!(
+                    "{name:<20} {:<8} {:<30} {} GHz, {} categories",
+                    p.isa,
+                    p.organization,
+                    p.freq_ghz,
+                    p.categories.len()
+                );
+            }
+        }
+        ProfileCommand::Export { profile, out } => {
+            let text = Profile::load(&profile)?.to_text();
+            match out {
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?,
+                None => print!("{text}"),
+            }
+        }
+        ProfileCommand::Import { file, into } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let profile = Profile::parse(&file, &text)?;
+            emurun::load_record(&into)?;
+            let stored = emurun::import_profile(&into, &profile)?;
+            println!(
+                "imported profile {} into {}",
+                profile.name,
+                stored.display()
+            );
+        }
+        ProfileCommand::Uncategorized { dir, profile } => {
+            let analysis = emurun::analysis_for(&dir, profile.as_deref())?;
+            let total = analysis.total().instructions.max(1);
+            for m in analysis.uncategorized() {
+                println!(
+                    "{:<6} {:<20} {:>14} {:>8.4}%",
+                    m.ty.keyword(),
+                    m.mnemonic,
+                    m.count,
+                    100.0 * m.count as f64 / total as f64
+                );
+            }
+        }
+        ProfileCommand::Assign {
+            profile,
+            ty,
+            category,
+            mnemonics,
+        } => {
+            let ty = InsnType::parse(&ty)
+                .with_context(|| format!("--type must be any, arm or thumb, not {ty:?}"))?;
+            edit_profile(&profile, |p| {
+                for m in &mnemonics {
+                    p.assign(ty, m, &category)?;
+                }
+                Ok(())
+            })?;
+        }
+        ProfileCommand::CreateCategory {
+            profile,
+            name,
+            cycles,
+            power_mw,
+        } => {
+            edit_profile(
+                &profile,
+                |p| Ok(p.create_category(&name, cycles, power_mw)?),
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,520 @@
+//! End-to-end tests of `tracekit emu`: the real binary runs real programs
+//! under Debian's qemu-user with the real plugin.
+//!
+//! Needs what `scripts/setup` installs (qemu-user and the cross compilers);
+//! the workloads are (re)built by `scripts/deps/emu.sh` and the plugin by
+//! cargo into `target/emu-plugin`, both on first use.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+const ARCHES: [&str; 4] = ["arm", "mips", "aarch64", "x86_64"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Builds the plugin once, in its own target directory so the nested cargo
+/// does not wait for the lock the outer `cargo test` holds.
+fn plugin() -> &'static Path {
+    static PLUGIN: OnceLock<PathBuf> = OnceLock::new();
+    PLUGIN.get_or_init(|| {
+        let target = root().join("target/emu-plugin");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "--locked",
+                "-p",
+                "tracekit-qemu-plugin",
+                "--target-dir",
+            ])
+            .arg(&target)
+            .current_dir(root())
+            .status()
+            .expect("run cargo");
+        assert!(status.success(), "building the plugin failed");
+        target.join("release/libtracekit_qemu_plugin.so")
+    })
+}
+
+/// Cross-compiled workloads, built on first use by the project's script.
+fn workload(arch: &str, name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let ok = Command::new("bash")
+            .arg(root().join("scripts/deps/emu.sh"))
+            .status()
+            .expect("bash");
+        assert!(ok.success(), "scripts/deps/emu.sh failed");
+    });
+    let p = root().join("target/workloads/emu").join(arch).join(name);
+    assert!(
+        p.is_file(),
+        "{} missing: run scripts/setup (cross compilers, qemu-user)",
+        p.display()
+    );
+    p
+}
+
+fn tracekit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracekit"))
+        .args(args)
+        .env("TRACEKIT_QEMU_PLUGIN", plugin())
+        .output()
+        .expect("run tracekit")
+}
+
+fn run(arch: &str, mode: &str, out: &Path, prog: &Path, args: &[&str]) -> Output {
+    let mut a = vec![
+        "emu",
+        "run",
+        "--arch",
+        arch,
+        "--mode",
+        mode,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+    ];
+    a.push(prog.to_str().unwrap());
+    a.extend_from_slice(args);
+    tracekit(&a)
+}
+
+fn report_json(dir: &Path) -> Value {
+    let out = tracekit(&["emu", "report", dir.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("report is JSON")
+}
+
+/// `// expect <role> key=value …` lines of a known-count program.
+fn expectations(arch: &str, name: &str) -> BTreeMap<String, BTreeMap<String, u64>> {
+    let src = root().join(format!("workloads/emu/asm/{name}-{arch}.S"));
+    let text = std::fs::read_to_string(&src).unwrap();
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("// expect ") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let role = words.next().unwrap().to_owned();
+        let kv = words.map(|w| {
+            let (k, v) = w.split_once('=').unwrap();
+            (k.to_owned(), v.parse().unwrap())
+        });
+        out.insert(role, kv.collect());
+    }
+    assert!(!out.is_empty(), "{} has no expect lines", src.display());
+    out
+}
+
+/// Mnemonic counts of one process (over ARM/Thumb types) from the analysis.
+fn mnemonics(dir: &Path, pid: u64) -> BTreeMap<String, u64> {
+    let a = tracekit_emu::run::analysis_for(dir, None).unwrap();
+    let p = a
+        .processes
+        .iter()
+        .find(|p| u64::from(p.pid) == pid)
+        .unwrap();
+    let mut m = BTreeMap::new();
+    for c in &p.mnemonics {
+        *m.entry(c.mnemonic.clone()).or_default() += c.count;
+    }
+    m
+}
+
+fn check_process(dir: &Path, proc_json: &Value, want: &BTreeMap<String, u64>, what: &str) {
+    let pid = proc_json["pid"].as_u64().unwrap();
+    let got = mnemonics(dir, pid);
+    for (k, v) in want {
+        match k.as_str() {
+            "instructions" => assert_eq!(
+                proc_json["instructions"].as_u64(),
+                Some(*v),
+                "{what}: instructions"
+            ),
+            "signal" => {}
+            m => assert_eq!(
+                got.get(m).copied().unwrap_or(0),
+                *v,
+                "{what}: executions of {m}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn fork_programs_count_exactly_per_process_on_every_isa() {
+    let tmp = tempfile::tempdir().unwrap();
+    for arch in ARCHES {
+        let want = expectations(arch, "fork");
+        for mode in ["tb", "insn"] {
+            let dir = tmp.path().join(format!("{arch}-{mode}"));
+            let out = run(arch, mode, &dir, &workload(arch, "fork"), &[]);
+            assert!(
+                out.status.success(),
+                "{arch}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let report = report_json(&dir);
+            let procs = report["processes"].as_array().unwrap();
+            assert_eq!(procs.len(), 2, "{arch}/{mode}: one parent and one child");
+            let parent = procs.iter().find(|p| p["parent"] == 0).unwrap();
+            let child = procs.iter().find(|p| p["parent"] == parent["pid"]).unwrap();
+            check_process(
+                &dir,
+                parent,
+                &want["parent"],
+                &format!("{arch}/{mode} parent"),
+            );
+            check_process(&dir, child, &want["child"], &format!("{arch}/{mode} child"));
+            assert!(parent["blocks"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn thumb_code_is_recognized_in_the_arm_fork_program() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("arm");
+    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[])
+        .status
+        .success());
+    let report = report_json(&dir);
+    let child = report["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["parent"] != 0)
+        .unwrap()
+        .clone();
+    // Child: 2 ARM instructions shared with the parent, adr + bx in ARM,
+    // then 607 Thumb instructions (see workloads/emu/asm/fork-arm.S), 3 of
+    // them in blocks only the ELF's mapping symbols can place.
+    assert_eq!(child["modes"]["arm"], 4);
+    assert_eq!(child["modes"]["thumb"], 607);
+    let mut ambiguous = 0;
+    for entry in std::fs::read_dir(dir.join("raw")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "blocks") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            ambiguous += text
+                .lines()
+                .filter(|l| l.starts_with("B ") && l.ends_with(" ?"))
+                .count();
+        }
+    }
+    assert_eq!(
+        ambiguous, 2,
+        "the plugin leaves the two all-32-bit Thumb blocks undecided"
+    );
+
+    // The annotated listing names the child's loop and shows its counts.
+    let pid = child["pid"].to_string();
+    let out = tracekit(&[
+        "emu",
+        "blocks",
+        dir.to_str().unwrap(),
+        "--pid",
+        &pid,
+        "--top",
+        "1",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hot = &v[0]["blocks"][0];
+    assert_eq!(hot["symbol"], "thumb_child+0x2");
+    assert_eq!(hot["ty"], "thumb");
+    assert_eq!(hot["executions"], 199);
+    let categories: Vec<&str> = hot["insns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["category"].as_str().unwrap())
+        .collect();
+    assert_eq!(categories, ["ALU", "ALU", "CondBranch"]);
+}
+
+#[test]
+fn a_process_killed_by_a_signal_keeps_exact_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    for arch in ARCHES {
+        let want = expectations(arch, "kill");
+        let dir = tmp.path().join(arch);
+        let out = run(arch, "tb", &dir, &workload(arch, "kill"), &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(128 + 15),
+            "{arch}: exit status mirrors the signal"
+        );
+        let report = report_json(&dir);
+        assert_eq!(report["signal"], 15);
+        let p = &report["processes"][0];
+        assert_eq!(p["exited_normally"], false);
+        check_process(&dir, p, &want["main"], arch);
+    }
+}
+
+#[test]
+fn block_counts_equal_the_per_instruction_callback_counts_on_the_c_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    for arch in ARCHES {
+        let mut per_mode = Vec::new();
+        let mut stdout = Vec::new();
+        for mode in ["tb", "insn"] {
+            let dir = tmp.path().join(format!("{arch}-{mode}"));
+            let out = run(arch, mode, &dir, &workload(arch, "suite"), &["all", "1"]);
+            assert!(
+                out.status.success(),
+                "{arch}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            stdout.push(out.stdout);
+            let caps = tracekit_emu::run::load_capture(&dir).unwrap();
+            assert_eq!(caps.len(), 1);
+            per_mode.push((
+                tracekit_emu::analysis::address_counts(&caps[0]),
+                report_json(&dir),
+            ));
+        }
+        assert_eq!(
+            stdout[0], stdout[1],
+            "{arch}: the program behaves the same in both modes"
+        );
+        let (tb, insn) = (&per_mode[0], &per_mode[1]);
+        assert!(tb.0.len() > 500, "{arch}: suite executes many instructions");
+        let diff: Vec<_> =
+            tb.0.keys()
+                .chain(insn.0.keys())
+                .filter(|a| tb.0.get(a) != insn.0.get(a))
+                .take(20)
+                .map(|a| format!("{a:#x}: tb {:?} insn {:?}", tb.0.get(a), insn.0.get(a)))
+                .collect();
+        assert!(
+            diff.is_empty(),
+            "{arch}: executions per instruction address differ: {diff:#?}"
+        );
+        let (t, i) = (&tb.1["processes"][0], &insn.1["processes"][0]);
+        assert_eq!(t["instructions"], i["instructions"], "{arch}");
+        assert_eq!(t["categories"], i["categories"], "{arch}");
+
+        // The shipped default profile classifies ≥ 99% of what ran.
+        let total = t["instructions"].as_u64().unwrap();
+        let undefined = t["categories"]["Undefined"].as_u64().unwrap();
+        assert!(
+            undefined * 100 <= total,
+            "{arch}: {undefined} of {total} uncategorized"
+        );
+    }
+}
+
+#[test]
+fn estimate_reproduces_the_seed_figure_exactly() {
+    let out = tracekit(&[
+        "emu",
+        "estimate",
+        "--freq-ghz",
+        "1",
+        "--power-w",
+        "0.89",
+        "--cpi",
+        "13.03",
+        "--base-instructions",
+        "39171751755",
+        "--base-misses",
+        "521966483",
+        "--mem-access-nj",
+        "2.61",
+        "--instructions",
+        "56750218825",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["time_s"].as_f64(), Some(739.45535128975));
+    assert_eq!(v["power_w"].as_f64(), Some(0.8926691053428465));
+    assert_eq!(v["energy_j"].as_f64(), Some(660.0889468768014));
+    let bad = tracekit(&[
+        "emu",
+        "estimate",
+        "--freq-ghz",
+        "0",
+        "--power-w",
+        "1",
+        "--cpi",
+        "1",
+        "--base-instructions",
+        "1",
+        "--base-misses",
+        "0",
+        "--mem-access-nj",
+        "1",
+        "--instructions",
+        "1",
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--freq-ghz"));
+}
+
+#[test]
+fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[])
+        .status
+        .success());
+    let d = dir.to_str().unwrap();
+
+    // A profile without a category for the mnemonics the program runs.
+    let file = tmp.path().join("mine.profile");
+    let f = file.to_str().unwrap();
+    std::fs::write(
+        &file,
+        "profile mine\nisa armv7\nfreq_ghz 1\ndefault Undefined cycles=1 power_mw=100\n",
+    )
+    .unwrap();
+    let out = tracekit(&["emu", "profile", "import", f, "--into", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = tracekit(&["emu", "profile", "uncategorized", d, "--profile", "mine"]);
+    let text = String::from_utf8_lossy(&listed.stdout).to_string();
+    assert!(text.contains("subs") && text.contains("thumb"), "{text}");
+
+    assert!(tracekit(&[
+        "emu",
+        "profile",
+        "create-category",
+        "--profile",
+        f,
+        "Loop",
+        "--cycles",
+        "2",
+        "--power-mw",
+        "50"
+    ])
+    .status
+    .success());
+    assert!(tracekit(&[
+        "emu",
+        "profile",
+        "assign",
+        "--profile",
+        f,
+        "Loop",
+        "subs",
+        "bne"
+    ])
+    .status
+    .success());
+    let wrong = tracekit(&["emu", "profile", "assign", "--profile", f, "NoSuch", "subs"]);
+    assert!(!wrong.status.success());
+    let loop_count = |profile: &str| -> u64 {
+        let out = tracekit(&["emu", "report", d, "--json", "--profile", profile]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["categories"]["Loop"].as_u64().unwrap_or(0))
+            .sum()
+    };
+    // By path: the cached analysis of the unedited "mine" must not answer.
+    assert_eq!(
+        loop_count(f),
+        100 + 100 + 200 + 200,
+        "parent and child subs/bne"
+    );
+    assert_eq!(
+        loop_count("mine"),
+        0,
+        "the imported copy is still the old one"
+    );
+    assert!(tracekit(&["emu", "profile", "import", f, "--into", d])
+        .status
+        .success());
+    assert_eq!(loop_count("mine"), 600);
+
+    // Export of a built-in parses back; two organizations side by side.
+    let exported = tracekit(&["emu", "profile", "export", "armv7-cortex-a9"]);
+    let p = tracekit_emu::profile::Profile::parse(
+        Path::new("x"),
+        &String::from_utf8_lossy(&exported.stdout),
+    )
+    .unwrap();
+    assert_eq!(
+        p,
+        tracekit_emu::profile::Profile::builtin("armv7-cortex-a9").unwrap()
+    );
+    let side = tracekit(&[
+        "emu",
+        "report",
+        d,
+        "--profile",
+        "armv7-cortex-a8",
+        "--profile",
+        "armv7-cortex-a9",
+    ]);
+    let text = String::from_utf8_lossy(&side.stdout).to_string();
+    assert!(
+        text.contains("armv7-cortex-a8") && text.contains("armv7-cortex-a9 vs first"),
+        "{text}"
+    );
+    let cmp = tracekit(&["emu", "compare", d, d]);
+    assert!(cmp.status.success());
+}
+
+#[test]
+fn a_damaged_block_log_is_reported_with_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
+        .status
+        .success());
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("analysis-")
+        {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let log = std::fs::read_dir(dir.join("raw"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "blocks"))
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, text.replacen("\nB ", "\nB zz ", 1)).unwrap();
+    let out = tracekit(&["emu", "report", dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(log.file_name().unwrap().to_str().unwrap()) && err.contains("line 3"),
+        "{err}"
+    );
+}

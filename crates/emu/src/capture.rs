@@ -1,0 +1,391 @@
+//! Reading what the QEMU plugin wrote: per-process block logs
+//! (`pid-<pid>.blocks`) and counters (`pid-<pid>.counts`), with forked
+//! children's inherited blocks resolved through their ancestors' logs.
+//!
+//! Log grammar (one record per line, fields separated by one space):
+//! ```text
+//! tracekit-emu-blocks 1
+//! P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>
+//! B <slot> <vaddr hex> <instruction count> <A|T|?|->
+//! I <vaddr hex> <bytes hex> <disassembly>      (count lines follow each B)
+//! X <slots used>                               (only after a normal exit)
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{EmuError, Result};
+
+/// Instruction-set mode of a block (only 32-bit ARM has two).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum IsaMode {
+    /// 32-bit ARM encoding.
+    Arm,
+    /// Thumb / Thumb-2 encoding.
+    Thumb,
+    /// 32-bit ARM block the plugin could not decide from the bytes alone.
+    Unknown,
+    /// ISA with a single mode.
+    Single,
+}
+
+impl IsaMode {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "A" => IsaMode::Arm,
+            "T" => IsaMode::Thumb,
+            "?" => IsaMode::Unknown,
+            "-" => IsaMode::Single,
+            _ => return None,
+        })
+    }
+}
+
+/// One guest instruction of a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insn {
+    /// Guest virtual address.
+    pub vaddr: u64,
+    /// Encoded bytes.
+    pub bytes: Vec<u8>,
+    /// QEMU's disassembly (mnemonic, operands).
+    pub disas: String,
+}
+
+/// A translated block as logged by the plugin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// First counter slot of the block.
+    pub slot: u64,
+    /// Guest address of the first instruction.
+    pub vaddr: u64,
+    /// ARM/Thumb mode (after resolution with ELF mapping symbols).
+    pub mode: IsaMode,
+    /// Instructions in order.
+    pub insns: Vec<Insn>,
+}
+
+/// The parsed log of one process.
+#[derive(Clone, Debug)]
+pub struct ProcessLog {
+    /// Process id.
+    pub pid: u32,
+    /// Parent pid when the process was forked under the profiler, else 0.
+    pub parent: u32,
+    /// Slots below this number were allocated by ancestors.
+    pub inherited: u64,
+    /// QEMU target name (`arm`, `mipsel`, `aarch64`, `x86_64`, …).
+    pub target: String,
+    /// True when counting was per instruction (`insn` mode).
+    pub per_insn: bool,
+    /// Blocks this process translated itself.
+    pub blocks: Vec<Arc<Block>>,
+    /// True when the process reached QEMU's normal exit (not killed).
+    pub exited_normally: bool,
+}
+
+fn bad(path: &Path, line: usize, msg: impl Into<String>) -> EmuError {
+    EmuError::Parse {
+        path: path.to_owned(),
+        line,
+        msg: msg.into(),
+    }
+}
+
+fn hex(path: &Path, line: usize, s: &str) -> Result<u64> {
+    u64::from_str_radix(s, 16).map_err(|_| bad(path, line, format!("bad hex number {s:?}")))
+}
+
+fn hex_bytes(path: &Path, line: usize, s: &str) -> Result<Vec<u8>> {
+    if s.len() % 2 != 0 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad(path, line, format!("bad instruction bytes {s:?}")));
+    }
+    Ok((0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("checked"))
+        .collect())
+}
+
+/// Parses one block log from text; `path` is only used in error messages.
+pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    match lines.next() {
+        Some((_, "tracekit-emu-blocks 1")) => {}
+        _ => {
+            return Err(bad(
+                path,
+                1,
+                "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1')",
+            ))
+        }
+    }
+    let (hline, header) = lines
+        .next()
+        .ok_or_else(|| bad(path, 2, "missing P header"))?;
+    let h: Vec<&str> = header.split(' ').collect();
+    if h.len() != 6 || h[0] != "P" {
+        return Err(bad(
+            path,
+            hline,
+            "expected 'P <pid> <parent> <inherited> <target> <mode>'",
+        ));
+    }
+    let num = |s: &str| {
+        s.parse::<u64>()
+            .map_err(|_| bad(path, hline, format!("bad number {s:?}")))
+    };
+    let per_insn = match h[5] {
+        "tb" => false,
+        "insn" => true,
+        m => return Err(bad(path, hline, format!("unknown mode {m:?}"))),
+    };
+    let mut log = ProcessLog {
+        pid: u32::try_from(num(h[1])?).map_err(|_| bad(path, hline, "pid out of range"))?,
+        parent: u32::try_from(num(h[2])?).map_err(|_| bad(path, hline, "pid out of range"))?,
+        inherited: num(h[3])?,
+        target: h[4].to_owned(),
+        per_insn,
+        blocks: Vec::new(),
+        exited_normally: false,
+    };
+    let mut pending: Option<(Block, usize)> = None;
+    let close =
+        |pending: &mut Option<(Block, usize)>, log: &mut ProcessLog, at: usize| -> Result<()> {
+            if let Some((b, want)) = pending.take() {
+                if b.insns.len() != want {
+                    return Err(bad(
+                        path,
+                        at,
+                        format!(
+                            "block at slot {} has {} of {want} instructions",
+                            b.slot,
+                            b.insns.len()
+                        ),
+                    ));
+                }
+                log.blocks.push(Arc::new(b));
+            }
+            Ok(())
+        };
+    for (no, line) in lines {
+        let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match kind {
+            "B" => {
+                close(&mut pending, &mut log, no)?;
+                let f: Vec<&str> = rest.split(' ').collect();
+                if f.len() != 4 {
+                    return Err(bad(path, no, "expected 'B <slot> <vaddr> <count> <mode>'"));
+                }
+                let slot = f[0].parse().map_err(|_| bad(path, no, "bad slot"))?;
+                let n: usize = f[2]
+                    .parse()
+                    .map_err(|_| bad(path, no, "bad instruction count"))?;
+                let mode = IsaMode::parse(f[3])
+                    .ok_or_else(|| bad(path, no, format!("bad mode {:?}", f[3])))?;
+                let block = Block {
+                    slot,
+                    vaddr: hex(path, no, f[1])?,
+                    mode,
+                    insns: Vec::with_capacity(n),
+                };
+                pending = Some((block, n));
+            }
+            "I" => {
+                let (b, want) = pending
+                    .as_mut()
+                    .ok_or_else(|| bad(path, no, "instruction outside a block"))?;
+                if b.insns.len() == *want {
+                    return Err(bad(path, no, "more instructions than the block declares"));
+                }
+                let mut f = rest.splitn(3, ' ');
+                let vaddr = hex(path, no, f.next().unwrap_or(""))?;
+                let bytes = hex_bytes(path, no, f.next().unwrap_or(""))?;
+                let disas = f.next().unwrap_or("").to_owned();
+                b.insns.push(Insn {
+                    vaddr,
+                    bytes,
+                    disas,
+                });
+            }
+            "X" => {
+                close(&mut pending, &mut log, no)?;
+                log.exited_normally = true;
+            }
+            "" => {}
+            _ => return Err(bad(path, no, format!("unknown record {kind:?}"))),
+        }
+    }
+    // A log cut short by a kill may end inside a block: keep what is whole.
+    if let Some((b, want)) = pending.take() {
+        if b.insns.len() == want {
+            log.blocks.push(Arc::new(b));
+        }
+    }
+    Ok(log)
+}
+
+/// Reads the first `slots` counters of a counts file (missing tail = 0).
+pub fn read_counts(path: &Path, slots: u64) -> Result<Vec<u64>> {
+    use std::io::Read;
+    let io = |e| EmuError::Io {
+        path: path.to_owned(),
+        error: e,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(slots * 8).read_to_end(&mut bytes).map_err(io)?;
+    let mut counts: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
+    counts.resize(slots as usize, 0);
+    Ok(counts)
+}
+
+/// One process with every block it may have executed and the counts.
+#[derive(Clone, Debug)]
+pub struct ProcessCapture {
+    /// The process's own log (pid, parent, target, …).
+    pub log: ProcessLog,
+    /// Blocks visible to the process (inherited and own), by slot.
+    pub blocks: Vec<Arc<Block>>,
+    /// Counter values indexed by slot.
+    pub counts: Vec<u64>,
+}
+
+impl ProcessCapture {
+    /// Executions of each instruction of `block`.
+    pub fn insn_counts(&self, block: &Block) -> impl Iterator<Item = u64> + '_ {
+        let per_insn = self.log.per_insn;
+        let slot = block.slot as usize;
+        (0..block.insns.len()).map(move |i| {
+            let s = if per_insn { slot + i } else { slot };
+            self.counts.get(s).copied().unwrap_or(0)
+        })
+    }
+
+    /// Executions of `block` (in `insn` mode: of its first instruction).
+    pub fn block_count(&self, block: &Block) -> u64 {
+        self.counts.get(block.slot as usize).copied().unwrap_or(0)
+    }
+
+    /// Executions that went to the overflow slot (counts file full).
+    pub fn overflow(&self) -> u64 {
+        self.counts.first().copied().unwrap_or(0)
+    }
+}
+
+/// Loads every process found in `raw_dir`, ordered by pid.
+pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
+    let io = |e| EmuError::Io {
+        path: raw_dir.to_owned(),
+        error: e,
+    };
+    let mut logs = BTreeMap::new();
+    for entry in std::fs::read_dir(raw_dir).map_err(io)? {
+        let path: PathBuf = entry.map_err(io)?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("pid-") && name.ends_with(".blocks") {
+            let text = std::fs::read_to_string(&path).map_err(|e| EmuError::Io {
+                path: path.clone(),
+                error: e,
+            })?;
+            let log = parse_log(&path, &text)?;
+            logs.insert(log.pid, log);
+        }
+    }
+    let mut out = Vec::new();
+    for log in logs.values() {
+        let mut visible: BTreeMap<u64, Arc<Block>> = BTreeMap::new();
+        // Walk up the ancestry: each ancestor contributes the slots below
+        // the limit inherited from it.
+        let mut limit = u64::MAX;
+        let mut cur = Some(log);
+        let mut hops = 0;
+        while let Some(l) = cur {
+            for b in l.blocks.iter().filter(|b| b.slot < limit) {
+                visible.entry(b.slot).or_insert_with(|| b.clone());
+            }
+            limit = limit.min(l.inherited);
+            cur = if l.parent != 0 {
+                logs.get(&l.parent)
+            } else {
+                None
+            };
+            hops += 1;
+            if hops > logs.len() {
+                break; // pid reuse loop: stop rather than spin
+            }
+        }
+        let slots = visible
+            .values()
+            .map(|b| {
+                b.slot
+                    + if log.per_insn {
+                        b.insns.len() as u64
+                    } else {
+                        1
+                    }
+            })
+            .max()
+            .unwrap_or(1);
+        let counts = read_counts(&raw_dir.join(format!("pid-{}.counts", log.pid)), slots)?;
+        out.push(ProcessCapture {
+            log: log.clone(),
+            blocks: visible.into_values().collect(),
+            counts,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "tracekit-emu-blocks 1\nP 7 0 1 arm tb\nB 1 1000 2 T\nI 1000 0120 movs r0, #1\nI 1002 7047 bx lr\nX 2\n";
+
+    #[test]
+    fn parses_a_complete_log() {
+        let log = parse_log(Path::new("x"), LOG).unwrap();
+        assert_eq!(
+            (log.pid, log.parent, log.inherited, log.target.as_str()),
+            (7, 0, 1, "arm")
+        );
+        assert!(log.exited_normally && !log.per_insn);
+        assert_eq!(log.blocks.len(), 1);
+        assert_eq!(log.blocks[0].mode, IsaMode::Thumb);
+        assert_eq!(log.blocks[0].insns[1].disas, "bx lr");
+        assert_eq!(log.blocks[0].insns[0].bytes, vec![0x01, 0x20]);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let broken = LOG.replace("I 1002 7047", "I 10g2 7047");
+        let e = parse_log(Path::new("pid-7.blocks"), &broken)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pid-7.blocks") && e.contains("line 5"), "{e}");
+    }
+
+    #[test]
+    fn a_log_cut_inside_a_block_keeps_whole_blocks_only() {
+        let cut = "tracekit-emu-blocks 1\nP 7 0 1 arm tb\nB 1 1000 1 A\nI 1000 00000000 x\nB 2 1004 2 A\nI 1004 00000000 y\n";
+        let log = parse_log(Path::new("x"), cut).unwrap();
+        assert_eq!(log.blocks.len(), 1);
+        assert!(!log.exited_normally);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn mutated_logs_never_panic(pos in 0usize..LOG.len(), byte in proptest::prelude::any::<u8>()) {
+            let mut bytes = LOG.as_bytes().to_vec();
+            bytes[pos] = byte;
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_log(Path::new("x"), &text);
+        }
+    }
+}

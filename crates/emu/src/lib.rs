@@ -1,0 +1,42 @@
+//! Instruction profiling of programs run under QEMU's user-mode emulator,
+//! after the AndroProf design (seed 001) but with a QEMU plugin instead of
+//! a patched emulator.
+//!
+//! - [`run`] launches `qemu-<arch>` with `tracekit-qemu-plugin` and keeps
+//!   everything in a run directory (raw counts, `run.json`, cached
+//!   analyses, imported profiles).
+//! - [`capture`] reads the plugin's per-process block logs and counters,
+//!   resolving blocks a forked child inherited from its parent.
+//! - [`profile`] holds categorization profiles (a documented text format,
+//!   with defaults for ARMv7 Cortex-A8/A9, MIPS32, AArch64 and x86_64) and
+//!   classifies instructions by mnemonic and ARM/Thumb type.
+//! - [`analysis`] computes per-process totals, categories, cycles, energy,
+//!   histograms and hottest blocks (named via [`symbols`]).
+//! - [`estimate`] reproduces the seed's time/power/energy formulas.
+//! - [`report`] renders reports and side-by-side comparisons.
+//!
+//! ```
+//! use tracekit_emu::estimate::{Estimate, EstimateInput};
+//! let e = Estimate::compute(&EstimateInput {
+//!     freq_ghz: 1.0, power_w: 0.89, cpi: 13.03,
+//!     base_instructions: 39_171_751_755.0, base_misses: 521_966_483.0,
+//!     mem_access_nj: 2.61, instructions: 56_750_218_825.0,
+//! }).unwrap();
+//! assert_eq!(e.time_s, 739.45535128975);
+//!
+//! let profile = tracekit_emu::profile::Profile::builtin("armv7-cortex-a8").unwrap();
+//! let c = profile.classifier();
+//! use tracekit_emu::profile::InsnType;
+//! assert_eq!(c.category(InsnType::Thumb, "cbz").name, "CondBranch");
+//! ```
+
+pub mod analysis;
+pub mod capture;
+pub mod error;
+pub mod estimate;
+pub mod profile;
+pub mod report;
+pub mod run;
+pub mod symbols;
+
+pub use error::{EmuError, Result};

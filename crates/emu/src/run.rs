@@ -1,0 +1,428 @@
+//! Running a program under `qemu-<arch>` with the tracekit plugin, and the
+//! run directory that keeps everything a report needs:
+//!
+//! ```text
+//! DIR/run.json                 what ran, how, exit status, wall time
+//! DIR/raw/pid-<pid>.blocks     block logs written by the plugin
+//! DIR/raw/pid-<pid>.counts     execution counters written by the plugin
+//! DIR/analysis-<profile>.json  cached analyses, one per profile used
+//! DIR/profiles/<name>.profile  profiles imported into the run
+//! ```
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{analyze, Analysis};
+use crate::capture::{load_dir, ProcessCapture};
+use crate::error::{EmuError, Result};
+use crate::profile::{default_profile_for, Profile};
+use crate::symbols::{elf_kind, SymbolTable};
+
+/// Guest instruction-set families tracekit profiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// 32-bit ARM (ARM and Thumb).
+    Arm,
+    /// 32-bit MIPS, either byte order.
+    Mips,
+    /// 64-bit ARM.
+    Aarch64,
+    /// x86-64.
+    #[serde(rename = "x86_64")]
+    X86_64,
+}
+
+impl Arch {
+    /// Parses `arm`, `mips`, `aarch64` or `x86_64`.
+    pub fn parse(s: &str) -> Result<Arch> {
+        Ok(match s {
+            "arm" => Arch::Arm,
+            "mips" => Arch::Mips,
+            "aarch64" => Arch::Aarch64,
+            "x86_64" => Arch::X86_64,
+            _ => {
+                return Err(EmuError::Invalid(format!(
+                    "unknown arch {s:?} (arm, mips, aarch64, x86_64)"
+                )))
+            }
+        })
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Arm => "arm",
+            Arch::Mips => "mips",
+            Arch::Aarch64 => "aarch64",
+            Arch::X86_64 => "x86_64",
+        }
+    }
+
+    fn elf_arch(self) -> object::Architecture {
+        match self {
+            Arch::Arm => object::Architecture::Arm,
+            Arch::Mips => object::Architecture::Mips,
+            Arch::Aarch64 => object::Architecture::Aarch64,
+            Arch::X86_64 => object::Architecture::X86_64,
+        }
+    }
+
+    /// The `qemu-*` user-mode emulator for a program of this arch, checking
+    /// that the program's ELF header agrees.
+    pub fn qemu_for(self, program: &Path) -> Result<&'static str> {
+        let kind = elf_kind(program)?;
+        if kind.arch != self.elf_arch() {
+            return Err(EmuError::Invalid(format!(
+                "{} is a {:?} executable, not {}",
+                program.display(),
+                kind.arch,
+                self.name()
+            )));
+        }
+        Ok(match (self, kind.little_endian) {
+            (Arch::Arm, true) => "qemu-arm",
+            (Arch::Arm, false) => "qemu-armeb",
+            (Arch::Mips, true) => "qemu-mipsel",
+            (Arch::Mips, false) => "qemu-mips",
+            (Arch::Aarch64, true) => "qemu-aarch64",
+            (Arch::Aarch64, false) => "qemu-aarch64_be",
+            (Arch::X86_64, _) => "qemu-x86_64",
+        })
+    }
+}
+
+/// How the plugin counts (see `tracekit-qemu-plugin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CountMode {
+    /// Inline add per block execution (fast; the default).
+    Tb,
+    /// Callback per executed instruction (slow, independent reference).
+    Insn,
+}
+
+impl CountMode {
+    /// The plugin's and the command line's name of the mode.
+    pub fn arg(self) -> &'static str {
+        match self {
+            CountMode::Tb => "tb",
+            CountMode::Insn => "insn",
+        }
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    /// Guest architecture.
+    pub arch: Arch,
+    /// Output directory (created; earlier raw data in it is replaced).
+    pub out: PathBuf,
+    /// Guest program.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Counting mode.
+    pub mode: CountMode,
+    /// Emulator binary to use instead of `qemu-<arch>` from `PATH`.
+    pub qemu: Option<PathBuf>,
+    /// Plugin library to use instead of the one found by [`find_plugin`].
+    pub plugin: Option<PathBuf>,
+    /// Profile (built-in name or file) for the analysis kept with the run.
+    pub profile: Option<String>,
+}
+
+/// What was run, kept as `run.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    /// Guest architecture.
+    pub arch: Arch,
+    /// Emulator used.
+    pub qemu: PathBuf,
+    /// Plugin used.
+    pub plugin: PathBuf,
+    /// Guest program (absolute path).
+    pub program: PathBuf,
+    /// Guest arguments (lossy UTF-8).
+    pub args: Vec<String>,
+    /// Counting mode.
+    pub mode: CountMode,
+    /// Exit code when the emulator exited normally.
+    pub exit_code: Option<i32>,
+    /// Signal that ended the emulator, if any.
+    pub signal: Option<i32>,
+    /// Wall-clock time of the emulated run, seconds.
+    pub wall_s: f64,
+    /// Profile of the analysis kept with the run.
+    pub profile: String,
+}
+
+/// Hottest blocks kept per process in a cached analysis.
+pub const HOT_BLOCKS_KEPT: usize = 25;
+
+/// Name of the plugin library cargo builds.
+pub const PLUGIN_FILE: &str = "libtracekit_qemu_plugin.so";
+
+/// Finds the plugin: `$TRACEKIT_QEMU_PLUGIN`, else next to the running
+/// executable (cargo puts `tracekit` and the plugin in one directory), else
+/// one directory up (for test binaries in `target/*/deps`).
+pub fn find_plugin() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("TRACEKIT_QEMU_PLUGIN") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| EmuError::Invalid(format!("cannot locate tracekit: {e}")))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    for candidate in [dir.join(PLUGIN_FILE), dir.join("..").join(PLUGIN_FILE)] {
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(EmuError::Invalid(format!(
+        "cannot find {PLUGIN_FILE} next to {}; build it with `cargo build --release -p tracekit-qemu-plugin`, \
+         or pass --plugin or set TRACEKIT_QEMU_PLUGIN",
+        exe.display()
+    )))
+}
+
+/// QEMU splits `-plugin` arguments at commas; a literal comma is doubled.
+fn qemu_opt_escape(p: &Path) -> String {
+    p.display().to_string().replace(',', ",,")
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
+    move |e| EmuError::Io {
+        path: path.to_owned(),
+        error: e,
+    }
+}
+
+/// Directory holding the plugin's raw files.
+pub fn raw_dir(out: &Path) -> PathBuf {
+    out.join("raw")
+}
+
+/// Runs the program under QEMU with the plugin, writes `run.json` and the
+/// analysis under the chosen (or the arch's default) profile.
+pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
+    let program = std::fs::canonicalize(&req.program).map_err(io_err(&req.program))?;
+    let qemu = match &req.qemu {
+        Some(q) => q.clone(),
+        None => PathBuf::from(req.arch.qemu_for(&program)?),
+    };
+    let plugin = match &req.plugin {
+        Some(p) => p.clone(),
+        None => find_plugin()?,
+    };
+    let plugin = std::fs::canonicalize(&plugin).map_err(io_err(&plugin))?;
+    let raw = raw_dir(&req.out);
+    std::fs::create_dir_all(&raw).map_err(io_err(&raw))?;
+    let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
+    for entry in std::fs::read_dir(&raw).map_err(io_err(&raw))? {
+        let path = entry.map_err(io_err(&raw))?.path();
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("pid-"))
+        {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+    }
+    for entry in std::fs::read_dir(&req.out).map_err(io_err(&req.out))? {
+        let path = entry.map_err(io_err(&req.out))?.path();
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("analysis-"))
+        {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+    }
+    let plugin_arg = format!(
+        "{},out={},mode={}",
+        qemu_opt_escape(&plugin),
+        qemu_opt_escape(&raw),
+        req.mode.arg()
+    );
+    let started = Instant::now();
+    let status = Command::new(&qemu)
+        .arg("-plugin")
+        .arg(&plugin_arg)
+        .arg(&program)
+        .args(&req.args)
+        .status()
+        .map_err(|e| {
+            EmuError::Invalid(format!(
+                "cannot start {}: {e} (is qemu-user installed?)",
+                qemu.display()
+            ))
+        })?;
+    let wall_s = started.elapsed().as_secs_f64();
+    use std::os::unix::process::ExitStatusExt;
+    let target = match req.arch {
+        Arch::Arm => "arm",
+        Arch::Mips => "mipsel",
+        Arch::Aarch64 => "aarch64",
+        Arch::X86_64 => "x86_64",
+    };
+    let profile_name = match &req.profile {
+        Some(p) => p.clone(),
+        None => default_profile_for(target)
+            .expect("every arch has a default")
+            .to_owned(),
+    };
+    let record = RunRecord {
+        arch: req.arch,
+        qemu,
+        plugin,
+        program,
+        args: req
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+        mode: req.mode,
+        exit_code: status.code(),
+        signal: status.signal(),
+        wall_s,
+        profile: profile_name,
+    };
+    let json = serde_json::to_string_pretty(&record).expect("serializable");
+    let run_json = req.out.join("run.json");
+    std::fs::write(&run_json, json).map_err(io_err(&run_json))?;
+    if !raw.read_dir().map_err(io_err(&raw))?.any(|e| e.is_ok()) {
+        return Err(EmuError::Invalid(format!(
+            "{} wrote no profile data: did the plugin load? (exit status {status})",
+            record.qemu.display()
+        )));
+    }
+    let analysis = analysis_for(&req.out, None)?;
+    Ok((record, analysis))
+}
+
+/// Reads `run.json` of a run directory.
+pub fn load_record(dir: &Path) -> Result<RunRecord> {
+    let path = dir.join("run.json");
+    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    serde_json::from_str(&text).map_err(|e| EmuError::Parse {
+        path: path.clone(),
+        line: e.line(),
+        msg: e.to_string(),
+    })
+}
+
+/// Resolves a profile for a run: a profile imported into the run directory
+/// (`DIR/profiles/<name>.profile`), a built-in name, or a file path.
+pub fn resolve_profile(dir: &Path, spec: &str) -> Result<Profile> {
+    let imported = dir.join("profiles").join(format!("{spec}.profile"));
+    if imported.is_file() {
+        let text = std::fs::read_to_string(&imported).map_err(io_err(&imported))?;
+        return Profile::parse(&imported, &text);
+    }
+    Profile::load(spec)
+}
+
+/// Loads the raw capture of a run directory.
+pub fn load_capture(dir: &Path) -> Result<Vec<ProcessCapture>> {
+    load_dir(&raw_dir(dir))
+}
+
+/// A cached analysis with a digest of the profile text it was made with,
+/// so an edited profile of the same name is never answered from the cache.
+#[derive(Serialize, Deserialize)]
+struct CachedAnalysis {
+    profile_digest: String,
+    analysis: Analysis,
+}
+
+fn digest(text: &str) -> String {
+    // FNV-1a: stable across builds, which std's hasher does not promise.
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in text.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The analysis of a run under `profile` (default: the run's own), read
+/// from the cache in the run directory or computed once and cached.
+pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
+    let record = load_record(dir)?;
+    let spec = profile.unwrap_or(&record.profile);
+    let profile = resolve_profile(dir, spec)?;
+    let profile_digest = digest(&profile.to_text());
+    let cache = dir.join(format!("analysis-{}.json", profile.name));
+    if let Ok(text) = std::fs::read_to_string(&cache) {
+        if let Ok(c) = serde_json::from_str::<CachedAnalysis>(&text) {
+            if c.profile_digest == profile_digest {
+                return Ok(c.analysis);
+            }
+        }
+    }
+    let captures = load_capture(dir)?;
+    // A missing or unreadable program only costs the symbol names.
+    let symbols = SymbolTable::load(&record.program).ok();
+    let analysis = analyze(&captures, &profile, symbols.as_ref(), HOT_BLOCKS_KEPT);
+    let cached = CachedAnalysis {
+        profile_digest,
+        analysis,
+    };
+    let json = serde_json::to_string(&cached).expect("serializable");
+    std::fs::write(&cache, json).map_err(io_err(&cache))?;
+    Ok(cached.analysis)
+}
+
+/// Stores a profile in the run directory (so `--profile NAME` finds it)
+/// and drops the cached analysis made with an earlier version of it.
+pub fn import_profile(dir: &Path, profile: &Profile) -> Result<PathBuf> {
+    let pdir = dir.join("profiles");
+    std::fs::create_dir_all(&pdir).map_err(io_err(&pdir))?;
+    let path = pdir.join(format!("{}.profile", profile.name));
+    std::fs::write(&path, profile.to_text()).map_err(io_err(&path))?;
+    let cache = dir.join(format!("analysis-{}.json", profile.name));
+    if cache.exists() {
+        std::fs::remove_file(&cache).map_err(io_err(&cache))?;
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_names_round_trip_and_unknown_ones_are_rejected() {
+        for a in ["arm", "mips", "aarch64", "x86_64"] {
+            assert_eq!(Arch::parse(a).unwrap().name(), a);
+        }
+        assert!(Arch::parse("sparc").is_err());
+    }
+
+    #[test]
+    fn profile_digests_are_stable_and_content_sensitive() {
+        assert_eq!(digest(""), "cbf29ce484222325");
+        assert_ne!(digest("a"), digest("b"));
+    }
+
+    #[test]
+    fn commas_are_escaped_for_qemu() {
+        assert_eq!(qemu_opt_escape(Path::new("/a,b/c")), "/a,,b/c");
+    }
+
+    #[test]
+    fn a_program_of_another_arch_is_refused() {
+        let me = std::env::current_exe().unwrap();
+        let other = if cfg!(target_arch = "x86_64") {
+            Arch::Arm
+        } else {
+            Arch::X86_64
+        };
+        let e = other.qemu_for(&me).unwrap_err().to_string();
+        assert!(e.contains("executable, not"), "{e}");
+    }
+}

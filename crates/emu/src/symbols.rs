@@ -1,0 +1,161 @@
+//! Guest ELF facts: function symbols for naming hot blocks, ARM mapping
+//! symbols (`$a`, `$t`, `$d`) for resolving ARM/Thumb mode, and the ELF
+//! header fields that pick the right `qemu-<arch>`.
+
+use std::path::Path;
+
+use object::{Object, ObjectSection, ObjectSymbol};
+
+use crate::capture::IsaMode;
+use crate::error::{EmuError, Result};
+
+/// Machine and byte order from an ELF header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElfKind {
+    /// Instruction set family.
+    pub arch: object::Architecture,
+    /// True for little-endian files.
+    pub little_endian: bool,
+}
+
+/// Reads the ELF header of `path`.
+pub fn elf_kind(path: &Path) -> Result<ElfKind> {
+    let data = std::fs::read(path).map_err(|e| EmuError::Io {
+        path: path.to_owned(),
+        error: e,
+    })?;
+    let file = object::File::parse(&*data).map_err(|e| {
+        EmuError::Invalid(format!(
+            "{}: not a readable executable: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(ElfKind {
+        arch: file.architecture(),
+        little_endian: file.is_little_endian(),
+    })
+}
+
+/// Function symbols and mapping symbols of one guest executable.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolTable {
+    /// (start, size, name) sorted by start; Thumb bit cleared.
+    functions: Vec<(u64, u64, String)>,
+    /// (address, mode) sorted by address, from `$a`/`$t`/`$d`.
+    mapping: Vec<(u64, Option<IsaMode>)>,
+}
+
+impl SymbolTable {
+    /// Loads the symbols of `path`; a stripped file gives an empty table.
+    pub fn load(path: &Path) -> Result<SymbolTable> {
+        let data = std::fs::read(path).map_err(|e| EmuError::Io {
+            path: path.to_owned(),
+            error: e,
+        })?;
+        let file = object::File::parse(&*data).map_err(|e| {
+            EmuError::Invalid(format!(
+                "{}: not a readable executable: {e}",
+                path.display()
+            ))
+        })?;
+        let arm = file.architecture() == object::Architecture::Arm;
+        let mut table = SymbolTable::default();
+        for sym in file.symbols() {
+            let Ok(name) = sym.name() else { continue };
+            let addr = sym.address();
+            if arm && name.starts_with('$') {
+                let mode = match name.as_bytes().get(1) {
+                    Some(b'a') => Some(IsaMode::Arm),
+                    Some(b't') => Some(IsaMode::Thumb),
+                    _ => None, // $d: data
+                };
+                table.mapping.push((addr, mode));
+                continue;
+            }
+            // Functions, plus untyped labels in code sections (assembly
+            // entry points such as `_start` are often untyped).
+            let in_code = match sym.section() {
+                object::SymbolSection::Section(i) => file
+                    .section_by_index(i)
+                    .is_ok_and(|s| s.kind() == object::SectionKind::Text),
+                _ => false,
+            };
+            let code = match sym.kind() {
+                object::SymbolKind::Text => true,
+                object::SymbolKind::Label | object::SymbolKind::Unknown => in_code,
+                _ => false,
+            };
+            if code && !name.is_empty() && !name.starts_with(".L") {
+                let start = if arm { addr & !1 } else { addr };
+                table.functions.push((start, sym.size(), name.to_owned()));
+                if arm && addr & 1 == 1 {
+                    table.mapping.push((start, Some(IsaMode::Thumb)));
+                }
+            }
+        }
+        table.functions.sort();
+        table.functions.dedup_by(|a, b| a.0 == b.0);
+        table.mapping.sort_by_key(|m| m.0);
+        Ok(table)
+    }
+
+    /// `name+0xoff` for an address inside (or just after) a known function.
+    pub fn describe(&self, addr: u64) -> Option<String> {
+        let i = self
+            .functions
+            .partition_point(|f| f.0 <= addr)
+            .checked_sub(1)?;
+        let (start, size, name) = &self.functions[i];
+        let off = addr - start;
+        if *size != 0 && off >= *size {
+            return None;
+        }
+        Some(if off == 0 {
+            name.clone()
+        } else {
+            format!("{name}+0x{off:x}")
+        })
+    }
+
+    /// ARM/Thumb mode at `addr` according to the mapping symbols.
+    pub fn mode_at(&self, addr: u64) -> Option<IsaMode> {
+        let i = self
+            .mapping
+            .partition_point(|m| m.0 <= addr)
+            .checked_sub(1)?;
+        self.mapping[i].1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_use_the_closest_preceding_entry() {
+        let t = SymbolTable {
+            functions: vec![(0x100, 0x20, "f".into()), (0x200, 0, "g".into())],
+            mapping: vec![
+                (0x100, Some(IsaMode::Arm)),
+                (0x200, Some(IsaMode::Thumb)),
+                (0x300, None),
+            ],
+        };
+        assert_eq!(t.describe(0x100).as_deref(), Some("f"));
+        assert_eq!(t.describe(0x104).as_deref(), Some("f+0x4"));
+        assert_eq!(t.describe(0x130), None);
+        assert_eq!(t.describe(0x250).as_deref(), Some("g+0x50"));
+        assert_eq!(t.describe(0x10), None);
+        assert_eq!(t.mode_at(0x204), Some(IsaMode::Thumb));
+        assert_eq!(t.mode_at(0x304), None);
+    }
+
+    #[test]
+    fn unreadable_files_are_reported_with_their_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("junk");
+        std::fs::write(&p, b"not an elf").unwrap();
+        let e = SymbolTable::load(&p).unwrap_err().to_string();
+        assert!(e.contains("junk"), "{e}");
+    }
+}

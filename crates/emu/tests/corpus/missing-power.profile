@@ -1,0 +1,5 @@
+profile p
+isa a
+freq_ghz 1
+default U cycles=1 power_mw=1
+category A cycles=1

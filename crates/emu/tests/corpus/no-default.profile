@@ -1,0 +1,3 @@
+profile p
+isa a
+freq_ghz 1
