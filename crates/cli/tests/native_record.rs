@@ -46,6 +46,14 @@ fn explicit_object_proxy_stub_and_marker_events() {
     assert!(from_otr.contains("p2 -> p3 : IRadio.Connect"), "{from_otr}");
     let svg = run(Command::new(TRACEKIT).arg("seqdiag").arg(&otr).args(["--format", "svg"]));
     assert!(svg.starts_with("<svg") && svg.contains("RadioStub"));
+    // The typed context sample recorded through the C API is a context track.
+    let ctx: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("context").arg(dir.join("rec")).args(["--at", "1000000", "--json"]))).unwrap();
+    let item = ctx["context"].as_array().unwrap().iter().find(|c| c["label"] == "Signal strength").cloned();
+    assert_eq!(item.map(|c| c["value"].clone()), Some(serde_json::json!(3)), "{ctx}");
+    // Selection by class keeps only the matching objects' events.
+    let v = record_and_replay(&dir.join("cls"), &["--filter", "class:Radio*"], &[exe.to_str().unwrap(), "ok"]);
+    assert_eq!(names_of(&v, "create"), vec!["RadioProxy"]);
+    assert_eq!(names_of(&v, "stub"), vec!["RadioStub.Connect"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

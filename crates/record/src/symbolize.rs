@@ -151,5 +151,8 @@ mod tests {
         let addr = symbolizes_own_test_binary as *const () as u64;
         let info = Symbolizer::new().lookup(&m, addr);
         assert!(info.name.ends_with("symbolizes_own_test_binary"), "{}", info.name);
+        // DWARF gives the source file and line of the function.
+        assert!(info.file.as_deref().is_some_and(|f| f.ends_with("symbolize.rs")), "{info:?}");
+        assert!(info.line.is_some_and(|l| l > 100), "{info:?}");
     }
 }
