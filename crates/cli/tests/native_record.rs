@@ -227,3 +227,19 @@ fn exec_keeps_both_program_images_of_one_process() {
     assert_eq!(enters.iter().filter(|e| e["name"] == "main").count(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn replay_lists_an_object_trace_written_by_another_tool() {
+    let otr = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../objtrace/tests/corpus/sample.otr");
+    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&otr).arg("--json"))).unwrap();
+    let line = |kind: &str, name: &str| {
+        events(&v).iter().find(|e| e["kind"] == kind && e["name"] == name).map(|e| (e["pid"].as_u64().unwrap(), e["depth"].as_u64().unwrap()))
+    };
+    assert_eq!(line("proxy_sync", "RadioProxy.Connect"), Some((210, 1)));
+    assert_eq!(line("stub", "RadioStub.Connect"), Some((305, 0)));
+    assert_eq!(line("enter", "Modem.Open"), Some((305, 1)));
+    // The async proxy never left closes with the stub that called it.
+    assert_eq!(line("proxy_async", "UiProxy.ShowCalling"), Some((305, 1)));
+    assert_eq!(line("exit", "RadioStub.Connect"), Some((305, 0)));
+    assert_eq!(line("create", "CallManager"), Some((210, 0)));
+}

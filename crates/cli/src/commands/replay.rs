@@ -1,12 +1,12 @@
 //! `tracekit replay`: the indented call listing of a native recording.
 
 use std::path::PathBuf;
-use tracekit_record::{listing, load_recording, render_text, ListingFilter};
+use tracekit_record::{listing, load_any, render_text, ListingFilter};
 
 /// Arguments of `tracekit replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Recording directory written by `tracekit record`.
+    /// Recording directory written by `tracekit record`, or an `.otr` object trace.
     dir: PathBuf,
     /// Print `{"events": [...], "lost_events": N}` as JSON.
     #[arg(long)]
@@ -37,7 +37,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         println!("total {ev} events recorded, {lost} lost (counted), {} threads", stats.len());
         return Ok(());
     }
-    let s = load_recording(&a.dir)?;
+    let s = load_any(&a.dir)?;
     let events = listing(&s, &ListingFilter { tids: a.tids, max_depth: a.depth, functions: a.functions });
     if a.json {
         println!("{}", serde_json::to_string(&serde_json::json!({ "events": events, "lost_events": s.lost_events }))?);
