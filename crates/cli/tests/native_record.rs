@@ -50,6 +50,9 @@ fn explicit_object_proxy_stub_and_marker_events() {
     let ctx: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("context").arg(dir.join("rec")).args(["--at", "1000000", "--json"]))).unwrap();
     let item = ctx["context"].as_array().unwrap().iter().find(|c| c["label"] == "Signal strength").cloned();
     assert_eq!(item.map(|c| c["value"].clone()), Some(serde_json::json!(3)), "{ctx}");
+    // The big-red-button marker is a problem occurrence for the foundation's analysis.
+    let problems = run(Command::new(TRACEKIT).arg("problems").arg(dir.join("rec")).arg("--brb"));
+    assert!(problems.contains("1 occurrence"), "{problems}");
     // Selection by class keeps only the matching objects' events.
     let v = record_and_replay(&dir.join("cls"), &["--filter", "class:Radio*"], &[exe.to_str().unwrap(), "ok"]);
     assert_eq!(names_of(&v, "create"), vec!["RadioProxy"]);
