@@ -213,6 +213,31 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
         trace2f, trace2,
         "H→T is symbol 1 by successor order, 0 by frequency"
     );
+    // Run contexts: the model file gains per-context rows and still decodes.
+    let m2 = d.join("m2.tsv");
+    let m2s = m2.to_str().unwrap();
+    let ctx = ["--context", "runs"];
+    let r1 = encode(cfg, "adaptracer", "3", &long_path, &ctx);
+    let t1 = r1["trace"].to_string();
+    let back = decode(
+        cfg,
+        "adaptracer",
+        "3",
+        &t1,
+        &["--context", "runs", "--update-model", m2s],
+    );
+    assert_eq!(back.join(","), long_path);
+    assert!(std::fs::read_to_string(&m2)
+        .unwrap()
+        .contains("counter\tcontext\n"));
+    let ctx2 = ["--context", "runs", "--model", m2s];
+    let r2 = encode(cfg, "adaptracer", "3", &long_path, &ctx2);
+    assert!(r2["bits"].as_u64() < r1["bits"].as_u64(), "{r1} {r2}");
+    let t2 = r2["trace"].to_string();
+    assert_eq!(
+        decode(cfg, "adaptracer", "3", &t2, &ctx2).join(","),
+        long_path
+    );
 }
 
 #[test]

@@ -55,7 +55,7 @@ fn html_report_is_self_contained_and_shows_the_session() {
 
     let Some(mut b) = browser() else { return };
     b.navigate(&format!("file://{}", out.display())).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     assert_eq!(labels(&mut b, "thread"), THREADS);
     let context = labels(&mut b, "context");
     assert!(context.len() >= 15 && context.contains(&"Screen orientation".to_owned()), "{context:?}");
@@ -89,7 +89,7 @@ fn ui_serves_the_same_views_on_loopback() {
     let result = std::panic::catch_unwind(|| {
         let Some(mut b) = browser() else { return };
         b.navigate(&url).unwrap();
-        b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+        b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
         assert_eq!(labels(&mut b, "thread"), THREADS);
         assert!(labels(&mut b, "context").contains(&"Wifi connection state".to_owned()));
         // Define a problem in the form; the server's analysis answers.

@@ -27,10 +27,39 @@ fn zstd_bits(bytes: &[u8]) -> Option<u64> {
     Some(out.stdout.len() as u64 * 8)
 }
 
+/// A kernel-like method: an outer loop of `outer` turns around an inner
+/// loop of `inner` turns whose body has an if/else taken every third time.
+fn nested_loops(outer: usize, inner: usize) -> (Program, Vec<BlockId>) {
+    let mut b = CfgBuilder::new("m");
+    b.edge("A", "H1").edge("H1", "H2").edge("H1", "X");
+    b.edge("H2", "B")
+        .edge("H2", "L1")
+        .edge("B", "T")
+        .edge("B", "E");
+    b.edge("T", "J")
+        .edge("E", "J")
+        .edge("J", "H2")
+        .edge("L1", "H1");
+    b.entry("A").exit("X");
+    let mut program = Program::new();
+    let m = program.add_method(b.build().unwrap(), vec![]).unwrap();
+    let mut names = vec!["A"];
+    for _ in 0..outer {
+        names.extend(["H1", "H2"]);
+        for i in 0..inner {
+            names.extend(["B", if i % 3 == 2 { "E" } else { "T" }, "J", "H2"]);
+        }
+        names.push("L1");
+    }
+    names.extend(["H1", "X"]);
+    let path = program.cfg(m).resolve_path(&names).unwrap();
+    (program, path)
+}
+
 fn main() {
-    println!("| workload | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP | zstd -19 of choices |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    let workloads = [
+    println!("| workload | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP | run 2, run contexts | zstd -19 of choices |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let synthetic = [
         (
             "small, random branches",
             3u64,
@@ -43,7 +72,8 @@ fn main() {
         ("medium, 95% repeat", 5, 40, 70, 100_000, 95),
         ("large, 70% repeat", 6, 200, 400, 1_000_000, 70),
     ];
-    for (name, seed, n, extra, len, bias) in workloads {
+    let mut workloads: Vec<(String, Program, Vec<BlockId>)> = Vec::new();
+    for (name, seed, n, extra, len, bias) in synthetic {
         // The first seed whose CFG lets the walk run its full length.
         let (program, path) = (seed..seed + 200)
             .map(|s| {
@@ -53,8 +83,22 @@ fn main() {
             })
             .find(|(_, path)| path.len() >= len)
             .expect("a seed with a long walk");
+        workloads.push((name.to_string(), program, path));
+    }
+    let (program, path) = nested_loops(300, 37);
+    workloads.push((
+        "nested loops 300 × 37, if/else 1 in 3".to_string(),
+        program,
+        path,
+    ));
+    let runs = ModelOptions {
+        symbol_order: SymbolOrder::Frequency,
+        context: ContextKind::Runs,
+    };
+    let params = AdaptiveParams::default();
+    for (name, program, path) in &workloads {
         let m = MethodId(0);
-        let choices: Vec<u8> = choice_stream(program.cfg(m), &path)
+        let choices: Vec<u8> = choice_stream(program.cfg(m), path)
             .unwrap()
             .into_iter()
             .map(|c| c as u8)
@@ -62,28 +106,42 @@ fn main() {
         let zstd = zstd_bits(&choices).map_or("n/a".to_string(), |b| b.to_string());
         for width in [32u32, 64] {
             let bits = |s: Scheme| {
-                Codec::new(&program, m, s, width)
+                Codec::new(program, m, s, width)
                     .unwrap()
-                    .encode(None, &path)
+                    .encode(None, path)
                     .unwrap()
                     .bits
             };
             let (blpp, pap) = (bits(Scheme::Blpp), bits(Scheme::Pap));
-            let at = AdapTracer::new(&program, width).unwrap();
-            let mut probe = AdaptiveModel::new(&program, AdaptiveParams::default()).unwrap();
-            let mut parser = probe.clone();
-            let r1 = at.encode(&mut probe, m, &path).unwrap();
-            assert_eq!(at.decode(&mut parser, m, &r1.words).unwrap(), path);
-            let mut probe2 = parser.clone();
-            let r2 = at.encode(&mut probe2, m, &path).unwrap();
-            let b1 = r1.words.len() as u64 * u64::from(width);
-            let b2 = r2.words.len() as u64 * u64::from(width);
+            let at = AdapTracer::new(program, width).unwrap();
+            let words_bits = |t: &AdaptiveTrace| t.words.len() as u64 * u64::from(width);
+            // Run 1 from fresh counters, run 2 from the model file the
+            // decoder of run 1 writes.
+            let two_runs = |options: ModelOptions| {
+                let load = |e: &EdgeModel| {
+                    AdaptiveModel::from_edge_model_with_options(program, e, params, options)
+                        .unwrap()
+                };
+                let mut probe = load(&EdgeModel::new());
+                let mut parser = probe.clone();
+                let r1 = at.encode(&mut probe, m, path).unwrap();
+                assert_eq!(&at.decode(&mut parser, m, &r1.words).unwrap(), path);
+                let next = parser.to_edge_model(program);
+                let (mut probe, mut parser) = (load(&next), load(&next));
+                let r2 = at.encode(&mut probe, m, path).unwrap();
+                assert_eq!(&at.decode(&mut parser, m, &r2.words).unwrap(), path);
+                (r1, r2)
+            };
+            let (r1, r2) = two_runs(ModelOptions::default());
+            let (_, r2c) = two_runs(runs);
+            let (b1, b2) = (words_bits(&r1), words_bits(&r2));
             println!(
-                "| {name} ({} edges) | {width} | {blpp} | {pap} | {b1} | {:.0} | {b2} | {:.0} | {:+.1}% | {zstd} |",
+                "| {name} ({} edges) | {width} | {blpp} | {pap} | {b1} | {:.0} | {b2} | {:.0} | {:+.1}% | {} | {zstd} |",
                 path.len() - 1,
                 r1.ideal_bits,
                 r2.ideal_bits,
-                100.0 * (b2 as f64 - pap as f64) / pap as f64
+                100.0 * (b2 as f64 - pap as f64) / pap as f64,
+                words_bits(&r2c),
             );
         }
     }

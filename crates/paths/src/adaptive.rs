@@ -21,11 +21,24 @@
 //!
 //! Counters loaded from a file are halved the same way until their total is
 //! at most `MAX_TOTAL`.
+//!
+//! **Run contexts** ([`ContextKind::Runs`], opt-in). A block with
+//! `2 ≤ k ≤ 16` symbols then keeps `2k` counter sets instead of one and
+//! picks the set from its own history: `last` (the symbol it coded last,
+//! initially 0), `run` (how many times in a row it coded `last`, initially
+//! 0) and `last_run[s]` (the length of the most recent finished run of each
+//! symbol, initially 0). The set is `2·last + (run > 0 && run == last_run[last])`.
+//! After coding `s` (and updating that set's counters as above):
+//! `if s == last { run += 1 } else { last_run[last] = run; last = s; run = 1 }`.
+//! A loop whose trip count repeats then costs almost nothing per execution:
+//! when the current run reaches the previous trip count, the exit's own
+//! counter set predicts it. Blocks with more than 16 symbols keep one set.
 
 use crate::arith::MAX_TOTAL;
 use crate::cfg::{BlockId, Cfg};
 use crate::edge_model::EdgeModel;
 use crate::error::{PathError, Result};
+pub use crate::model_options::{ContextKind, ModelOptions, SymbolOrder, MAX_CONTEXT_SYMBOLS};
 use crate::program::{MethodId, Program};
 
 /// Largest out-degree and `inc` the counters support.
@@ -67,42 +80,28 @@ impl AdaptiveParams {
     }
 }
 
-/// How a block's out-edges are numbered as coder symbols.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SymbolOrder {
-    /// Symbol = index in `Cfg::successors` (the seed's behaviour).
-    #[default]
-    Successor,
-    /// By starting counter, largest first; ties in successor order.
-    Frequency,
-}
-
-impl std::str::FromStr for SymbolOrder {
-    type Err = PathError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "successor" => Ok(SymbolOrder::Successor),
-            "frequency" => Ok(SymbolOrder::Frequency),
-            _ => Err(PathError::InvalidParameter(format!(
-                "unknown symbol order {s:?} (expected successor or frequency)"
-            ))),
-        }
-    }
-}
-
 /// Counters of one method.
 #[derive(Debug, Clone)]
 struct MethodCounters {
-    /// Per block, offset of its counters in `counts` (blocks with fewer
-    /// than two live out-edges have none).
+    /// Per block, offset of its per-symbol entries (`succ_of`, `symbol_of`,
+    /// `last_run`); blocks with fewer than two live out-edges have none.
     start: Vec<u32>,
-    /// Counters in symbol order.
-    counts: Vec<u32>,
     /// Per symbol, the successor index it stands for.
     succ_of: Vec<u32>,
     /// Per successor index, its symbol.
     symbol_of: Vec<u32>,
+    /// Per symbol, the length of its last finished run (run contexts).
+    last_run: Vec<u32>,
+    /// Per block, offset of its counter sets in `counts` (sets × k).
+    cstart: Vec<u32>,
+    /// Counters, set after set, each in symbol order.
+    counts: Vec<u32>,
+    /// Per block, offset of its sets' totals in `totals`.
+    tstart: Vec<u32>,
     totals: Vec<u64>,
+    /// Per block: last symbol and current run length (run contexts).
+    last: Vec<u32>,
+    run: Vec<u32>,
 }
 
 /// The adaptive counters of every method of a [`Program`].
@@ -136,77 +135,121 @@ impl AdaptiveModel {
         params: AdaptiveParams,
         symbol_order: SymbolOrder,
     ) -> Result<Self> {
+        let options = ModelOptions {
+            symbol_order,
+            ..ModelOptions::default()
+        };
+        Self::from_edge_model_with_options(program, model, params, options)
+    }
+
+    /// Counters for `program` initialised from a model file's counters
+    /// (per-context rows where the file has them), with the given options.
+    pub fn from_edge_model_with_options(
+        program: &Program,
+        model: &EdgeModel,
+        params: AdaptiveParams,
+        options: ModelOptions,
+    ) -> Result<Self> {
         params.check()?;
         let mut methods = Vec::with_capacity(program.len());
         for m in program.method_ids() {
-            let cfg = program.cfg(m);
-            let n = cfg.block_count();
-            let mut start = vec![0u32; n + 1];
-            let mut counts = Vec::new();
-            let mut succ_of = Vec::new();
-            let mut symbol_of = Vec::new();
-            let mut totals = vec![0u64; n];
-            for v in cfg.blocks() {
-                start[v.index()] = counts.len() as u32;
-                let succ = cfg.successors(v);
-                if succ.len() < 2 {
-                    continue;
-                }
-                if succ.len() > MAX_OUT_DEGREE {
-                    return Err(PathError::Unsupported {
-                        method: cfg.name().to_string(),
-                        message: format!(
-                            "AdapTracer: block {:?} has {} out-edges (at most {MAX_OUT_DEGREE})",
-                            cfg.block_name(v),
-                            succ.len()
-                        ),
-                    });
-                }
-                let from = cfg.block_name(v);
-                let initial: Vec<u32> = succ
-                    .iter()
-                    .map(|&w| {
-                        model
-                            .counter(cfg.name(), from, cfg.block_name(w))
-                            .unwrap_or(1)
-                            .max(1)
-                    })
-                    .collect();
-                let mut order: Vec<u32> = (0..succ.len() as u32).collect();
-                if symbol_order == SymbolOrder::Frequency {
-                    order.sort_by_key(|&i| std::cmp::Reverse(initial[i as usize]));
-                }
-                let mut inverse = vec![0u32; succ.len()];
-                for (sym, &i) in order.iter().enumerate() {
-                    inverse[i as usize] = sym as u32;
-                }
-                let first = counts.len();
-                counts.extend(order.iter().map(|&i| initial[i as usize]));
-                succ_of.extend_from_slice(&order);
-                symbol_of.extend_from_slice(&inverse);
-                let c = &mut counts[first..];
+            methods.push(Self::method_counters(program.cfg(m), model, options)?);
+        }
+        Ok(AdaptiveModel { params, methods })
+    }
+
+    fn method_counters(
+        cfg: &Cfg,
+        model: &EdgeModel,
+        options: ModelOptions,
+    ) -> Result<MethodCounters> {
+        let n = cfg.block_count();
+        let mut mc = MethodCounters {
+            start: vec![0; n + 1],
+            succ_of: Vec::new(),
+            symbol_of: Vec::new(),
+            last_run: Vec::new(),
+            cstart: vec![0; n + 1],
+            counts: Vec::new(),
+            tstart: vec![0; n + 1],
+            totals: Vec::new(),
+            last: vec![0; n],
+            run: vec![0; n],
+        };
+        for v in cfg.blocks() {
+            mc.start[v.index()] = mc.succ_of.len() as u32;
+            mc.cstart[v.index()] = mc.counts.len() as u32;
+            mc.tstart[v.index()] = mc.totals.len() as u32;
+            let succ = cfg.successors(v);
+            let k = succ.len();
+            if k < 2 {
+                continue;
+            }
+            if k > MAX_OUT_DEGREE {
+                return Err(PathError::Unsupported {
+                    method: cfg.name().to_string(),
+                    message: format!(
+                        "AdapTracer: block {:?} has {k} out-edges (at most {MAX_OUT_DEGREE})",
+                        cfg.block_name(v)
+                    ),
+                });
+            }
+            let from = cfg.block_name(v);
+            let plain: Vec<u32> = succ
+                .iter()
+                .map(|&w| {
+                    model
+                        .counter(cfg.name(), from, cfg.block_name(w))
+                        .unwrap_or(1)
+                        .max(1)
+                })
+                .collect();
+            let mut order: Vec<u32> = (0..k as u32).collect();
+            if options.symbol_order == SymbolOrder::Frequency {
+                order.sort_by_key(|&i| std::cmp::Reverse(plain[i as usize]));
+            }
+            let mut inverse = vec![0u32; k];
+            for (sym, &i) in order.iter().enumerate() {
+                inverse[i as usize] = sym as u32;
+            }
+            mc.succ_of.extend_from_slice(&order);
+            mc.symbol_of.extend_from_slice(&inverse);
+            mc.last_run.resize(mc.last_run.len() + k, 0);
+            let sets = if options.context == ContextKind::Runs && k <= MAX_CONTEXT_SYMBOLS {
+                2 * k
+            } else {
+                1
+            };
+            for set in 0..sets {
+                let first = mc.counts.len();
+                mc.counts.extend(order.iter().map(|&i| {
+                    let to = cfg.block_name(succ[i as usize]);
+                    match sets {
+                        1 => plain[i as usize],
+                        _ => model
+                            .context_counter(cfg.name(), from, to, set as u32)
+                            .unwrap_or(plain[i as usize])
+                            .max(1),
+                    }
+                }));
+                let c = &mut mc.counts[first..];
                 let mut total: u64 = c.iter().map(|&x| u64::from(x)).sum();
                 while total > MAX_TOTAL {
                     total = halve(c);
                 }
-                totals[v.index()] = total;
+                mc.totals.push(total);
             }
-            start[n] = counts.len() as u32;
-            if counts.len() > u32::MAX as usize {
-                return Err(PathError::Unsupported {
-                    method: cfg.name().to_string(),
-                    message: "too many edges".into(),
-                });
-            }
-            methods.push(MethodCounters {
-                start,
-                counts,
-                succ_of,
-                symbol_of,
-                totals,
+        }
+        mc.start[n] = mc.succ_of.len() as u32;
+        mc.cstart[n] = mc.counts.len() as u32;
+        mc.tstart[n] = mc.totals.len() as u32;
+        if mc.counts.len() > u32::MAX as usize {
+            return Err(PathError::Unsupported {
+                method: cfg.name().to_string(),
+                message: "too many edges".into(),
             });
         }
-        Ok(AdaptiveModel { params, methods })
+        Ok(mc)
     }
 
     /// The parameters.
@@ -224,10 +267,36 @@ impl AdaptiveModel {
         mc.start[v.index()] as usize..mc.start[v.index() + 1] as usize
     }
 
-    /// Counters of block `v` of method `m` in symbol order (empty when the
-    /// block has no choice).
+    /// Number of counter sets of block `v` (1 without run contexts).
+    pub fn context_count(&self, m: MethodId, v: BlockId) -> usize {
+        let mc = &self.methods[m.index()];
+        (mc.tstart[v.index() + 1] - mc.tstart[v.index()]) as usize
+    }
+
+    /// The counter set block `v` codes its next choice with.
+    #[inline]
+    pub fn current_context(&self, m: MethodId, v: BlockId) -> usize {
+        let mc = &self.methods[m.index()];
+        if mc.tstart[v.index() + 1] - mc.tstart[v.index()] <= 1 {
+            return 0;
+        }
+        let (last, run) = (mc.last[v.index()], mc.run[v.index()]);
+        let done = run > 0 && run == mc.last_run[mc.start[v.index()] as usize + last as usize];
+        2 * last as usize + usize::from(done)
+    }
+
+    /// Counters of set `set` of block `v`, in symbol order.
+    pub fn context_counters(&self, m: MethodId, v: BlockId, set: usize) -> &[u32] {
+        let mc = &self.methods[m.index()];
+        let k = self.range(m, v).len();
+        let base = mc.cstart[v.index()] as usize + set * k;
+        &mc.counts[base..base + k]
+    }
+
+    /// Counters of block `v` of method `m` in symbol order (the first set
+    /// with run contexts; empty when the block has no choice).
     pub fn counters(&self, m: MethodId, v: BlockId) -> &[u32] {
-        &self.methods[m.index()].counts[self.range(m, v)]
+        self.context_counters(m, v, 0)
     }
 
     /// Per symbol of block `v`, the index into
@@ -251,68 +320,141 @@ impl AdaptiveModel {
 
     /// Probability the model gives to symbol `s` of block `v` now.
     pub fn probability(&self, m: MethodId, v: BlockId, s: usize) -> f64 {
-        let c = self.counters(m, v);
-        f64::from(c[s]) / self.methods[m.index()].totals[v.index()] as f64
+        let (_, freq, total) = self.interval(m, v, s);
+        freq as f64 / total as f64
+    }
+
+    /// Counters and total of the set block `v` codes with now.
+    #[inline]
+    fn current_set(&self, m: MethodId, v: BlockId) -> (&[u32], u64) {
+        let set = self.current_context(m, v);
+        let mc = &self.methods[m.index()];
+        (
+            self.context_counters(m, v, set),
+            mc.totals[mc.tstart[v.index()] as usize + set],
+        )
     }
 
     /// `(cum_low, freq, total)` of symbol `s` at block `v`.
     #[inline]
     pub(crate) fn interval(&self, m: MethodId, v: BlockId, s: usize) -> (u64, u64, u64) {
-        let mc = &self.methods[m.index()];
-        let base = mc.start[v.index()] as usize;
-        let c = &mc.counts[base..base + s + 1];
+        let (c, total) = self.current_set(m, v);
         let cum: u64 = c[..s].iter().map(|&x| u64::from(x)).sum();
-        (cum, u64::from(c[s]), mc.totals[v.index()])
+        (cum, u64::from(c[s]), total)
     }
 
-    /// Total count of block `v`.
+    /// Codes symbol `s` of block `v` with `code(cum, freq, total)`, then
+    /// updates; the counter set is looked up once.
     #[inline]
-    pub(crate) fn total(&self, m: MethodId, v: BlockId) -> u64 {
-        self.methods[m.index()].totals[v.index()]
+    pub(crate) fn code_with(
+        &mut self,
+        m: MethodId,
+        v: BlockId,
+        s: usize,
+        code: impl FnOnce(u64, u64, u64),
+    ) {
+        let set = self.current_context(m, v);
+        let (cum, freq, total) = {
+            let c = self.context_counters(m, v, set);
+            let mc = &self.methods[m.index()];
+            let cum: u64 = c[..s].iter().map(|&x| u64::from(x)).sum();
+            (
+                cum,
+                u64::from(c[s]),
+                mc.totals[mc.tstart[v.index()] as usize + set],
+            )
+        };
+        code(cum, freq, total);
+        self.update_set(m, v, set, s);
     }
 
-    /// The symbol whose interval contains `target`, with its interval.
+    /// Decodes a symbol of block `v` from `dec`, then updates; the counter
+    /// set is looked up once. Returns the symbol.
     #[inline]
-    pub(crate) fn find(&self, m: MethodId, v: BlockId, target: u64) -> (usize, u64, u64) {
-        let mc = &self.methods[m.index()];
-        let c = &mc.counts[mc.start[v.index()] as usize..mc.start[v.index() + 1] as usize];
-        let mut cum = 0u64;
-        for (s, &x) in c.iter().enumerate() {
-            let next = cum + u64::from(x);
-            if target < next {
-                return (s, cum, u64::from(x));
+    pub(crate) fn decode_with(
+        &mut self,
+        m: MethodId,
+        v: BlockId,
+        dec: &mut crate::arith::Decoder<'_>,
+    ) -> usize {
+        let set = self.current_context(m, v);
+        let (s, cum, freq, total) = {
+            let c = self.context_counters(m, v, set);
+            let mc = &self.methods[m.index()];
+            let total = mc.totals[mc.tstart[v.index()] as usize + set];
+            let t = dec.target(total);
+            let mut cum = 0u64;
+            let mut found = None;
+            for (s, &x) in c.iter().enumerate() {
+                let next = cum + u64::from(x);
+                if t < next {
+                    found = Some((s, cum, u64::from(x)));
+                    break;
+                }
+                cum = next;
             }
-            cum = next;
-        }
-        unreachable!("target {target} beyond total {cum}")
+            let (s, cum, freq) = found.expect("the target is below the total");
+            (s, cum, freq, total)
+        };
+        dec.consume(cum, freq, total);
+        self.update_set(m, v, set, s);
+        s
     }
 
-    /// Algorithm 1's update after symbol `s` of block `v` was coded.
-    #[inline]
+    /// Algorithm 1's update after symbol `s` of block `v` was coded, then the
+    /// run-context history.
+    #[cfg(test)]
     pub(crate) fn update(&mut self, m: MethodId, v: BlockId, s: usize) {
+        let set = self.current_context(m, v);
+        self.update_set(m, v, set, s);
+    }
+
+    /// [`Self::update`] for counter set `set`.
+    #[inline]
+    fn update_set(&mut self, m: MethodId, v: BlockId, set: usize, s: usize) {
+        let k = self.range(m, v).len();
         let inc = self.params.inc;
         let bound = u64::from(self.params.bound);
         let mc = &mut self.methods[m.index()];
-        let base = mc.start[v.index()] as usize;
-        let end = mc.start[v.index() + 1] as usize;
-        let total = &mut mc.totals[v.index()];
-        let c = &mut mc.counts[base..end];
+        let base = mc.cstart[v.index()] as usize + set * k;
+        let total = &mut mc.totals[mc.tstart[v.index()] as usize + set];
+        let c = &mut mc.counts[base..base + k];
         if u64::from(c[s]) + u64::from(inc) > bound || *total + u64::from(inc) > MAX_TOTAL {
             *total = halve(c);
         }
         c[s] += inc;
         *total += u64::from(inc);
+        let i = v.index();
+        if mc.last[i] == s as u32 {
+            mc.run[i] += 1;
+        } else {
+            let slot = mc.start[i] as usize + mc.last[i] as usize;
+            mc.last_run[slot] = mc.run[i];
+            mc.last[i] = s as u32;
+            mc.run[i] = 1;
+        }
     }
 
     /// Writes every counter into `model` (replacing the edges it covers).
+    /// With run contexts, each edge's plain counter is `1 + Σ (c − 1)` over
+    /// its sets and every set is also written as a context row.
     pub fn write_into(&self, program: &Program, model: &mut EdgeModel) {
         for m in program.method_ids() {
             let cfg: &Cfg = program.cfg(m);
             for v in cfg.blocks() {
                 let succ = cfg.successors(v);
-                for (&x, &i) in self.counters(m, v).iter().zip(self.symbol_order(m, v)) {
-                    let w = succ[i as usize];
-                    model.set_counter(cfg.name(), cfg.block_name(v), cfg.block_name(w), x);
+                let sets = self.context_count(m, v);
+                for (sym, &i) in self.symbol_order(m, v).iter().enumerate() {
+                    let (from, to) = (cfg.block_name(v), cfg.block_name(succ[i as usize]));
+                    let mut plain: u64 = 1;
+                    for set in 0..sets {
+                        let c = self.context_counters(m, v, set)[sym];
+                        plain += u64::from(c) - 1;
+                        if sets > 1 {
+                            model.set_context_counter(cfg.name(), from, to, set as u32, c);
+                        }
+                    }
+                    model.set_counter(cfg.name(), from, to, plain.min(u64::from(u32::MAX)) as u32);
                 }
             }
         }
@@ -362,11 +504,64 @@ mod tests {
         assert_eq!(a.counters(m, c), &[10, 1]);
         a.update(m, c, 0); // 13 > 10: shrink to [5, 1], then +3
         assert_eq!(a.counters(m, c), &[8, 1]);
-        assert_eq!(a.total(m, c), 9);
+        assert_eq!(a.interval(m, c, 1), (8, 1, 9));
         let e = a.to_edge_model(&p);
         assert_eq!(e.counter("m", "C", "B"), Some(8));
         let again = AdaptiveModel::from_edge_model(&p, &e, params).unwrap();
         assert_eq!(again.counters(m, c), &[8, 1]);
+    }
+
+    #[test]
+    fn run_contexts_learn_a_repeating_trip_count() {
+        // C→B continues the loop, C→D leaves it: 6 turns per execution.
+        let cfg = crate::cfg::seed_cfg();
+        let mut p = Program::new();
+        let m = p.add_method(cfg, vec![]).unwrap();
+        let c = p.cfg(m).block_id("C").unwrap();
+        let opts = |context| ModelOptions {
+            context,
+            ..ModelOptions::default()
+        };
+        let cost = |context| {
+            let mut a = AdaptiveModel::from_edge_model_with_options(
+                &p,
+                &EdgeModel::new(),
+                AdaptiveParams::default(),
+                opts(context),
+            )
+            .unwrap();
+            let mut bits = 0.0;
+            for _ in 0..50 {
+                for turn in 0..6 {
+                    let s = usize::from(turn == 5);
+                    let (_, f, t) = a.interval(m, c, s);
+                    bits += (t as f64 / f as f64).log2();
+                    a.update(m, c, s);
+                }
+            }
+            (bits, a)
+        };
+        let (plain, _) = cost(ContextKind::None);
+        let (runs, a) = cost(ContextKind::Runs);
+        assert_eq!(a.context_count(m, c), 4);
+        assert!(plain > 150.0, "order-0 pays for every exit: {plain}");
+        assert!(
+            runs < 40.0,
+            "the exit at the learned trip count is cheap: {runs}"
+        );
+        // Contexts survive the model file.
+        let e = a.to_edge_model(&p);
+        assert!(e.iter_contexts().count() == 8);
+        let b = AdaptiveModel::from_edge_model_with_options(
+            &p,
+            &e,
+            AdaptiveParams::default(),
+            opts(ContextKind::Runs),
+        )
+        .unwrap();
+        for set in 0..4 {
+            assert_eq!(a.context_counters(m, c, set), b.context_counters(m, c, set));
+        }
     }
 
     #[test]

@@ -258,11 +258,7 @@ impl<'p> AdapTracer<'p> {
             }),
             1 => Ok(succ[0]),
             _ => {
-                let total = model.total(m, cur);
-                let target = dec.target(total);
-                let (sym, cum, freq) = model.find(m, cur, target);
-                dec.consume(cum, freq, total);
-                model.update(m, cur, sym);
+                let sym = model.decode_with(m, cur, dec);
                 Ok(succ[model.successor_index(m, cur, sym)])
             }
         }
@@ -323,11 +319,12 @@ impl ChoiceEncoder {
             return;
         }
         let s = model.symbol(m, from, cfg.successor_index(from, to).expect("live edge"));
-        let (cum, freq, total) = model.interval(m, from, s);
-        self.enc.encode(cum, freq, total);
-        self.ideal_bits += (total as f64 / freq as f64).log2();
+        let (enc, ideal) = (&mut self.enc, &mut self.ideal_bits);
+        model.code_with(m, from, s, |cum, freq, total| {
+            enc.encode(cum, freq, total);
+            *ideal += (total as f64 / freq as f64).log2();
+        });
         self.choices += 1;
-        model.update(m, from, s);
     }
 
     /// Appends one invocation of `method` (callees ignored); the model is

@@ -15,7 +15,8 @@
 //!   `decode`; [`Codec`] puts them behind one interface with [`TraceItem`]s,
 //!   size accounting ([`EncodedTrace::bits`]) and the JSON trace form
 //!   ([`trace_to_json`], [`trace_from_json`]).
-//! - [`AdaptiveModel`] ([`AdaptiveParams`]: `inc`, `bound`): AdapTracer's
+//! - [`AdaptiveModel`] ([`AdaptiveParams`]: `inc`, `bound`;
+//!   [`ModelOptions`]: [`SymbolOrder`], [`ContextKind`]): AdapTracer's
 //!   per-block counters, updated by encoding and by decoding alike;
 //!   [`EdgeModel`]: the model file (method, from, to, probability, counter),
 //!   format in [`edge_model`].
@@ -76,6 +77,10 @@
 //! counters update:
 //! `if c[s] + inc > bound || total + inc > 2^20 { c[i] = max(1, c[i] >> 1) for all i; total = Σc }`
 //! then `c[s] += inc; total += inc`.
+//! With [`ContextKind::Runs`] (opt-in) a block with 2 to 16 symbols picks
+//! one of `2k` counter sets before each choice from its own history — the
+//! exact rule is in the [`adaptive`] module docs, `testdata/vectors-runs.json`
+//! pins it down.
 //! In interprocedural mode, the callees of a block are coded (entry to exit,
 //! recursively, in call order) after the block is entered and before its own
 //! choice; each method has its own counters; one coder spans the whole
@@ -122,11 +127,12 @@ pub mod cfg;
 pub mod codec;
 pub mod edge_model;
 pub mod error;
+pub mod model_options;
 pub mod pap;
 pub mod program;
 pub mod synth;
 
-pub use adaptive::{AdaptiveModel, AdaptiveParams, SymbolOrder};
+pub use adaptive::{AdaptiveModel, AdaptiveParams, ContextKind, ModelOptions, SymbolOrder};
 pub use adaptracer::{choice_stream, AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
 pub use blpp::{Blpp, BlppStep};
 pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};

@@ -4,7 +4,9 @@
 //! scheme, a width, AdapTracer's `inc`/`bound`, starting counters and each
 //! choice block's successors in symbol order (`symbols`), a
 //! sequence of invocations (path → expected trace and bits) coded with one
-//! model, the counters at the end, and (`stream_trace`) the same invocations
+//! model, the counters at the end (and with run contexts,
+//! `final_context_counters`: method, from, to, set, counter), and
+//! (`stream_trace`) the same invocations
 //! coded back to back into one word list by one coder. A Java (or other) probe must
 //! produce the same traces and counters.
 //!
@@ -16,10 +18,30 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use tracekit_paths::*;
 
-/// The two vector files: symbols in successor order, and in frequency order.
-const FILES: [(&str, SymbolOrder); 2] = [
-    ("testdata/vectors.json", SymbolOrder::Successor),
-    ("testdata/vectors-frequency.json", SymbolOrder::Frequency),
+/// The vector files: the default model, frequency-ordered symbols, and run
+/// contexts (with frequency order).
+const FILES: [(&str, ModelOptions); 3] = [
+    (
+        "testdata/vectors.json",
+        ModelOptions {
+            symbol_order: SymbolOrder::Successor,
+            context: ContextKind::None,
+        },
+    ),
+    (
+        "testdata/vectors-frequency.json",
+        ModelOptions {
+            symbol_order: SymbolOrder::Frequency,
+            context: ContextKind::None,
+        },
+    ),
+    (
+        "testdata/vectors-runs.json",
+        ModelOptions {
+            symbol_order: SymbolOrder::Frequency,
+            context: ContextKind::Runs,
+        },
+    ),
 ];
 
 fn vectors_path(file: &str) -> PathBuf {
@@ -36,7 +58,7 @@ struct Case {
     initial: Vec<(&'static str, &'static str, &'static str, u32)>,
     interprocedural: bool,
     paths: Vec<Vec<String>>,
-    order: SymbolOrder,
+    options: ModelOptions,
 }
 
 fn names(s: &str) -> Vec<String> {
@@ -107,7 +129,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![seed_loop(5), seed_loop(1), seed_loop(30)],
         },
         Case {
@@ -119,7 +141,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![seed_loop(5), seed_loop(1)],
         },
         Case {
@@ -131,7 +153,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![diamond_loop(12, 4)],
         },
         Case {
@@ -143,7 +165,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![diamond_loop(12, 4)],
         },
         Case {
@@ -155,7 +177,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![switch_path(60)],
         },
         Case {
@@ -167,7 +189,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![seed_loop(5), seed_loop(5), seed_loop(1)],
         },
         Case {
@@ -179,7 +201,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![("m", "C", "B", 4), ("m", "C", "D", 1)],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![seed_loop(5)],
         },
         Case {
@@ -191,7 +213,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![names("A,B,C")],
         },
         Case {
@@ -207,7 +229,7 @@ fn cases() -> Vec<Case> {
                 ("m", "L", "S", 100),
             ],
             interprocedural: false,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![switch_path(80), switch_path(7)],
         },
         Case {
@@ -219,7 +241,7 @@ fn cases() -> Vec<Case> {
             params: d,
             initial: vec![],
             interprocedural: true,
-            order: SymbolOrder::Successor,
+            options: ModelOptions::default(),
             paths: vec![
                 names("m::A,f::E,f::T,g::G,g::I,g::J,f::R,m::B,m::A,f::E,f::F,f::R,m::B,m::X"),
                 names("m::A,f::E,f::F,f::R,m::B,m::X"),
@@ -240,7 +262,7 @@ fn cases() -> Vec<Case> {
                 },
                 initial: vec![],
                 interprocedural: false,
-                order: SymbolOrder::Successor,
+                options: ModelOptions::default(),
                 paths: vec![
                     diamond_loop(40, 5),
                     diamond_loop(3, 2),
@@ -260,7 +282,7 @@ fn cases() -> Vec<Case> {
         params,
         initial,
         interprocedural: false,
-        order: SymbolOrder::Frequency,
+        options: FILES[1].1,
         paths,
     };
     v.push(frequency(
@@ -310,12 +332,50 @@ fn cases() -> Vec<Case> {
         ],
         vec![diamond_loop(40, 5), diamond_loop(3, 2)],
     ));
+    let runs = |name: &str, cfg: &Value, width, params, initial, paths| Case {
+        options: FILES[2].1,
+        ..frequency(name, cfg, width, params, initial, paths)
+    };
+    v.push(runs(
+        "runs-seed-trip-count-w3",
+        &seed_cfg(),
+        3,
+        d,
+        vec![],
+        vec![
+            seed_loop(5),
+            seed_loop(5),
+            seed_loop(5),
+            seed_loop(5),
+            seed_loop(2),
+        ],
+    ));
+    v.push(runs(
+        "runs-diamond-w7",
+        &diamond,
+        7,
+        AdaptiveParams { inc: 3, bound: 30 },
+        vec![("m", "H", "F", 5), ("m", "J", "X", 2)],
+        vec![
+            diamond_loop(40, 4),
+            diamond_loop(12, 3),
+            diamond_loop(40, 4),
+        ],
+    ));
+    v.push(runs(
+        "runs-switch-w64",
+        &switch,
+        64,
+        d,
+        vec![("m", "S", "k0", 30), ("m", "S", "k11", 7)],
+        vec![switch_path(80), switch_path(7)],
+    ));
     v
 }
 
-fn generate(order: SymbolOrder) -> Value {
+fn generate(options: ModelOptions) -> Value {
     let mut out = Vec::new();
-    for c in cases().into_iter().filter(|c| c.order == order) {
+    for c in cases().into_iter().filter(|c| c.options == options) {
         let program = Program::from_json_str(&c.cfg.to_string(), Path::new(&c.name)).unwrap();
         let m = program.method_id(c.method).unwrap();
         let mut edges = EdgeModel::new();
@@ -323,7 +383,8 @@ fn generate(order: SymbolOrder) -> Value {
             edges.set_counter(mm, f, t, x);
         }
         let mut model =
-            AdaptiveModel::from_edge_model_with_order(&program, &edges, c.params, c.order).unwrap();
+            AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options)
+                .unwrap();
         let mut invocations = Vec::new();
         for p in &c.paths {
             let (trace, bits) = if c.interprocedural {
@@ -359,7 +420,8 @@ fn generate(order: SymbolOrder) -> Value {
         // Per block with a choice, its successors in symbol order (what the
         // instrumenter hands the probe), from the starting counters.
         let start_model =
-            AdaptiveModel::from_edge_model_with_order(&program, &edges, c.params, c.order).unwrap();
+            AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options)
+                .unwrap();
         let mut symbols = Vec::new();
         for mid in program.method_ids() {
             let cfg = program.cfg(mid);
@@ -390,7 +452,7 @@ fn generate(order: SymbolOrder) -> Value {
         if c.scheme == Scheme::AdapTracer && !c.interprocedural {
             // The same invocations coded back to back into one word list.
             let mut model =
-                AdaptiveModel::from_edge_model_with_order(&program, &edges, c.params, c.order)
+                AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options)
                     .unwrap();
             let mut enc = ChoiceEncoder::new(c.width);
             for p in &c.paths {
@@ -405,11 +467,22 @@ fn generate(order: SymbolOrder) -> Value {
             v["interprocedural"] = json!(c.interprocedural);
             v["initial_counters"] = json!(initial_rows);
             v["symbols"] = json!(symbols);
-            v["symbol_order"] = json!(match c.order {
+            v["symbol_order"] = json!(match c.options.symbol_order {
                 SymbolOrder::Successor => "successor",
                 SymbolOrder::Frequency => "frequency",
             });
+            if c.options.context == ContextKind::Runs {
+                v["context"] = json!("runs");
+            }
             v["final_counters"] = json!(model_rows(&model));
+            if c.options.context == ContextKind::Runs {
+                let rows: Vec<Value> = model
+                    .to_edge_model(&program)
+                    .iter_contexts()
+                    .map(|(a, b, cc, x, n)| json!([a, b, cc, x, n]))
+                    .collect();
+                v["final_context_counters"] = json!(rows);
+            }
         }
         out.push(v);
     }
@@ -436,8 +509,8 @@ fn render(v: &Value) -> String {
 
 #[test]
 fn vectors_files_are_current() {
-    for (file, order) in FILES {
-        let text = render(&generate(order));
+    for (file, options) in FILES {
+        let text = render(&generate(options));
         let path = vectors_path(file);
         if std::env::var_os("TRACEKIT_BLESS").is_some() {
             std::fs::write(&path, &text).unwrap();
@@ -454,21 +527,21 @@ fn vectors_files_are_current() {
 /// with the recorded counters.
 #[test]
 fn vectors_files_decode() {
-    for (file, order) in FILES {
+    for (file, options) in FILES {
         // While blessing, the file may be rewritten concurrently: check the new text.
         let text = if std::env::var_os("TRACEKIT_BLESS").is_some() {
-            render(&generate(order))
+            render(&generate(options))
         } else {
             std::fs::read_to_string(vectors_path(file)).unwrap()
         };
-        replay(&text, order);
+        replay(&text, options);
     }
 }
 
-fn replay(text: &str, order: SymbolOrder) {
+fn replay(text: &str, options: ModelOptions) {
     let v: Value = serde_json::from_str(text).unwrap();
     let vectors = v["vectors"].as_array().unwrap();
-    assert!(vectors.len() >= 4);
+    assert!(vectors.len() >= 3);
     for x in vectors {
         let name = x["name"].as_str().unwrap();
         let program = Program::from_json_str(&x["cfg"].to_string(), Path::new(name)).unwrap();
@@ -490,7 +563,7 @@ fn replay(text: &str, order: SymbolOrder) {
                 bound: x["bound"].as_u64().unwrap() as u32,
             };
             let start =
-                AdaptiveModel::from_edge_model_with_order(&program, &e, params, order).unwrap();
+                AdaptiveModel::from_edge_model_with_options(&program, &e, params, options).unwrap();
             for row in x["symbols"].as_array().unwrap() {
                 let mid = program.method_id(row[0].as_str().unwrap()).unwrap();
                 let cfg = program.cfg(mid);
@@ -540,6 +613,14 @@ fn replay(text: &str, order: SymbolOrder) {
                 assert_eq!(program.cfg(m).path_names(&p), want, "{name} stream");
             }
         }
+        if let (Some(model), Some(want)) = (&model, x.get("final_context_counters")) {
+            let rows: Vec<Value> = model
+                .to_edge_model(&program)
+                .iter_contexts()
+                .map(|(a, b, c, k, n)| json!([a, b, c, k, n]))
+                .collect();
+            assert_eq!(&json!(rows), want, "{name}");
+        }
         if let Some(model) = model {
             let rows: Vec<Value> = model
                 .to_edge_model(&program)
@@ -550,5 +631,5 @@ fn replay(text: &str, order: SymbolOrder) {
         }
     }
     // The seed's worked example is in the file verbatim.
-    assert!(order == SymbolOrder::Frequency || text.contains(r#""trace":[7,"C",1]"#));
+    assert!(options != FILES[0].1 || text.contains(r#""trace":[7,"C",1]"#));
 }

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use std::path::PathBuf;
 use tracekit_paths::{
     trace_from_json, trace_to_json, AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Codec,
-    EdgeModel, MethodId, Program, Scheme, SymbolOrder, TraceItem, Visit,
+    ContextKind, EdgeModel, MethodId, ModelOptions, Program, Scheme, SymbolOrder, TraceItem, Visit,
 };
 
 /// Arguments of `tracekit paths`.
@@ -72,6 +72,12 @@ pub struct CodecArgs {
     /// most-frequent edges then costs no word).
     #[arg(long, value_name = "ORDER", default_value = "successor")]
     symbol_order: SymbolOrder,
+    /// AdapTracer: "none" (one counter set per block, the seed's model) or
+    /// "runs" (counter sets chosen by the block's last choice and whether
+    /// its run reached the previous run's length: repeating loop trip counts
+    /// become nearly free).
+    #[arg(long, value_name = "KIND", default_value = "none")]
+    context: ContextKind,
     /// AdapTracer: also code the callees listed in the CFG's "calls"; path
     /// items are then written method::block.
     #[arg(long)]
@@ -138,11 +144,12 @@ impl CodecArgs {
                 Some(f) => EdgeModel::load(f)?,
                 None => EdgeModel::new(),
             };
-            Some(AdaptiveModel::from_edge_model_with_order(
-                &program,
-                &edges,
-                params,
-                self.symbol_order,
+            let options = ModelOptions {
+                symbol_order: self.symbol_order,
+                context: self.context,
+            };
+            Some(AdaptiveModel::from_edge_model_with_options(
+                &program, &edges, params, options,
             )?)
         } else {
             if self.model.is_some() || self.update_model.is_some() {
