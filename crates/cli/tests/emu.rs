@@ -518,3 +518,43 @@ fn a_damaged_block_log_is_reported_with_file_and_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bad_profile_or_arch_is_refused_before_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.profile");
+    std::fs::write(&bad, "profile bad\nisa x\n").unwrap();
+    let dir = tmp.path().join("run");
+    let prog = workload("x86_64", "fork");
+    let out = tracekit(&[
+        "emu",
+        "run",
+        "--arch",
+        "x86_64",
+        "--profile",
+        bad.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--",
+        prog.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.profile"));
+    assert!(!dir.join("raw").exists(), "nothing ran");
+    let out = tracekit(&[
+        "emu",
+        "run",
+        "--arch",
+        "arm",
+        "-o",
+        dir.to_str().unwrap(),
+        "--",
+        prog.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not arm"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
