@@ -12,7 +12,8 @@ use tracekit_model::{CallColumns, CallEvent, CallKind, Clocks, Method, MethodId,
 
 /// Spare room per thread beyond the counted records, for synthesized exits.
 const SLACK: usize = 64;
-const NO_THREAD: u32 = u32::MAX;
+/// `thread_of_tid` holds thread index + 1; 0 (calloc-cheap) means none.
+const NO_THREAD: u32 = 0;
 
 /// Undoes the 32-bit wrap of µs deltas: each raw value is taken as the
 /// value nearest to the previous one (signed 32-bit difference).
@@ -50,7 +51,6 @@ struct ThreadState {
     /// Methods exited without an entry, innermost first; their enters are
     /// synthesized at the thread's first timestamp.
     prefix: Vec<MethodId>,
-    first: Option<(u64, u64)>,
     last_ts: u64,
     last_cpu: u64,
     cpu: Unwrap,
@@ -75,7 +75,6 @@ pub(crate) struct Builder {
     session: Session,
     has_cpu: bool,
     has_wall: bool,
-    dual: bool,
     pid: Option<u32>,
     thread_of_tid: Vec<u32>,
     threads: Vec<ThreadState>,
@@ -105,7 +104,6 @@ impl Builder {
             session,
             has_cpu: clocks.thread_cpu,
             has_wall: clocks.wall,
-            dual: clocks.thread_cpu && clocks.wall,
             pid,
             thread_of_tid: vec![NO_THREAD; 1 << 16],
             threads: Vec::new(),
@@ -147,7 +145,7 @@ impl Builder {
     pub(crate) fn add_thread(&mut self, tid: u32, name: String) -> ThreadId {
         if let Some(slot) = self.thread_of_tid.get(tid as usize) {
             if *slot != NO_THREAD {
-                let id = ThreadId(*slot);
+                let id = ThreadId(*slot - 1);
                 if self.session.threads[id.0 as usize].name.is_empty() {
                     self.session.threads[id.0 as usize].name = name;
                 }
@@ -156,7 +154,7 @@ impl Builder {
         }
         let id = self.session.add_thread(Thread { tid, pid: self.pid, name });
         if let Some(slot) = self.thread_of_tid.get_mut(tid as usize) {
-            *slot = id.0;
+            *slot = id.0 + 1;
             if let Some(counts) = &self.per_tid_records {
                 let n = counts[tid as usize] as usize;
                 if n > 0 {
@@ -172,7 +170,7 @@ impl Builder {
     fn thread(&mut self, tid: u16) -> ThreadId {
         let slot = self.thread_of_tid[usize::from(tid)];
         if slot != NO_THREAD {
-            return ThreadId(slot);
+            return ThreadId(slot - 1);
         }
         self.counts.unknown_thread += 1;
         self.add_thread(u32::from(tid), format!("[{tid}]"))
@@ -199,9 +197,20 @@ impl Builder {
         self.session.methods.push(m)
     }
 
-    /// Consumes one record.
+    /// Consumes one record (clocks decided at run time).
     #[inline]
     pub(crate) fn record(&mut self, r: RawRecord) {
+        match (self.has_wall, self.has_cpu) {
+            (true, true) => self.record_as::<true, true>(r),
+            (true, false) => self.record_as::<true, false>(r),
+            _ => self.record_as::<false, true>(r),
+        }
+    }
+
+    /// Consumes one record of a file whose clocks are `WALL` and `CPU`
+    /// (dual: `t1` is thread-CPU, `t2` wall; single: `t1` is the clock).
+    #[inline(always)]
+    pub(crate) fn record_as<const WALL: bool, const CPU: bool>(&mut self, r: RawRecord) {
         let kind = match CallKind::from_bits(r.word) {
             Some(k) => k,
             None => {
@@ -211,62 +220,35 @@ impl Builder {
         };
         let tid = self.thread(r.tid);
         let method = self.method(r.word & !3);
-        let (cpu_raw, wall_raw) = if self.dual {
-            (r.t1, r.t2)
-        } else if self.has_wall {
-            (0, r.t1)
-        } else {
-            (r.t1, 0)
-        };
-        let wall_us = if self.has_wall { self.wall.next(wall_raw, &mut self.counts.wraps_wall) } else { 0 };
+        let (cpu_raw, wall_raw) = if WALL && CPU { (r.t1, r.t2) } else { (r.t1, r.t1) };
+        let wall_us = if WALL { self.wall.next(wall_raw, &mut self.counts.wraps_wall) } else { 0 };
         let st = &mut self.threads[tid.0 as usize];
         let mut cpu_ns = 0;
-        if self.has_cpu {
-            cpu_ns = st.cpu.next(cpu_raw, &mut self.counts.wraps_cpu) * 1000;
+        if CPU {
+            cpu_ns = st.cpu.next(cpu_raw, &mut self.counts.wraps_cpu).saturating_mul(1000);
             if cpu_ns < st.last_cpu {
                 self.counts.time_backwards += 1;
                 cpu_ns = st.last_cpu;
             }
             st.last_cpu = cpu_ns;
         }
-        let mut ts = if self.has_wall { wall_us * 1000 } else { cpu_ns };
+        let mut ts = if WALL { wall_us.saturating_mul(1000) } else { cpu_ns };
         if ts < st.last_ts {
             self.counts.time_backwards += 1;
             ts = st.last_ts;
         }
         st.last_ts = ts;
-        if st.first.is_none() {
-            st.first = Some((ts, cpu_ns));
-        }
-        let cpu = self.has_cpu.then_some(cpu_ns);
+        let cpu = if CPU { Some(cpu_ns) } else { None };
         let calls = self.session.calls_mut(tid);
         if kind == CallKind::Enter {
             st.stack.push(method);
             calls.push(CallEvent::enter(method, ts, cpu));
-            return;
+        } else if st.stack.last() == Some(&method) {
+            st.stack.pop();
+            calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+        } else {
+            unmatched_exit(st, calls, &mut self.counts, CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
         }
-        if st.stack.last() != Some(&method) {
-            let keep = match st.stack.iter().rposition(|&m| m == method) {
-                Some(pos) => pos + 1,
-                None => {
-                    st.prefix.push(method);
-                    self.counts.exit_without_entry += 1;
-                    0
-                }
-            };
-            while st.stack.len() > keep {
-                let open = st.stack.pop().expect("len > keep");
-                calls.push(CallEvent::exit(open, ts, cpu));
-                self.counts.mismatched_exit += 1;
-            }
-            if keep == 0 {
-                // The exit matches the enter synthesized at the thread start.
-                calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
-                return;
-            }
-        }
-        st.stack.pop();
-        calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
     }
 
     /// Closes what is still open, prepends synthesized enters, notes the
@@ -280,9 +262,9 @@ impl Builder {
                 self.counts.open_at_end += 1;
             }
             if !st.prefix.is_empty() {
-                let (ts, cpu_ns) = st.first.unwrap_or((0, 0));
-                let cpu = self.has_cpu.then_some(cpu_ns);
                 let old = std::mem::take(self.session.calls_mut(id));
+                let first = old.get(0);
+                let (ts, cpu) = (first.ts_ns, first.cpu_ns);
                 let mut fixed = CallColumns::with_capacity(old.len() + st.prefix.len(), self.has_cpu);
                 for &m in st.prefix.iter().rev() {
                     fixed.push(CallEvent::enter(m, ts, cpu));
@@ -314,6 +296,29 @@ impl Builder {
     pub(crate) fn note(&mut self, code: &str, count: u64, detail: &str) {
         self.session.note_repair(code, count, detail);
     }
+}
+
+/// An exit that is not the innermost open method: close the methods above
+/// its match, or (no match) close everything and remember the method for
+/// an enter synthesized at the thread's start.
+#[cold]
+#[inline(never)]
+fn unmatched_exit(st: &mut ThreadState, calls: &mut CallColumns, counts: &mut Counts, e: CallEvent) {
+    let keep = match st.stack.iter().rposition(|&m| m == e.method) {
+        Some(pos) => pos + 1,
+        None => {
+            st.prefix.push(e.method);
+            counts.exit_without_entry += 1;
+            0
+        }
+    };
+    while st.stack.len() > keep {
+        let open = st.stack.pop().expect("len > keep");
+        calls.push(CallEvent::exit(open, e.ts_ns, e.cpu_ns));
+        counts.mismatched_exit += 1;
+    }
+    st.stack.truncate(keep.saturating_sub(1));
+    calls.push(e);
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Largest dense table (entries) kept for method ids; bigger ids (Dalvik
 /// wrote pointers) go to the hash map.
 const DENSE_LIMIT: usize = 1 << 20;
-const NONE: u32 = u32::MAX;
+/// Dense slots hold value + 1, so 0 (calloc-cheap) means none.
+const NONE: u32 = 0;
 
 /// Multiplicative hasher for u32 keys: the default SipHash costs more than
 /// the rest of record decoding.
@@ -49,7 +50,7 @@ impl IdMap {
         let slot = (id >> 2) as usize;
         if slot < self.dense.len() {
             let v = self.dense[slot];
-            (v != NONE).then_some(v)
+            (v != NONE).then(|| v - 1)
         } else {
             self.sparse.get(&id).copied()
         }
@@ -62,7 +63,7 @@ impl IdMap {
             if self.dense[slot] != NONE {
                 return false;
             }
-            self.dense[slot] = value;
+            self.dense[slot] = value + 1;
             true
         } else {
             match self.sparse.entry(id) {

@@ -103,7 +103,12 @@ pub(crate) fn read_input<I: Input>(input: &mut I) -> Result<Session> {
         counts = Some(per_tid);
     }
     let mut builder = Builder::new(&keys, clocks, header.start_unix_us, counts);
-    let trailing = decode_records(input, layout, |r| builder.record(r))?;
+    let b = &mut builder;
+    let trailing = match (clocks.wall, clocks.thread_cpu) {
+        (true, true) => decode_records(input, layout, |r| b.record_as::<true, true>(r))?,
+        (true, false) => decode_records(input, layout, |r| b.record_as::<true, false>(r))?,
+        _ => decode_records(input, layout, |r| b.record_as::<false, true>(r))?,
+    };
     if trailing > 0 {
         builder.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a record; the partial record was dropped");
     }

@@ -138,9 +138,7 @@ pub struct TraceWriter<W: Write + Seek> {
     start: u64,
     elapsed_at: u64,
     count_at: u64,
-    tid_bytes: usize,
-    dual: bool,
-    wall: bool,
+    enc: RecordEncoder,
     records: u64,
     max_time_us: u64,
 }
@@ -165,9 +163,7 @@ impl<W: Write + Seek> TraceWriter<W> {
             start,
             elapsed_at,
             count_at,
-            tid_bytes,
-            dual: info.clocks.wall && info.clocks.thread_cpu,
-            wall: info.clocks.wall,
+            enc: RecordEncoder { tid_bytes, clocks: info.clocks },
             records: 0,
             max_time_us: 0,
         })
@@ -181,26 +177,12 @@ impl<W: Write + Seek> TraceWriter<W> {
         if method_id & 3 != 0 {
             return Err(Error::Unwritable(format!("method id {method_id:#x} has its low two bits set")));
         }
-        let mut rec = [0u8; 14];
-        let mut n = if self.tid_bytes == 1 {
-            rec[0] = u8::try_from(tid).map_err(|_| Error::Unwritable(format!("thread id {tid} does not fit version 1")))?;
-            1
-        } else {
-            rec[..2].copy_from_slice(&tid.to_le_bytes());
-            2
-        };
-        rec[n..n + 4].copy_from_slice(&(method_id | action as u32).to_le_bytes());
-        n += 4;
-        let first = if self.dual || !self.wall { cpu_us } else { wall_us };
-        rec[n..n + 4].copy_from_slice(&(first as u32).to_le_bytes());
-        n += 4;
-        if self.dual {
-            rec[n..n + 4].copy_from_slice(&(wall_us as u32).to_le_bytes());
-            n += 4;
+        if self.enc.tid_bytes == 1 && tid > 255 {
+            return Err(Error::Unwritable(format!("thread id {tid} does not fit version 1")));
         }
-        self.out.write_all(&rec[..n])?;
+        self.enc.write(&mut self.out, tid, method_id | action as u32, cpu_us, wall_us)?;
         self.records += 1;
-        self.max_time_us = self.max_time_us.max(if self.wall { wall_us } else { cpu_us });
+        self.max_time_us = self.max_time_us.max(if self.enc.clocks.wall { wall_us } else { cpu_us });
         Ok(())
     }
 
@@ -221,6 +203,35 @@ impl<W: Write + Seek> TraceWriter<W> {
         out.seek(SeekFrom::Start(end))?;
         out.flush()?;
         Ok(out)
+    }
+}
+
+/// Encodes records of one layout.
+#[derive(Clone, Copy)]
+struct RecordEncoder {
+    tid_bytes: usize,
+    clocks: Clocks,
+}
+
+impl RecordEncoder {
+    /// Writes one record; times are stored as the format's wrapping u32 µs
+    /// (dual: thread-CPU then wall; single: the one clock).
+    #[inline]
+    fn write<W: Write>(&self, out: &mut W, tid: u16, word: u32, cpu_us: u64, wall_us: u64) -> std::io::Result<()> {
+        let mut rec = [0u8; 14];
+        let mut n = self.tid_bytes;
+        rec[..n].copy_from_slice(&tid.to_le_bytes()[..n]);
+        rec[n..n + 4].copy_from_slice(&word.to_le_bytes());
+        n += 4;
+        let dual = self.clocks.wall && self.clocks.thread_cpu;
+        let first = if self.clocks.wall && !dual { wall_us } else { cpu_us };
+        rec[n..n + 4].copy_from_slice(&(first as u32).to_le_bytes());
+        n += 4;
+        if dual {
+            rec[n..n + 4].copy_from_slice(&(wall_us as u32).to_le_bytes());
+            n += 4;
+        }
+        out.write_all(&rec[..n])
     }
 }
 
@@ -280,20 +291,10 @@ pub fn write<W: Write>(session: &Session, out: W) -> Result<()> {
     let mut out = BufWriter::with_capacity(1 << 16, out);
     write_keys(&mut out, &info, Some((elapsed_us, records)))?;
     out.write_all(&header(&info, record_size).to_bytes())?;
-    let dual = session.clocks.wall && session.clocks.thread_cpu;
-    let mut rec = Vec::with_capacity(14);
+    let enc = RecordEncoder { tid_bytes: 2, clocks: session.clocks };
     for_each_in_time_order(session, |thread, e| {
-        rec.clear();
-        rec.extend_from_slice(&info.threads[thread].0.to_le_bytes());
-        rec.extend_from_slice(&(ids[e.method.0 as usize] | e.kind as u32).to_le_bytes());
-        let cpu_us = (e.cpu_ns.unwrap_or(e.ts_ns) / 1000) as u32;
-        let wall_us = (e.ts_ns / 1000) as u32;
-        let first = if dual || !session.clocks.wall { cpu_us } else { wall_us };
-        rec.extend_from_slice(&first.to_le_bytes());
-        if dual {
-            rec.extend_from_slice(&wall_us.to_le_bytes());
-        }
-        out.write_all(&rec)
+        let cpu_us = e.cpu_ns.unwrap_or(e.ts_ns) / 1000;
+        enc.write(&mut out, info.threads[thread].0, ids[e.method.0 as usize] | e.kind as u32, cpu_us, e.ts_ns / 1000)
     })?;
     out.flush()?;
     Ok(())

@@ -4,9 +4,13 @@ use anyhow::{bail, Result};
 use std::path::Path;
 use tracekit_model::{Session, ThreadId};
 
-/// Opens `NAME` (NAME.trace + NAME.clog) and prints the loader's notes and
+/// Opens `NAME` (NAME.trace + NAME.clog; or a native recording directory or
+/// `.otr` object trace) and prints the loader's notes and
 /// the repairs it made to stderr.
 pub fn open(name: &Path) -> Result<Session> {
+    if tracekit_record::is_native_input(name) {
+        return tracekit_record::load_any(name);
+    }
     let loaded = tracekit_io::open(name)?;
     for n in &loaded.notes {
         eprintln!("tracekit: note: {n}");

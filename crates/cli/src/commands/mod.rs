@@ -9,8 +9,17 @@ mod emu;
 mod example;
 mod info;
 mod input;
+mod paths;
+mod paths_jvm;
 mod problems;
 mod profile;
+mod report;
+mod ui;
+
+mod convert;
+mod record;
+mod replay;
+mod seqdiag;
 mod version;
 
 /// Execution tracing and profiling with context.
@@ -37,8 +46,27 @@ enum Command {
     Context(context::Args),
     /// Occurrences of a problem (BRB, or a method under a context condition) and ranked context hints.
     Problems(problems::Args),
+    /// Write the self-contained HTML timeline viewer (report NAME --html -o FILE).
+    Report(report::Args),
+    /// Serve the timeline viewer on 127.0.0.1 (for traces too large for one file).
+    Ui(ui::Args),
     /// Print version information.
     Version(version::Args),
+    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
+    Paths(paths::Args),
+
+    /// Record a native program (built with -finstrument-functions or using the tracekit C API).
+    Record(record::Args),
+    /// List the calls of a recording, indented, with durations.
+    Replay(replay::Args),
+    /// Convert a recording or object trace to an object trace or Android .trace + .clog.
+    Convert(convert::Args),
+    /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
+    Seqdiag(seqdiag::Args),
+    /// The context sampler process that `record` starts (internal).
+    #[command(hide = true)]
+    ContextSampler(record::SamplerArgs),
+
     /// Instruction profiling under QEMU's user-mode emulator.
     Emu(emu::Args),
 }
@@ -53,7 +81,17 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Calltree(a) => calltree::run(a),
         Command::Context(a) => context::run(a),
         Command::Problems(a) => problems::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Ui(a) => ui::run(a),
         Command::Version(a) => version::run(a),
+        Command::Paths(a) => paths::run(a),
+
+        Command::Record(a) => record::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::Seqdiag(a) => seqdiag::run(a),
+        Command::ContextSampler(a) => record::run_sampler(a),
+
         Command::Emu(a) => emu::run(a),
     }
 }

@@ -1,0 +1,215 @@
+//! `tracekit paths instrument|decode-log|report|compare`: path profiling of
+//! Java programs (crate `tracekit-jvm`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Args as ClapArgs, Subcommand};
+use tracekit_jvm::{compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder, Program, Scheme, StoredProgram};
+
+/// The JVM commands of the `paths` group.
+#[derive(Debug, Subcommand)]
+pub enum JvmCommand {
+    /// Instrument a jar so that running it records its paths.
+    Instrument(InstrumentArgs),
+    /// Decode a trace log written by an instrumented jar.
+    DecodeLog(DecodeLogArgs),
+    /// Hot paths per method with source lines, bits per invocation and branch.
+    Report(ReportArgs),
+    /// Run a Java command under every scheme and compare trace sizes.
+    Compare(CompareArgs),
+    /// Run a Java command repeatedly under AdapTracer, each run starting from the previous run's updated model.
+    Adapt(AdaptArgs),
+}
+
+/// `tracekit paths adapt`.
+#[derive(Debug, ClapArgs)]
+pub struct AdaptArgs {
+    /// The class-path jar to instrument (default: the first jar of -cp).
+    #[arg(long)]
+    pub jar: Option<PathBuf>,
+    /// Model of the first run (default: every counter 1).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Write the last updated model here.
+    #[arg(long)]
+    pub save_model: Option<PathBuf>,
+    /// Number of runs.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub scheme_args: SchemeArgs,
+    /// The Java command, e.g. `java -cp app.jar Main`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+/// Scheme settings shared by `instrument` and `compare`.
+#[derive(Debug, ClapArgs)]
+pub struct SchemeArgs {
+    /// PathID word width in bits (3..=64).
+    #[arg(long, default_value_t = 64)]
+    pub width: u32,
+    /// AdapTracer counter increment.
+    #[arg(long, default_value_t = 3)]
+    pub inc: u32,
+    /// AdapTracer counter bound.
+    #[arg(long, default_value_t = 65535)]
+    pub bound: u32,
+}
+
+/// `tracekit paths instrument`.
+#[derive(Debug, ClapArgs)]
+pub struct InstrumentArgs {
+    /// Input jar.
+    pub input: PathBuf,
+    /// Output jar.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Scheme: raw, blpp, pap or adaptracer.
+    #[arg(long, default_value = "adaptracer")]
+    pub scheme: String,
+    /// AdapTracer edge-probability model to start from (from `decode-log --update-model`).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Other jars the program needs (for stack-map frame computation).
+    #[arg(long = "cp", value_delimiter = ':')]
+    pub classpath: Vec<PathBuf>,
+    #[command(flatten)]
+    pub scheme_args: SchemeArgs,
+}
+
+/// `tracekit paths decode-log`.
+#[derive(Debug, ClapArgs)]
+pub struct DecodeLogArgs {
+    /// The trace log.
+    pub log: PathBuf,
+    /// The instrumented jar that wrote it.
+    #[arg(long)]
+    pub program: PathBuf,
+    /// Write the updated edge-probability model here.
+    #[arg(long)]
+    pub update_model: Option<PathBuf>,
+    /// Print `{"bits", "invocations": [{"method", "thread", "path"}]}`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tracekit paths report`.
+#[derive(Debug, ClapArgs)]
+pub struct ReportArgs {
+    /// The trace log.
+    pub log: PathBuf,
+    /// The instrumented jar that wrote it.
+    #[arg(long)]
+    pub program: PathBuf,
+    /// Hot paths shown per method.
+    #[arg(long, default_value_t = 3)]
+    pub top: usize,
+    /// Methods shown.
+    #[arg(long, default_value_t = 20)]
+    pub methods: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tracekit paths compare`.
+#[derive(Debug, ClapArgs)]
+pub struct CompareArgs {
+    /// The class-path jar to instrument (default: the first jar of -cp).
+    #[arg(long)]
+    pub jar: Option<PathBuf>,
+    /// AdapTracer model to start from.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Runs per scheme (times are medians).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    #[command(flatten)]
+    pub scheme_args: SchemeArgs,
+    /// The Java command, e.g. `java -cp app.jar Main`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
+    Config { scheme, width: a.width, inc: a.inc, bound: a.bound }
+}
+
+/// Runs one JVM path command.
+pub fn run(cmd: JvmCommand) -> Result<()> {
+    match cmd {
+        JvmCommand::Instrument(a) => {
+            let scheme = Scheme::parse(&a.scheme).with_context(|| format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme))?;
+            let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &config(scheme, &a.scheme_args), a.model.as_deref(), &a.classpath)?;
+            eprint!("{}", r.log);
+            eprintln!("{} methods instrumented ({} skipped) -> {}", r.methods, r.skipped.len(), a.output.display());
+            Ok(())
+        }
+        JvmCommand::DecodeLog(a) => {
+            let (stored, core, decoded) = load_and_decode(&a.log, &a.program)?;
+            if let Some(m) = &a.update_model {
+                let model = updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
+                model.save(m).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            if a.json {
+                println!("{}", serde_json::to_string(&decoded)?);
+            } else {
+                println!("{} invocations, {} bits", decoded.invocations.len(), decoded.bits);
+            }
+            Ok(())
+        }
+        JvmCommand::Report(a) => {
+            let (stored, _, decoded) = load_and_decode(&a.log, &a.program)?;
+            let reports = report::method_reports(&stored.program, &decoded, a.top);
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&reports)?);
+            } else {
+                print!("{}", report::render(&reports, &decoded, a.methods));
+            }
+            Ok(())
+        }
+        JvmCommand::Compare(a) => {
+            let c = compare::compare(&a.command, a.jar.as_deref(), &config(Scheme::Raw, &a.scheme_args), a.model.as_deref(), a.repeat)?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&c)?);
+            } else {
+                print!("{}", compare::render_comparison(&c));
+            }
+            if c.rows.iter().any(|r| !r.exact) || !c.adaptracer_words_equal {
+                anyhow::bail!("a scheme's decoded paths differ from the raw ground truth");
+            }
+            Ok(())
+        }
+        JvmCommand::Adapt(a) => {
+            let cfg = config(Scheme::Adaptracer, &a.scheme_args);
+            let runs = tracekit_jvm::adapt::adapt(&a.command, a.jar.as_deref(), &cfg, a.model.as_deref(), a.runs, a.save_model.as_deref())?;
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&runs)?);
+            } else {
+                println!("{:>4} {:>12} {:>12} {:>12} {:>10}", "run", "bits", "packed", "ideal", "choices");
+                for r in &runs {
+                    println!("{:>4} {:>12} {:>12} {:>12.0} {:>10}", r.run, r.bits, r.packed_bits, r.ideal_bits, r.choices);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
+    let stored = Program::from_instrumented_jar(jar)?;
+    let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
+    let text = std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
+    let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
+    let mut decoder = Decoder::new(&stored, &core);
+    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
+    Ok((stored, core, decoded))
+}

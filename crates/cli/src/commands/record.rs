@@ -1,0 +1,140 @@
+//! `tracekit record`: runs a program under the native runtime, with the
+//! context sampler beside it.
+
+use std::path::PathBuf;
+use tracekit_record::context::{run_sampler_until_stdin_closes, SamplerConfig, ALL_SOURCES};
+use tracekit_record::{record, RecordOptions};
+
+/// Arguments of `tracekit record`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Output directory of the recording.
+    #[arg(short, long, default_value = "tracekit.data")]
+    out: PathBuf,
+    /// What to trace: comma-separated `module:GLOB`, `class:GLOB` or function-name `GLOB` (all when absent).
+    #[arg(long)]
+    filter: Option<String>,
+    /// Context sources to sample (comma-separated from cpu,memory,network,battery,screen,thermal,cpufreq, or `all`, or `none`).
+    #[arg(long, default_value = "all")]
+    context: String,
+    /// Context sampling period in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    context_period_ms: u64,
+    /// Root standing for /proc (for tests with a fixture tree).
+    #[arg(long, default_value = "/proc")]
+    proc_root: PathBuf,
+    /// Root standing for /sys.
+    #[arg(long, default_value = "/sys")]
+    sys_root: PathBuf,
+    /// Per-thread file capacity in MiB with --direct; events past it are dropped and counted.
+    #[arg(long)]
+    buffer_mb: Option<usize>,
+    /// Threads write their trace files directly (sparse, mapped) instead of
+    /// through ring buffers that this process drains.
+    #[arg(long)]
+    direct: bool,
+    /// Ring buffer capacity per thread in KiB.
+    #[arg(long)]
+    ring_kb: Option<usize>,
+    /// What a thread does when its ring is full: drop (and count) the event, or wait for the drainer.
+    #[arg(long, value_parser = ["drop", "wait"], default_value = "drop")]
+    overflow: String,
+    /// Event clock: tsc (CPU counter, default), monotonic (clock_gettime) or order (event numbers only, cheapest).
+    #[arg(long, value_parser = ["tsc", "monotonic", "order"])]
+    clock: Option<String>,
+    /// Runtime library to preload (default: found next to this executable).
+    #[arg(long)]
+    runtime: Option<PathBuf>,
+    /// The command to record and its arguments.
+    #[arg(trailing_var_arg = true, required = true, num_args = 1..)]
+    command: Vec<String>,
+}
+
+/// Arguments of the hidden `tracekit context-sampler` process.
+#[derive(Debug, clap::Args)]
+pub struct SamplerArgs {
+    /// Output file (`context.jsonl`).
+    #[arg(long)]
+    out: PathBuf,
+    /// Comma-separated source groups.
+    #[arg(long)]
+    sources: String,
+    /// Period in milliseconds.
+    #[arg(long)]
+    period_ms: u64,
+    /// Root standing for /proc.
+    #[arg(long)]
+    proc_root: PathBuf,
+    /// Root standing for /sys.
+    #[arg(long)]
+    sys_root: PathBuf,
+    /// Traced process.
+    #[arg(long)]
+    pid: Option<u32>,
+}
+
+fn sources(spec: &str) -> anyhow::Result<Vec<String>> {
+    match spec {
+        "none" => Ok(vec![]),
+        "all" => Ok(ALL_SOURCES.iter().map(|s| s.to_string()).collect()),
+        _ => spec
+            .split(',')
+            .map(|s| {
+                let s = s.trim();
+                anyhow::ensure!(ALL_SOURCES.contains(&s), "unknown context source `{s}` (known: {})", ALL_SOURCES.join(","));
+                Ok(s.to_owned())
+            })
+            .collect(),
+    }
+}
+
+/// Records the command.
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let groups = sources(&a.context)?;
+    let sampler = if groups.is_empty() {
+        None
+    } else {
+        std::fs::create_dir_all(&a.out)?;
+        let mut c = std::process::Command::new(std::env::current_exe()?);
+        c.arg("context-sampler")
+            .arg("--out")
+            .arg(a.out.join(tracekit_record::meta::CONTEXT_FILE))
+            .arg("--sources")
+            .arg(groups.join(","))
+            .arg("--period-ms")
+            .arg(a.context_period_ms.to_string())
+            .arg("--proc-root")
+            .arg(&a.proc_root)
+            .arg("--sys-root")
+            .arg(&a.sys_root);
+        Some(c)
+    };
+    let opts = RecordOptions { out: a.out.clone(), command: a.command, filter: a.filter, buffer_mb: a.buffer_mb,
+        clock: a.clock,
+        direct: a.direct,
+        ring_kb: a.ring_kb,
+        wait_on_overflow: a.overflow == "wait",
+        runtime: a.runtime,
+    };
+    let outcome = record(&opts, sampler)?;
+    match (outcome.exit_code, outcome.signal) {
+        (Some(0), _) => {}
+        (Some(c), _) => eprintln!("tracekit: the program exited with code {c}"),
+        (_, Some(s)) => eprintln!("tracekit: the program was killed by signal {s}"),
+        _ => {}
+    }
+    eprintln!("tracekit: recorded into {}", a.out.display());
+    Ok(())
+}
+
+/// Runs the context sampler until its standard input closes.
+pub fn run_sampler(a: SamplerArgs) -> anyhow::Result<()> {
+    let cfg = SamplerConfig {
+        proc_root: a.proc_root,
+        sys_root: a.sys_root,
+        period: std::time::Duration::from_millis(a.period_ms.max(1)),
+        sources: sources(&a.sources)?,
+        pid: a.pid,
+    };
+    run_sampler_until_stdin_closes(&cfg, &a.out)
+}

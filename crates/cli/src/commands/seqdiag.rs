@@ -1,0 +1,61 @@
+//! `tracekit seqdiag`: the UML sequence diagram of the objects and processes
+//! in an object trace or native recording, with deadlocks pointed out.
+
+use std::path::PathBuf;
+use tracekit_seqdiag::{diagram, find_deadlocks, mermaid, plantuml, svg, DiagramFilter};
+
+/// Diagram formats.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Format {
+    /// PlantUML source.
+    Plantuml,
+    /// Mermaid `sequenceDiagram` source.
+    Mermaid,
+    /// A standalone SVG picture.
+    Svg,
+}
+
+/// Arguments of `tracekit seqdiag`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An `.otr` object trace or a recording directory.
+    input: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "plantuml")]
+    format: Format,
+    /// Output file (stdout when absent).
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Only objects of classes matching this glob (repeatable).
+    #[arg(long = "class")]
+    classes: Vec<String>,
+    /// Only these processes (repeatable).
+    #[arg(long = "pid")]
+    pids: Vec<u32>,
+    /// Only messages at or after this time (ns on the trace's timeline).
+    #[arg(long)]
+    from_ns: Option<u64>,
+    /// Only messages at or before this time (ns).
+    #[arg(long)]
+    to_ns: Option<u64>,
+}
+
+/// Draws the diagram and reports deadlocks on stderr.
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let s = super::input::open(&a.input)?;
+    let f = DiagramFilter { classes: a.classes, pids: a.pids, from_ns: a.from_ns, to_ns: a.to_ns };
+    let d = diagram(&s, &f);
+    let text = match a.format {
+        Format::Plantuml => plantuml(&d),
+        Format::Mermaid => mermaid(&d),
+        Format::Svg => svg(&d),
+    };
+    match &a.out {
+        Some(p) => std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+        None => print!("{text}"),
+    }
+    for dl in find_deadlocks(&s) {
+        eprint!("tracekit: {dl}");
+    }
+    Ok(())
+}

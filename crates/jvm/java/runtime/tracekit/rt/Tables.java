@@ -1,0 +1,134 @@
+package tracekit.rt;
+
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Per-method tables written by tracekit at instrumentation time
+ * (resource tracekit/tables.txt). Line format, one record per line:
+ * header "scheme S width W inc I bound B methods N", then per method
+ * "m ID NODES" followed by its scheme's rows (see the Rust writer).
+ */
+final class Tables {
+    static final int RAW = 0, BLPP = 1, PAP = 2, ADAPTRACER = 3;
+    String scheme;
+    int schemeId;
+    int width;
+    int inc;
+    int bound;
+    /** Largest PathID value representable in width bits, as an unsigned long. */
+    long maxValue;
+    int[] nodes;
+    /** Per method: ENTRY and EXIT node ids (default 0 and NODES - 1; row "ee"). */
+    int[] entry;
+    int[] exit;
+    /** Per method, per node: next node on a fixed route to EXIT. */
+    int[][] toExit;
+    /** Per method, per node: successor node ids (out-edge order). */
+    int[][][] succ;
+    /** BLPP: per method, node, out-edge: increment (or value emitted on a back/split edge). */
+    long[][][] blppInc;
+    /** BLPP: per method, node, out-edge: restart value after a back/split edge, or -1 for a plain edge. */
+    long[][][] blppReset;
+    /** PAP: per method, per node: number of in-edges. */
+    int[][] papRadix;
+    /** PAP: per method, node, out-edge: index of this edge among its target's in-edges. */
+    int[][][] papIndex;
+    /** AdapTracer: per method, per node: offset of its first out-edge counter (or -1 when it has at most one out-edge). */
+    int[][] adapBase;
+    /** AdapTracer: per method: initial counters from the shipped model. */
+    int[][] adapInit;
+
+    int methodCount() {
+        return nodes.length;
+    }
+
+    int exitNode(int method) {
+        return exit[method];
+    }
+
+    static Tables load() {
+        try (InputStream in = Tables.class.getResourceAsStream("/tracekit/tables.txt")) {
+            if (in == null) throw new IllegalStateException("resource tracekit/tables.txt missing from the instrumented jar");
+            return parse(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw new IllegalStateException("tracekit: cannot read tables: " + e, e);
+        }
+    }
+
+    static long[] longs(String[] f, int from) {
+        long[] out = new long[f.length - from];
+        for (int i = from; i < f.length; i++) out[i - from] = Long.parseUnsignedLong(f[i]);
+        return out;
+    }
+
+    static int[] ints(String[] f, int from) {
+        int[] out = new int[f.length - from];
+        for (int i = from; i < f.length; i++) out[i - from] = Integer.parseInt(f[i]);
+        return out;
+    }
+
+    static Tables parse(BufferedReader r) throws IOException {
+        Tables t = new Tables();
+        String[] h = r.readLine().split(" ");
+        t.scheme = h[1];
+        t.schemeId = java.util.Arrays.asList("raw", "blpp", "pap", "adaptracer").indexOf(t.scheme);
+        t.width = Integer.parseInt(h[3]);
+        t.inc = Integer.parseInt(h[5]);
+        t.bound = Integer.parseInt(h[7]);
+        int n = Integer.parseInt(h[9]);
+        t.maxValue = t.width >= 64 ? -1L : (1L << t.width) - 1;
+        t.nodes = new int[n];
+        t.entry = new int[n];
+        t.exit = new int[n];
+        t.toExit = new int[n][];
+        t.succ = new int[n][][];
+        t.blppInc = new long[n][][];
+        t.blppReset = new long[n][][];
+        t.papRadix = new int[n][];
+        t.papIndex = new int[n][][];
+        t.adapBase = new int[n][];
+        t.adapInit = new int[n][];
+        int m = -1, k = 0;
+        for (String line; (line = r.readLine()) != null; ) {
+            if (line.isEmpty()) continue;
+            String[] f = line.split(" ");
+            switch (f[0]) {
+                case "m":
+                    m = Integer.parseInt(f[1]);
+                    int nodes = Integer.parseInt(f[2]);
+                    t.nodes[m] = nodes;
+                    t.exit[m] = nodes - 1;
+                    t.succ[m] = new int[nodes][];
+                    t.blppInc[m] = new long[nodes][];
+                    t.blppReset[m] = new long[nodes][];
+                    t.papIndex[m] = new int[nodes][];
+                    k = 0;
+                    break;
+                case "x": t.toExit[m] = ints(f, 1); break;
+                case "ee": t.entry[m] = Integer.parseInt(f[1]); t.exit[m] = Integer.parseInt(f[2]); break;
+                case "s": t.succ[m][k++] = ints(f, 1); break;
+                case "bi": t.blppInc[m][Integer.parseInt(f[1])] = longs(f, 2); break;
+                case "br": {
+                    long[] v = new long[f.length - 2];
+                    for (int i = 2; i < f.length; i++) v[i - 2] = f[i].equals("-") ? -1 : Long.parseUnsignedLong(f[i]);
+                    t.blppReset[m][Integer.parseInt(f[1])] = v;
+                    break;
+                }
+                case "pr": t.papRadix[m] = ints(f, 1); break;
+                case "pi": t.papIndex[m][Integer.parseInt(f[1])] = ints(f, 2); break;
+                case "ab": t.adapBase[m] = ints(f, 1); break;
+                case "ac": t.adapInit[m] = ints(f, 1); break;
+                default: throw new IOException("tracekit/tables.txt: unknown row " + f[0]);
+            }
+        }
+        return t;
+    }
+
+    /** Index of {@code to} among {@code from}'s out-edges. */
+    int outIndex(int method, int from, int to) {
+        int[] s = succ[method][from];
+        for (int i = 0; i < s.length; i++) if (s[i] == to) return i;
+        throw new IllegalStateException("tracekit: method " + method + " has no edge " + from + "->" + to);
+    }
+}

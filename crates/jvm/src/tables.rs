@@ -1,0 +1,132 @@
+//! The runtime tables shipped inside an instrumented jar
+//! (`tracekit/tables.txt`), read by the Java probe classes.
+//!
+//! Text, one row per line, space separated:
+//! - header `scheme S width W inc I bound B methods N`;
+//! - per method `m ID NODES`, then `x` (next node on a fixed route to EXIT,
+//!   per node, used to complete aborted invocations) and one `s` row per node
+//!   listing its successors in out-edge order;
+//! - scheme rows: BLPP `bi NODE incs…` and `br NODE resets…` (`-` for a plain
+//!   edge), PAP `pr radix-per-node…` and `pi NODE in-edge-index-per-out-edge…`,
+//!   AdapTracer `ab first-counter-per-node…` (`-1` for nodes without a choice)
+//!   and `ac counters…`.
+
+use std::collections::VecDeque;
+use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cfg::MethodCfg;
+use crate::program::Program;
+
+/// Path encoding scheme recorded by the probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    /// Every node id, uncompressed (ground truth).
+    Raw,
+    /// Ball-Larus path numbering.
+    Blpp,
+    /// Profiling All Paths.
+    Pap,
+    /// Adaptive arithmetic coding (seed 003).
+    Adaptracer,
+}
+
+impl Scheme {
+    /// All schemes, ground truth first.
+    pub const ALL: [Scheme; 4] = [Scheme::Raw, Scheme::Blpp, Scheme::Pap, Scheme::Adaptracer];
+
+    /// Lower-case name as used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Raw => "raw",
+            Scheme::Blpp => "blpp",
+            Scheme::Pap => "pap",
+            Scheme::Adaptracer => "adaptracer",
+        }
+    }
+
+    /// Parses a scheme name.
+    pub fn parse(s: &str) -> Option<Scheme> {
+        Scheme::ALL.into_iter().find(|x| x.name() == s)
+    }
+}
+
+/// Instrumentation settings, stored with the program in the jar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Scheme the probes record.
+    pub scheme: Scheme,
+    /// PathID word width in bits.
+    pub width: u32,
+    /// AdapTracer counter increment.
+    pub inc: u32,
+    /// AdapTracer counter bound.
+    pub bound: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { scheme: Scheme::Raw, width: 64, inc: 3, bound: 1 << 16 }
+    }
+}
+
+/// Next node on a shortest route to EXIT, per node (EXIT maps to itself).
+pub fn route_to_exit(cfg: &MethodCfg) -> Vec<u32> {
+    route_to_exit_of(&cfg.succs, cfg.exit())
+}
+
+/// [`route_to_exit`] for any successor lists and exit node.
+pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
+    let n = succs.len();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (v, s) in succs.iter().enumerate() {
+        for &w in s {
+            preds[w as usize].push(v as u32);
+        }
+    }
+    let mut next = vec![u32::MAX; n];
+    next[exit as usize] = exit;
+    let mut queue = VecDeque::from([exit]);
+    while let Some(w) = queue.pop_front() {
+        for &v in &preds[w as usize] {
+            if next[v as usize] == u32::MAX {
+                next[v as usize] = w;
+                queue.push_back(v);
+            }
+        }
+    }
+    // Every node reaches EXIT by construction of the CFG; keep the table total anyway.
+    next.iter().map(|&x| if x == u32::MAX { exit } else { x }).collect()
+}
+
+/// Writes the runtime tables; `scheme_rows` appends each method's scheme rows.
+pub fn write_tables(program: &Program, config: &Config, mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String)) -> String {
+    let mut out = format!(
+        "scheme {} width {} inc {} bound {} methods {}\n",
+        config.scheme.name(),
+        config.width,
+        config.inc,
+        config.bound,
+        program.methods.len()
+    );
+    for (id, m) in program.methods.iter().enumerate() {
+        let cfg = &m.cfg;
+        let _ = writeln!(out, "m {id} {}", cfg.node_count());
+        out.push('x');
+        for v in route_to_exit(cfg) {
+            let _ = write!(out, " {v}");
+        }
+        out.push('\n');
+        for s in &cfg.succs {
+            out.push('s');
+            for w in s {
+                let _ = write!(out, " {w}");
+            }
+            out.push('\n');
+        }
+        scheme_rows(id, cfg, &mut out);
+    }
+    out
+}

@@ -1,0 +1,305 @@
+//! The in-JVM encoders (tracekit.rt, run through its VectorCheck harness)
+//! must produce exactly the words of the core crate's encoders, for random
+//! CFGs and random paths, every scheme, several widths, with recursion
+//! (nested invocations) and aborted invocations. Needs a JDK and ASM
+//! (scripts/deps/jvm.apt).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use tracekit_jvm::cfg::{Block, MethodCfg};
+use tracekit_jvm::log::{parse_log, Record, Token};
+use tracekit_jvm::program::{Method, Program};
+use tracekit_jvm::schemes::{core_program, SchemeTables};
+use tracekit_jvm::tables::{route_to_exit, write_tables, Config, Scheme};
+use tracekit_jvm::tools::java_tools;
+use tracekit_paths::{AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, MethodId, Pap, PapItem};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random method CFG shaped like bytecode: blocks in order, each falls
+/// through or branches (back edges included), some switches, all reach EXIT.
+fn random_cfg(rng: &mut Rng) -> MethodCfg {
+    let n = 2 + rng.below(12);
+    let exit = n as u32 + 1;
+    let mut succs: Vec<Vec<u32>> = vec![vec![1]];
+    for b in 1..=n as u32 {
+        let mut s = Vec::new();
+        let next = if b as usize == n { exit } else { b + 1 };
+        s.push(next);
+        let extra = match rng.below(6) {
+            0 | 1 => 0,
+            2 | 3 => 1,
+            4 => 2,
+            _ => 5,
+        };
+        for _ in 0..extra {
+            let t = 1 + rng.below(n + 1) as u32;
+            if !s.contains(&t) {
+                s.push(t);
+            }
+        }
+        if rng.below(5) == 0 && !s.contains(&exit) {
+            s.push(exit);
+        }
+        succs.push(s);
+    }
+    succs.push(vec![]);
+    let blocks = (0..n as u32).map(|i| Block { first_insn: i, offset: i, lines: (i + 1, i + 1) }).collect();
+    MethodCfg { blocks, insn_count: n as u32, succs }
+}
+
+/// A random walk from ENTRY to EXIT biased towards loops, up to ~`len` steps
+/// before heading to EXIT along the shortest route.
+fn random_path(rng: &mut Rng, cfg: &MethodCfg, len: usize) -> Vec<u32> {
+    let route = route_to_exit(cfg);
+    let mut path = vec![0u32];
+    let mut v = 0u32;
+    while v != cfg.exit() {
+        v = if path.len() < len {
+            let s = &cfg.succs[v as usize];
+            // Skew choices so the adaptive model has something to learn.
+            let k = if rng.below(4) == 0 { rng.below(s.len()) } else { 0 };
+            s[k]
+        } else {
+            route[v as usize]
+        };
+        path.push(v);
+    }
+    path
+}
+
+fn program(rng: &mut Rng, methods: usize) -> Program {
+    let mut p = Program::default();
+    for i in 0..methods {
+        p.methods.push(Method { class: "T".into(), name: format!("m{i}"), descriptor: "()V".into(), source: None, cfg: random_cfg(rng) });
+    }
+    p
+}
+
+fn run_java(tables: &str, input: &str) -> String {
+    let tools = java_tools().expect("JDK and libasm-java are needed (scripts/deps/jvm.apt)");
+    let dir = std::env::temp_dir().join(format!("tk-vectors-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tf = dir.join("tables.txt");
+    std::fs::write(&tf, tables).unwrap();
+    let mut child = Command::new("java")
+        .arg("-cp")
+        .arg(&tools.runtime_classes)
+        .arg("tracekit.rt.VectorCheck")
+        .arg(&tf)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn rand_suffix() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+}
+
+/// One test case: method, path (nodes from ENTRY), aborted-after length.
+struct Case {
+    method: usize,
+    path: Vec<u32>,
+    aborted_after: Option<usize>,
+}
+
+fn cases(rng: &mut Rng, p: &Program, count: usize) -> Vec<Case> {
+    (0..count)
+        .map(|i| {
+            let method = rng.below(p.methods.len());
+            let cfg = &p.methods[method].cfg;
+            let len = if i % 17 == 0 { 3000 } else { 1 + rng.below(60) };
+            let path = random_path(rng, cfg, len);
+            // Abort some invocations midway: the runtime completes them along the route.
+            let aborted_after = if i % 9 == 4 && path.len() > 3 { Some(1 + rng.below(path.len() - 2)) } else { None };
+            let path = match aborted_after {
+                Some(k) => {
+                    let route = route_to_exit(cfg);
+                    let mut p2 = path[..=k].to_vec();
+                    while *p2.last().unwrap() != cfg.exit() {
+                        p2.push(route[*p2.last().unwrap() as usize]);
+                    }
+                    p2
+                }
+                None => path,
+            };
+            Case { method, path, aborted_after }
+        })
+        .collect()
+}
+
+fn java_records(p: &Program, config: &Config, cases: &[Case]) -> Vec<Record> {
+    let schemes = SchemeTables::new(p, config, None).unwrap();
+    let tables = write_tables(p, config, |id, cfg, out| schemes.rows(id, cfg, out).unwrap());
+    let mut input = String::new();
+    for c in cases {
+        let upto = c.aborted_after.map(|k| k + 1).unwrap_or(c.path.len());
+        input += &c.method.to_string();
+        for v in &c.path[1..upto] {
+            input += &format!(" {v}");
+        }
+        if c.aborted_after.is_some() {
+            input += " a";
+        }
+        input.push('\n');
+    }
+    let out: String = run_java(&tables, &input).lines().filter(|l| !l.starts_with("c ")).map(|l| format!("{l}\n")).collect();
+    let log = parse_log(&format!("tracekit-paths-log 1 scheme={} width={}\nthread 0 0 check\n{out}", config.scheme.name(), config.width)).unwrap();
+    assert_eq!(log.records.len(), cases.len());
+    log.records
+}
+
+fn values(r: &Record) -> Vec<u64> {
+    r.tokens.iter().map(|t| if let Token::Value(v) = t { *v } else { panic!("breakpoint") }).collect()
+}
+
+#[test]
+fn java_encoders_match_the_core_bit_for_bit() {
+    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let p = program(&mut rng, 12);
+    let core = core_program(&p).unwrap();
+    let cases = cases(&mut rng, &p, 400);
+    for width in [3u32, 8, 32, 64] {
+        for scheme in [Scheme::Blpp, Scheme::Pap, Scheme::Adaptracer] {
+            let config = Config { scheme, width, inc: 3, bound: 200 };
+            let records = java_records(&p, &config, &cases);
+            let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
+            for (c, r) in cases.iter().zip(&records) {
+                assert_eq!(r.aborted_after, c.aborted_after);
+                let m = MethodId(c.method as u32);
+                let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
+                let ctx = format!("{} W={width} method {} path {:?}", scheme.name(), c.method, c.path);
+                match scheme {
+                    Scheme::Blpp => {
+                        let want = Blpp::new(core.cfg(m), width).unwrap().encode(&blocks).unwrap();
+                        assert_eq!(values(r), want, "{ctx}");
+                    }
+                    Scheme::Pap => {
+                        let want: Vec<Token> = Pap::new(core.cfg(m), width)
+                            .unwrap()
+                            .encode(&blocks)
+                            .unwrap()
+                            .into_iter()
+                            .map(|i| match i {
+                                PapItem::Value(v) => Token::Value(v),
+                                PapItem::Node(b) => Token::Breakpoint(b.0),
+                            })
+                            .collect();
+                        assert_eq!(r.tokens, want, "{ctx}");
+                    }
+                    Scheme::Adaptracer => {
+                        // Non-nested invocations share the thread's counters, in order.
+                        assert!(!r.nested);
+                        let want = AdapTracer::new(&core, width).unwrap().encode(&mut model, m, &blocks).unwrap();
+                        assert_eq!(values(r), want.words, "{ctx}");
+                    }
+                    Scheme::Raw => unreachable!(),
+                }
+            }
+        }
+    }
+}
+
+/// The core crate's shared test vectors (crates/paths/testdata/vectors.json),
+/// reproduced by the Java probe classes: same traces, same final counters.
+/// Interprocedural vectors are left out: the JVM probes code each invocation
+/// on its own.
+#[test]
+fn core_shared_vectors_reproduce_in_java() {
+    use serde_json::Value;
+    use tracekit_jvm::schemes::scheme_rows;
+    use tracekit_jvm::tables::route_to_exit_of;
+    use tracekit_paths::EdgeModel;
+
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors.json");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut checked = 0;
+    for v in all["vectors"].as_array().unwrap() {
+        if v["interprocedural"] == true {
+            continue;
+        }
+        let name = v["name"].as_str().unwrap();
+        let program = tracekit_paths::Program::from_json_str(&v["cfg"].to_string(), std::path::Path::new("vectors.json")).unwrap();
+        let scheme = Scheme::parse(v["scheme"].as_str().unwrap()).unwrap();
+        let width = v["width"].as_u64().unwrap() as u32;
+        let params = AdaptiveParams { inc: v["inc"].as_u64().unwrap_or(3) as u32, bound: v["bound"].as_u64().unwrap_or(65535) as u32 };
+        let edge_model = |key: &str| {
+            let mut em = EdgeModel::new();
+            for row in v[key].as_array().into_iter().flatten() {
+                em.set_counter(row[0].as_str().unwrap(), row[1].as_str().unwrap(), row[2].as_str().unwrap(), row[3].as_u64().unwrap() as u32);
+            }
+            em
+        };
+        let model = AdaptiveModel::from_edge_model(&program, &edge_model("initial_counters"), params).unwrap();
+        let mut tables = format!("scheme {} width {width} inc {} bound {} methods {}\n", scheme.name(), params.inc, params.bound, program.len());
+        for m in program.method_ids() {
+            let cfg = program.cfg(m);
+            let succs: Vec<Vec<u32>> = cfg.blocks().map(|b| cfg.successors(b).iter().map(|w| w.0).collect()).collect();
+            tables += &format!("m {} {}\nee {} {}\nx", m.0, succs.len(), cfg.entry().0, cfg.exit().0);
+            for r in route_to_exit_of(&succs, cfg.exit().0) {
+                tables += &format!(" {r}");
+            }
+            tables.push('\n');
+            for s in &succs {
+                tables += "s";
+                for w in s {
+                    tables += &format!(" {w}");
+                }
+                tables.push('\n');
+            }
+            scheme_rows(scheme, width, cfg, m, Some(&model), &succs, &mut tables).unwrap();
+        }
+        let m = program.method_id(v["method"].as_str().unwrap()).unwrap();
+        let cfg = program.cfg(m);
+        let mut input = String::new();
+        for inv in v["invocations"].as_array().unwrap() {
+            let names: Vec<&str> = inv["path"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+            input += &m.0.to_string();
+            for n in &names[1..] {
+                input += &format!(" {}", cfg.block_id(n).unwrap().0);
+            }
+            input.push('\n');
+        }
+        let out = run_java(&tables, &input);
+        let mut lines = out.lines();
+        for (k, inv) in v["invocations"].as_array().unwrap().iter().enumerate() {
+            let line = lines.next().unwrap();
+            let got: Vec<Value> = line
+                .split(' ')
+                .skip(3)
+                .map(|t| match t.strip_prefix('@') {
+                    Some(b) => Value::from(cfg.block_name(BlockId(b.parse().unwrap()))),
+                    None => Value::from(t.parse::<u64>().unwrap()),
+                })
+                .collect();
+            assert_eq!(Value::Array(got), inv["trace"], "vector {name}, invocation {k}");
+        }
+        if scheme == Scheme::Adaptracer {
+            let want = AdaptiveModel::from_edge_model(&program, &edge_model("final_counters"), params).unwrap();
+            // No line when the method never coded a choice (its counters were never touched).
+            let got: Vec<u32> = lines.next().map(|line| line.split(' ').skip(2).map(|x| x.parse().unwrap()).collect()).unwrap_or_default();
+            let want: Vec<u32> = cfg.blocks().flat_map(|b| want.counters(m, b).to_vec()).collect();
+            assert_eq!(got, want, "vector {name}: final counters");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} vectors checked");
+}

@@ -1,0 +1,172 @@
+//! `tracekit record`: runs a command with the runtime preloaded and the
+//! context sampler beside it, then writes `recording.json`.
+
+use crate::meta::{clock_pair, monotonic_ns, realtime_ns, RecordingMeta};
+use anyhow::Context as _;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// File name of the runtime shared library.
+pub const RUNTIME_LIB: &str = "libtracekit_rt.so";
+
+/// What to record and how.
+#[derive(Debug, Clone, Default)]
+pub struct RecordOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// Command and arguments.
+    pub command: Vec<String>,
+    /// Selection (`TRACEKIT_FILTER` syntax: `module:GLOB`, `class:GLOB`, `GLOB`).
+    pub filter: Option<String>,
+    /// Per-thread buffer capacity in MiB.
+    pub buffer_mb: Option<usize>,
+    /// Event clock: `tsc` (default), `monotonic` or `order`.
+    pub clock: Option<String>,
+    /// Write thread files directly instead of through ring buffers drained by the recorder.
+    pub direct: bool,
+    /// Ring buffer capacity per thread in KiB (default 8192).
+    pub ring_kb: Option<usize>,
+    /// Wait for the drainer when a ring is full instead of dropping (and counting) events.
+    pub wait_on_overflow: bool,
+    /// Runtime library to preload (found next to the executable when `None`).
+    pub runtime: Option<PathBuf>,
+}
+
+/// How the traced command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordOutcome {
+    /// Exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// Killing signal, when it was killed.
+    pub signal: Option<i32>,
+}
+
+/// Finds the runtime library: `$TRACEKIT_RT`, else the newest of those next
+/// to (or under) the running executable's directory.
+pub fn find_runtime() -> anyhow::Result<PathBuf> {
+    if let Some(p) = std::env::var_os("TRACEKIT_RT") {
+        return Ok(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let candidates = [dir.join(RUNTIME_LIB), dir.join("deps").join(RUNTIME_LIB), dir.join("../lib").join(RUNTIME_LIB), dir.join("..").join(RUNTIME_LIB)];
+    // Several may exist in a cargo target directory (uplifted and deps/):
+    // take the newest, so a stale copy is never preloaded.
+    candidates
+        .iter()
+        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p)))
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, p)| p.clone())
+        .ok_or_else(|| anyhow::anyhow!("cannot find {RUNTIME_LIB} next to {} (build it with `cargo build -p tracekit-rt` or set TRACEKIT_RT)", exe.display()))
+}
+
+/// Removes the files of an earlier recording from `dir`.
+fn clear_recording(dir: &Path) -> anyhow::Result<()> {
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        let ours = (n.starts_with("thread-") && n.ends_with(".tkt")) || ((n.starts_with("maps-") || n.starts_with("clock-")) && n.ends_with(".txt")) || n == crate::meta::META_FILE || n == crate::meta::CONTEXT_FILE;
+        if ours {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Records `opts.command`. `sampler`, when given, is the context sampler
+/// command (a separate process; it gets the traced pid appended as
+/// `--pid N` and stops when its standard input closes).
+pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<RecordOutcome> {
+    anyhow::ensure!(!opts.command.is_empty(), "no command to record");
+    std::fs::create_dir_all(&opts.out).with_context(|| format!("{}: cannot create", opts.out.display()))?;
+    let out = std::fs::canonicalize(&opts.out)?;
+    clear_recording(&out)?;
+    let runtime = match &opts.runtime {
+        Some(r) => r.clone(),
+        None => find_runtime()?,
+    };
+    let runtime = std::fs::canonicalize(&runtime).with_context(|| format!("{}: runtime library not found", runtime.display()))?;
+    let preload = match std::env::var("LD_PRELOAD") {
+        Ok(p) if !p.is_empty() => format!("{}:{p}", runtime.display()),
+        _ => runtime.display().to_string(),
+    };
+    let first_pair = clock_pair();
+    let anchor_mono_ns = monotonic_ns();
+    let anchor_unix_ns = realtime_ns() as i64;
+    let mut cmd = Command::new(&opts.command[0]);
+    cmd.args(&opts.command[1..]).env("LD_PRELOAD", preload).env("TRACEKIT_DIR", &out);
+    if let Some(f) = &opts.filter {
+        cmd.env("TRACEKIT_FILTER", f);
+    }
+    if let Some(c) = &opts.clock {
+        cmd.env("TRACEKIT_CLOCK", c);
+    }
+    if let Some(mb) = opts.buffer_mb {
+        cmd.env("TRACEKIT_BUFFER_MB", mb.to_string());
+    }
+    let drainer = if opts.direct {
+        None
+    } else {
+        let shm = Path::new("/dev/shm");
+        let base = if shm.is_dir() { shm.to_path_buf() } else { out.clone() };
+        let ring_dir = base.join(format!(".tracekit-rings-{}-{}", std::process::id(), realtime_ns()));
+        std::fs::create_dir_all(&ring_dir).with_context(|| format!("{}: cannot create", ring_dir.display()))?;
+        cmd.env("TRACEKIT_RING_DIR", &ring_dir);
+        if let Some(kb) = opts.ring_kb {
+            cmd.env("TRACEKIT_RING_KB", kb.to_string());
+        }
+        if opts.wait_on_overflow {
+            cmd.env("TRACEKIT_OVERFLOW", "wait");
+        }
+        Some(crate::drain::Drainer::start(ring_dir, out.clone()))
+    };
+    let mut child = cmd.spawn().with_context(|| format!("cannot start {}", opts.command[0]))?;
+    let mut sampler_child = match sampler {
+        Some(mut s) => Some(
+            s.arg("--pid")
+                .arg(child.id().to_string())
+                .stdin(Stdio::piped())
+                .spawn()
+                .context("cannot start the context sampler")?,
+        ),
+        None => None,
+    };
+    let status = child.wait()?;
+    // Keep the two clock pairs at least 50 ms apart for a precise tick rate.
+    let min_end = anchor_mono_ns + 50_000_000;
+    let now = monotonic_ns();
+    if now < min_end {
+        std::thread::sleep(std::time::Duration::from_nanos(min_end - now));
+    }
+    let last_pair = clock_pair();
+    if let Some(d) = drainer {
+        d.finish().context("copying the ring buffers into the recording")?;
+    }
+    if let Some(mut s) = sampler_child.take() {
+        drop(s.stdin.take());
+        let st = s.wait()?;
+        if !st.success() {
+            eprintln!("tracekit: context sampler ended with {st}");
+        }
+    }
+    // The runtime sized each thread file at its full capacity (sparse): cut the unused tails.
+    for e in std::fs::read_dir(&out)?.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("thread-") && n.ends_with(".tkt") {
+            crate::thread_file::trim_thread_file(&e.path())?;
+        }
+    }
+    let outcome = RecordOutcome { exit_code: status.code(), signal: status.signal() };
+    RecordingMeta {
+        version: 1,
+        command: opts.command.clone(),
+        anchor_unix_ns,
+        anchor_mono_ns,
+        clock_pairs: vec![first_pair, last_pair],
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        filter: opts.filter.clone(),
+    }
+    .write(&out)?;
+    Ok(outcome)
+}

@@ -1,0 +1,45 @@
+//! Turns a tracekit [`Session`](tracekit_model::Session) and analysis results
+//! into what the timeline viewer draws, and writes the self-contained HTML
+//! report (`tracekit report NAME --html`). The web UI (`tracekit-ui`) serves
+//! the same page and asks for the same data piece by piece.
+//!
+//! - [`ViewModel`] prepares a session: call slices per thread and depth
+//!   ([`ThreadSlices`]), the span, and the small tracks as JSON metadata.
+//! - [`Level::boxes`] is the level-of-detail query: calls narrower than a
+//!   pixel are merged, so a window costs O(pixels · log calls).
+//! - [`interval_profile`] computes the profile and call tree inside a set of
+//!   intervals (a selection on the timeline, or where a condition holds).
+//! - [`ProblemView`] is a problem and its hints as the view draws them.
+//! - [`render_report`] writes the page with everything inlined, summarising
+//!   (and saying so) when there are more calls than `max_slices`.
+//!
+//! ```
+//! use tracekit_model::*;
+//! use tracekit_report::{render_report, ReportOptions, ViewModel};
+//! let mut s = Session::new("demo", Clocks::WALL);
+//! let main = s.add_thread(Thread::new(1, "main"));
+//! let m = s.methods.intern(Method::new("com/example/App", "run", "()V"));
+//! s.calls_mut(main).push(CallEvent::enter(m, 0, None));
+//! s.calls_mut(main).push(CallEvent::exit(m, 1_000, None));
+//! let html = render_report(&ViewModel::new(&s), &[], &ReportOptions::default());
+//! assert!(html.contains("com.example.App.run"));
+//! ```
+
+mod analysis;
+mod embed;
+mod html;
+mod problems;
+mod profile;
+mod report;
+mod slices;
+pub mod synthetic;
+mod view;
+
+pub use analysis::{problem_view, AnalysisSolver};
+pub use embed::{encode_threads, omission_threshold, Summary, DENSITY_BUCKETS};
+pub use html::{page, PageMode};
+pub use problems::{Hint, ProblemDef, ProblemSolver, ProblemView, ThreadInstant, TopValue};
+pub use profile::{interval_profile, normalize_intervals, IntervalProfile, ProfileRow, TreeNode, MAX_TREE_NODES};
+pub use report::{render_report, report_data, ReportOptions};
+pub use slices::{gallop, DrawBox, Level, ThreadSlices, NO_PARENT, RECURSIVE_BIT};
+pub use view::ViewModel;

@@ -1,0 +1,142 @@
+//! The view model: a session prepared for drawing (call slices per thread,
+//! the time span, the small tracks as JSON-ready metadata).
+
+use crate::slices::ThreadSlices;
+use serde::Serialize;
+use serde_json::{json, Value};
+use tracekit_model::{ContextSamples, Session};
+
+/// A session prepared for the viewer. Built once; both the HTML report and
+/// the web UI read it.
+#[derive(Debug, Clone)]
+pub struct ViewModel {
+    /// Session name.
+    pub name: String,
+    /// First and last timestamp over calls, markers and context (ns).
+    pub span: (u64, u64),
+    /// Call slices, one entry per thread (same order as the session's threads).
+    pub threads: Vec<ThreadSlices>,
+    /// Everything small enough to send whole: methods, thread names, context
+    /// and counter tracks, markers, repairs (see [`ViewModel::meta`]).
+    meta: Value,
+}
+
+/// Per-thread facts sent with the metadata.
+#[derive(Debug, Serialize)]
+struct ThreadMeta {
+    name: String,
+    tid: u32,
+    depth: usize,
+    calls: usize,
+}
+
+impl ViewModel {
+    /// Prepares `session` for drawing.
+    pub fn new(session: &Session) -> ViewModel {
+        let nm = session.methods.len();
+        let threads: Vec<ThreadSlices> = session.thread_calls().map(|(_, _, c)| ThreadSlices::build(c, nm)).collect();
+        let (mut lo, mut hi) = session.time_span().unwrap_or((u64::MAX, 0));
+        for t in &session.context {
+            if let (Some(&a), Some(&b)) = (t.times.first(), t.times.last()) {
+                lo = lo.min(a.max(0) as u64);
+                hi = hi.max(b.max(0) as u64);
+            }
+        }
+        for c in &session.counters {
+            if let (Some(&a), Some(&b)) = (c.times.first(), c.times.last()) {
+                lo = lo.min(a.max(0) as u64);
+                hi = hi.max(b.max(0) as u64);
+            }
+        }
+        if lo > hi {
+            (lo, hi) = (0, 1);
+        }
+        if hi == lo {
+            hi = lo + 1;
+        }
+        let thread_meta: Vec<ThreadMeta> = session
+            .threads
+            .iter()
+            .zip(&threads)
+            .map(|(t, s)| ThreadMeta { name: t.label(), tid: t.tid, depth: s.depth(), calls: s.call_count() })
+            .collect();
+        let methods: Vec<Value> = session
+            .methods
+            .iter()
+            .map(|(_, m)| json!({"name": m.qualified_name(), "sig": m.signature}))
+            .collect();
+        let context: Vec<Value> = session
+            .context
+            .iter()
+            .map(|t| {
+                let values = match &t.samples {
+                    ContextSamples::Int(v) => json!(v),
+                    ContextSamples::Long(v) => json!(v),
+                    ContextSamples::Float(v) => json!(v),
+                    ContextSamples::Double(v) => json!(v),
+                    ContextSamples::String(v) => json!(v),
+                };
+                json!({"label": t.label, "type": t.kind().name(), "unit": t.unit, "times": t.times, "values": values})
+            })
+            .collect();
+        let counters: Vec<Value> = session
+            .counters
+            .iter()
+            .map(|c| json!({"name": c.name, "unit": c.unit, "times": c.times, "values": c.values}))
+            .collect();
+        let markers: Vec<Value> =
+            session.markers.iter().map(|m| json!({"ts": m.ts_ns, "thread": m.thread.0, "name": m.name})).collect();
+        let meta = json!({
+            "name": session.name,
+            "clocks": session.clocks.name(),
+            "hasCpu": session.clocks.thread_cpu,
+            "span": [lo, hi],
+            "methods": methods,
+            "threads": thread_meta,
+            "context": context,
+            "counters": counters,
+            "markers": markers,
+            "repairs": session.repairs,
+            "lostEvents": session.lost_events,
+            "totalCalls": threads.iter().map(ThreadSlices::call_count).sum::<usize>(),
+        });
+        ViewModel { name: session.name.clone(), span: (lo, hi), threads, meta }
+    }
+
+    /// Metadata as JSON: name, clocks, span, methods, threads, context and
+    /// counter tracks, markers, repairs, total calls.
+    pub fn meta(&self) -> &Value {
+        &self.meta
+    }
+
+    /// Total number of calls over all threads.
+    pub fn call_count(&self) -> usize {
+        self.threads.iter().map(ThreadSlices::call_count).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracekit_model::*;
+
+    #[test]
+    fn meta_lists_tracks_and_span() {
+        let mut s = Session::new("m", Clocks::WALL);
+        let t = s.add_thread(Thread::new(3, "main"));
+        let f = s.methods.intern(Method::new("a/B", "f", "()V"));
+        s.calls_mut(t).push(CallEvent::enter(f, 100, None));
+        s.calls_mut(t).push(CallEvent::exit(f, 200, None));
+        let mut c = ContextTrack::new("Battery", ContextType::Float);
+        c.push(50, ContextValue::Float(0.5));
+        c.push(300, ContextValue::Float(0.25));
+        s.context.push(c);
+        let v = ViewModel::new(&s);
+        assert_eq!(v.span, (50, 300));
+        assert_eq!(v.meta()["threads"][0]["name"], "main");
+        assert_eq!(v.meta()["methods"][0]["name"], "a.B.f");
+        assert_eq!(v.meta()["context"][0]["values"][1], 0.25);
+        assert_eq!(v.meta()["context"][0]["type"], "float");
+        assert_eq!(v.call_count(), 1);
+    }
+}

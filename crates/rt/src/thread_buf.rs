@@ -1,0 +1,316 @@
+//! Per-thread trace buffers, written with plain stores: nothing on the fast
+//! path locks or calls the kernel.
+//!
+//! Two layouts share one fast path (`w` counts bytes written; a record goes
+//! to `base + (w & mask)` while `w + 16 <= limit`):
+//! - **ring** (under `tracekit record`, `TRACEKIT_RING_DIR` set): a small
+//!   shared ring that stays warm in memory. The writer stores the payload,
+//!   then the non-zero first word; the recorder copies records up to the
+//!   first zero word, zeroes what it copied and publishes its read position.
+//!   When the ring is full the event is dropped and counted, or with
+//!   `TRACEKIT_OVERFLOW=wait` the writer waits for the recorder (giving up,
+//!   and counting, after one second without progress).
+//! - **direct** (no recorder): the thread file itself, sized at its full
+//!   capacity (sparse) and populated a chunk ahead of the writer; events past
+//!   the capacity are dropped and counted.
+
+use crate::clock;
+use crate::process;
+use std::cell::Cell;
+use std::sync::atomic::{compiler_fence, AtomicU64, Ordering};
+use tracekit_rt_format::{off, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, VERSION};
+
+/// Bytes populated ahead of the writer at a time (direct layout).
+const CHUNK: usize = 1 << 20;
+
+const UNINIT: u8 = 0;
+const ACTIVE: u8 = 1;
+const BUSY: u8 = 2;
+const FAILED: u8 = 3;
+
+/// The calling thread's buffer.
+pub struct ThreadBuf {
+    /// Bytes written so far.
+    w: Cell<u64>,
+    /// Writing may go on while `w + len <= limit`.
+    limit: Cell<u64>,
+    /// Address of the data area.
+    base: Cell<usize>,
+    /// Ring: capacity − 1; direct: all ones.
+    mask: Cell<u64>,
+    /// Capacity of the data area in bytes.
+    cap: Cell<u64>,
+    /// Direct layout: bytes populated so far.
+    populated: Cell<u64>,
+    header: Cell<usize>,
+    ring: Cell<bool>,
+    state: Cell<u8>,
+    pending_lost: Cell<u64>,
+}
+
+thread_local! {
+    static BUF: ThreadBuf = const {
+        ThreadBuf {
+            w: Cell::new(0),
+            limit: Cell::new(0),
+            base: Cell::new(0),
+            mask: Cell::new(0),
+            cap: Cell::new(0),
+            populated: Cell::new(0),
+            header: Cell::new(0),
+            ring: Cell::new(false),
+            state: Cell::new(UNINIT),
+            pending_lost: Cell::new(0),
+        }
+    };
+}
+
+fn header_u64(h: usize, o: usize) -> &'static AtomicU64 {
+    // SAFETY: the header is mapped for the life of the process and 8-aligned.
+    unsafe { &*((h + o) as *const AtomicU64) }
+}
+
+/// Appends one 16-byte record (the fast path of every call event).
+#[inline(always)]
+pub fn append(word0: u64, payload: u64) {
+    let _ = BUF.try_with(|b| {
+        let w = b.w.get();
+        if w + RECORD_SIZE as u64 <= b.limit.get() {
+            // Reserve first: a signal handler that traces between here and
+            // the stores below writes after this slot, never over it.
+            b.w.set(w + RECORD_SIZE as u64);
+            compiler_fence(Ordering::SeqCst);
+            let p = b.base.get() + (w & b.mask.get()) as usize;
+            // SAFETY: p..p+16 lies inside our data area (records are 16-aligned
+            // and the ring capacity is a multiple of 16).
+            unsafe {
+                ((p + 8) as *mut u64).write(payload);
+                compiler_fence(Ordering::SeqCst);
+                (p as *mut u64).write(word0);
+            }
+        } else {
+            append_slow(b, word0, &payload.to_le_bytes(), false);
+        }
+    });
+}
+
+/// Appends an extended event: a header record then `body` padded to 16 bytes.
+pub fn append_ext(word0: u64, body: &[u8]) {
+    let _ = BUF.try_with(|b| append_slow(b, word0, body, true));
+}
+
+#[cold]
+fn append_slow(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool) {
+    match b.state.get() {
+        UNINIT => {
+            b.state.set(BUSY);
+            match create(b) {
+                Ok(()) => b.state.set(ACTIVE),
+                Err(e) => {
+                    b.state.set(FAILED);
+                    process::warn_once(&format!("cannot create thread trace file: {e}"));
+                }
+            }
+            if b.state.get() != ACTIVE {
+                return;
+            }
+        }
+        ACTIVE => {}
+        BUSY => {
+            b.pending_lost.set(b.pending_lost.get() + 1);
+            return;
+        }
+        _ => return,
+    }
+    let need = if ext { RECORD_SIZE + tracekit_rt_format::padded(payload.len()) } else { RECORD_SIZE } as u64;
+    if need > b.cap.get() / 2 {
+        add_lost(b, 1);
+        return;
+    }
+    // A ring record may not straddle the end: pad up to it first.
+    if b.ring.get() {
+        let at = b.w.get() & b.mask.get();
+        if at + need > b.cap.get() {
+            let pad = b.cap.get() - at;
+            if !make_room(b, pad + need) {
+                add_lost(b, 1);
+                return;
+            }
+            write_record(b, KIND_PAD, &(pad - RECORD_SIZE as u64).to_le_bytes(), false, pad);
+        }
+    }
+    if !make_room(b, need) {
+        add_lost(b, 1);
+        return;
+    }
+    write_record(b, word0, payload, ext, need);
+}
+
+fn write_record(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool, len: u64) {
+    let w = b.w.get();
+    b.w.set(w + len);
+    compiler_fence(Ordering::SeqCst);
+    let p = b.base.get() + (w & b.mask.get()) as usize;
+    // SAFETY: p..p+len is inside the data area and reserved for us.
+    unsafe {
+        if ext {
+            ((p + 8) as *mut u64).write(payload.len() as u64);
+            std::ptr::copy_nonoverlapping(payload.as_ptr(), (p + RECORD_SIZE) as *mut u8, payload.len());
+        } else {
+            ((p + 8) as *mut u64).write(u64::from_le_bytes(payload.try_into().unwrap_or([0; 8])));
+        }
+        compiler_fence(Ordering::SeqCst);
+        (p as *mut u64).write(word0);
+    }
+}
+
+/// Makes `need` bytes writable after `w`; false when they cannot be.
+fn make_room(b: &ThreadBuf, need: u64) -> bool {
+    let want = b.w.get() + need;
+    if want <= b.limit.get() {
+        return true;
+    }
+    if b.ring.get() {
+        let read = header_u64(b.header.get(), off::READ_POS);
+        let mut limit = read.load(Ordering::Acquire) + b.cap.get();
+        if want > limit && process::wait_on_overflow() {
+            let mut last = read.load(Ordering::Acquire);
+            let mut idle_ms = 0;
+            while want > limit && idle_ms < 5000 {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                let now = read.load(Ordering::Acquire);
+                if now == last {
+                    idle_ms += 1; // ~1 ms per idle round (200 µs sleep, rounded up by the scheduler)
+                } else {
+                    idle_ms = 0;
+                    last = now;
+                }
+                limit = now + b.cap.get();
+            }
+        }
+        b.limit.set(limit);
+        want <= limit
+    } else {
+        if want > b.cap.get() {
+            return false;
+        }
+        let start = b.populated.get();
+        let end = (want.max(start + CHUNK as u64)).min(b.cap.get());
+        populate(b.base.get() + start as usize, (end - start) as usize);
+        b.populated.set(end);
+        b.limit.set(end);
+        true
+    }
+}
+
+fn populate(addr: usize, len: usize) {
+    const MADV_POPULATE_WRITE: libc::c_int = 23;
+    // SAFETY: the range lies inside our own mapping.
+    let r = unsafe { libc::madvise(addr as *mut libc::c_void, len, MADV_POPULATE_WRITE) };
+    if r != 0 {
+        // Older kernels: fault the pages in by hand.
+        let mut a = addr;
+        while a < addr + len {
+            // SAFETY: inside our mapping; the page is still all zeros.
+            unsafe { (a as *mut u8).write_volatile(0) };
+            a += 4096;
+        }
+    }
+}
+
+fn add_lost(b: &ThreadBuf, n: u64) {
+    let h = b.header.get();
+    if h != 0 {
+        header_u64(h, off::LOST).fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+fn create(b: &ThreadBuf) -> std::io::Result<()> {
+    let cfg = process::config().ok_or_else(|| std::io::Error::other("tracing not configured"))?;
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+    let pid = process::pid();
+    let (path, cap, ring) = match (&cfg.ring_dir, cfg.ring_bytes) {
+        (Some(dir), cap) => (dir.join(tracekit_rt_format::ring_file_name(pid, tid, process::image())), cap, true),
+        (None, _) => (cfg.dir.join(tracekit_rt_format::thread_file_name(pid, tid, process::image())), cfg.buffer_bytes, false),
+    };
+    let total = HEADER_SIZE + cap;
+    let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path)?;
+    file.set_len(total as u64)?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: mapping a file we just sized; MAP_SHARED keeps stores in the page cache.
+    let base = unsafe {
+        libc::mmap(std::ptr::null_mut(), total, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+    };
+    if base == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    let h = base as usize;
+    // SAFETY: writing the header inside the fresh mapping.
+    unsafe {
+        let put32 = |o: usize, v: u32| ((h + o) as *mut u32).write_unaligned(v);
+        let put64 = |o: usize, v: u64| ((h + o) as *mut u64).write_unaligned(v);
+        put32(off::VERSION, VERSION);
+        put32(off::HEADER_SIZE, HEADER_SIZE as u32);
+        put32(off::PID, pid);
+        put32(off::TID, tid);
+        put32(off::PPID, libc::getppid() as u32);
+        put32(off::CLOCK, clock::kind());
+        put64(off::IMAGE, process::image());
+        put64(off::CAPACITY, cap as u64);
+        put64(off::CLOCK_AT_CREATE, clock::now());
+        put64(off::MONO_AT_CREATE, clock::monotonic_ns());
+        put64(off::REAL_AT_CREATE, clock::realtime_ns());
+        put32(off::RING, ring as u32);
+        let parent = process::take_forked_from();
+        if parent != 0 {
+            put32(off::FORKED_FROM_TID, parent);
+            put64(off::FORK_CLOCK, clock::now());
+        }
+        let name = thread_name(tid);
+        let n = name.len().min(15);
+        std::ptr::copy_nonoverlapping(name.as_ptr(), (h + off::NAME) as *mut u8, n);
+        // The magic goes last: a reader never sees a half-written header.
+        compiler_fence(Ordering::SeqCst);
+        std::ptr::copy_nonoverlapping(MAGIC.as_ptr(), (h + off::MAGIC) as *mut u8, 8);
+    }
+    b.header.set(h);
+    b.base.set(h + HEADER_SIZE);
+    b.cap.set(cap as u64);
+    b.w.set(0);
+    b.populated.set(0);
+    b.ring.set(ring);
+    if ring {
+        b.mask.set(cap as u64 - 1);
+        b.limit.set(cap as u64);
+        populate(h + HEADER_SIZE, cap);
+    } else {
+        b.mask.set(u64::MAX);
+        b.limit.set(0);
+    }
+    add_lost(b, b.pending_lost.replace(0));
+    Ok(())
+}
+
+fn thread_name(tid: u32) -> Vec<u8> {
+    std::fs::read(format!("/proc/self/task/{tid}/comm"))
+        .map(|mut v| {
+            while v.last() == Some(&b'\n') {
+                v.pop();
+            }
+            v
+        })
+        .unwrap_or_default()
+}
+
+/// Forgets the calling thread's buffer (after `fork`, in the child, so the
+/// child writes its own file instead of its parent's).
+pub fn reset_after_fork() {
+    let _ = BUF.try_with(|b| {
+        b.w.set(0);
+        b.limit.set(0);
+        b.header.set(0);
+        b.pending_lost.set(0);
+        b.state.set(UNINIT);
+    });
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Native recorder benchmarks (issue 4), measured side by side in one run:
+#  1. ns per traced call (entry + exit) on a tight loop: tracekit against
+#     uftrace on the same binary, plus an unselected function and a process
+#     where tracing is off;
+#  2. 8 threads x 10 M calls: every event is recorded or counted as lost;
+#  3. the context sampler's CPU cost at a 10 Hz period.
+# Figures are medians over RUNS runs (default 5). The loop reports its own
+# thread-CPU time per call, so time spent descheduled on a busy machine does
+# not count; the overhead of a tool is its median minus the untraced median.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=${RUNS:-5}
+N=${N:-10000000}
+THREADS_N=${THREADS_N:-10000000}
+SAMPLER_SECONDS=${SAMPLER_SECONDS:-20}
+
+cargo build --release -q -p tracekit -p tracekit-rt
+T=$PWD/target/release/tracekit
+RT=$PWD/target/release/libtracekit_rt.so
+W=$(mktemp -d /tmp/tracekit-bench-native.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cc -O2 -finstrument-functions -pthread -o "$W/loop" scripts/bench/native_loop.c
+
+cpu_of() { awk '/cpu_ns_per_call/ {print $2}'; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+declare -A samples
+for r in $(seq "$RUNS"); do
+  samples[untraced]+="$("$W/loop" "$N" | cpu_of) "
+  samples[disabled]+="$(LD_PRELOAD=$RT "$W/loop" "$N" | cpu_of) "
+  samples[tracekit]+="$("$T" record --context none -o "$W/rec" -- "$W/loop" "$N" 2>/dev/null | cpu_of) "
+  samples[tracekit_order]+="$("$T" record --clock order --context none -o "$W/rec" -- "$W/loop" "$N" 2>/dev/null | cpu_of) "
+  samples[unselected]+="$("$T" record --filter main --context none -o "$W/rec" -- "$W/loop" "$N" 2>/dev/null | cpu_of) "
+  samples[uftrace]+="$(uftrace record -d "$W/uftrace.data" "$W/loop" "$N" | cpu_of) "
+done
+
+echo "== ns per call (thread CPU), $N calls, median of $RUNS runs"
+base=$(echo "${samples[untraced]}" | tr ' ' '\n' | grep . | median)
+printf "%-34s %10s %12s   %s\n" "configuration" "median" "overhead" "runs"
+for k in untraced disabled unselected tracekit_order tracekit uftrace; do
+  m=$(echo "${samples[$k]}" | tr ' ' '\n' | grep . | median)
+  over=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", a - b}')
+  printf "%-34s %10s %12s   %s\n" "$k" "$m" "$over" "${samples[$k]}"
+  declare "over_$k=$over"
+done
+awk -v t="$over_tracekit" -v u="$over_uftrace" 'BEGIN {printf "uftrace / tracekit overhead: %.1fx\n", u / t}'
+
+echo
+echo "== 8 threads x $THREADS_N calls: recorded + lost must equal $((2 + 2 * 8 * THREADS_N))"
+for overflow in drop wait; do
+  out=$("$T" record --overflow "$overflow" --context none -o "$W/rec8" -- "$W/loop" "$THREADS_N" 8 2>/dev/null)
+  total=$("$T" replay "$W/rec8" --stats | tail -1)
+  echo "overflow=$overflow: $total; loop: $out"
+  rec=$(echo "$total" | awk '{print $2}'); lost=$(echo "$total" | awk '{print $5}')
+  if [ $((rec + lost)) -ne $((2 + 2 * 8 * THREADS_N)) ]; then echo "MISMATCH: uncounted loss"; exit 1; fi
+  rm -rf "$W/rec8"
+done
+
+echo
+echo "== context sampler at 10 Hz for $SAMPLER_SECONDS s (all sources)"
+for r in $(seq 3); do
+  sleep "$SAMPLER_SECONDS" | "$T" context-sampler --out "$W/ctx.jsonl" --sources cpu,memory,network,battery,screen,thermal,cpufreq \
+      --period-ms 100 --proc-root /proc --sys-root /sys --pid $$ &
+  pid=$!
+  sleep 1
+  spid=$(pgrep -n -f "context-sampler --out $W/ctx.jsonl" || true)
+  ticks=0
+  while kill -0 "$spid" 2>/dev/null; do
+    ticks=$(awk '{print $14 + $15}' "/proc/$spid/stat" 2>/dev/null || echo "$ticks")
+    sleep 0.5
+  done
+  wait "$pid" || true
+  hz=$(getconf CLK_TCK)
+  lines=$(wc -l <"$W/ctx.jsonl")
+  awk -v t="$ticks" -v hz="$hz" -v s="$SAMPLER_SECONDS" -v l="$lines" \
+    'BEGIN {printf "run: %.2f%% of one core (%d ticks of 1/%d s over %d s, %d lines)\n", 100 * t / hz / s, t, hz, s, l}'
+done
