@@ -14,6 +14,7 @@ RUNS=${RUNS:-5}
 N=${N:-10000000}
 THREADS_N=${THREADS_N:-10000000}
 SAMPLER_SECONDS=${SAMPLER_SECONDS:-20}
+PARTS=${PARTS:-calls,threads,sampler}   # which sections to run
 
 cargo build --release -q -p tracekit -p tracekit-rt
 T=$PWD/target/release/tracekit
@@ -25,6 +26,7 @@ cc -O2 -finstrument-functions -pthread -o "$W/loop" scripts/bench/native_loop.c
 cpu_of() { awk '/cpu_ns_per_call/ {print $2}'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
+if [[ ,$PARTS, == *,calls,* ]]; then
 declare -A samples
 for r in $(seq "$RUNS"); do
   samples[untraced]+="$("$W/loop" "$N" | cpu_of) "
@@ -45,7 +47,9 @@ for k in untraced disabled unselected tracekit_order tracekit uftrace; do
   declare "over_$k=$over"
 done
 awk -v t="$over_tracekit" -v u="$over_uftrace" 'BEGIN {printf "uftrace / tracekit overhead: %.1fx\n", u / t}'
+fi
 
+if [[ ,$PARTS, == *,threads,* ]]; then
 echo
 echo "== 8 threads x $THREADS_N calls: recorded + lost must equal $((2 + 2 * 8 * THREADS_N))"
 for overflow in drop wait; do
@@ -56,7 +60,9 @@ for overflow in drop wait; do
   if [ $((rec + lost)) -ne $((2 + 2 * 8 * THREADS_N)) ]; then echo "MISMATCH: uncounted loss"; exit 1; fi
   rm -rf "$W/rec8"
 done
+fi
 
+if [[ ,$PARTS, == *,sampler,* ]]; then
 echo
 echo "== context sampler at 10 Hz for $SAMPLER_SECONDS s (all sources)"
 for r in $(seq 3); do
@@ -76,3 +82,4 @@ for r in $(seq 3); do
   awk -v t="$ticks" -v hz="$hz" -v s="$SAMPLER_SECONDS" -v l="$lines" \
     'BEGIN {printf "run: %.2f%% of one core (%d ticks of 1/%d s over %d s, %d lines)\n", 100 * t / hz / s, t, hz, s, l}'
 done
+fi

@@ -107,13 +107,13 @@ impl Browser {
                 }
             }
         });
-        let url = match rx.recv_timeout(Duration::from_secs(30)) {
+        let url = match rx.recv_timeout(Duration::from_secs(90)) {
             Ok(u) => u,
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 let log = errors.lock().map(|l| l.join("\n")).unwrap_or_default();
-                return Err(format!("chromium printed no DevTools address within 30 s:\n{log}"));
+                return Err(format!("chromium printed no DevTools address within 90 s:\n{log}"));
             }
         };
         let rest = url.trim_start_matches("ws://");
@@ -217,19 +217,36 @@ impl Browser {
     /// A mouse event at viewport coordinates: `kind` is `mousePressed`,
     /// `mouseReleased` or `mouseMoved`.
     pub fn mouse(&mut self, kind: &str, x: f64, y: f64) -> Result<()> {
-        let button = if kind == "mouseMoved" { "none" } else { "left" };
-        self.call("Input.dispatchMouseEvent", json!({"type": kind, "x": x, "y": y, "button": button, "clickCount": 1}))
-            .map(|_| ())
+        self.mouse_with(kind, x, y, 0)
+    }
+
+    /// A mouse event with modifier keys held (DevTools bits: Alt 1, Ctrl 2,
+    /// Meta 4, Shift 8).
+    pub fn mouse_with(&mut self, kind: &str, x: f64, y: f64, modifiers: u32) -> Result<()> {
+        let (button, buttons) = match kind {
+            "mouseMoved" => ("none", 0),
+            _ => ("left", 1),
+        };
+        self.call(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "clickCount": 1, "modifiers": modifiers}),
+        )
+        .map(|_| ())
     }
 
     /// Drags with the left button from `(x0, y)` to `(x1, y)`.
     pub fn drag(&mut self, x0: f64, x1: f64, y: f64) -> Result<()> {
-        self.mouse("mouseMoved", x0, y)?;
-        self.mouse("mousePressed", x0, y)?;
+        self.drag_with(x0, x1, y, 0)
+    }
+
+    /// Drags with the left button and modifier keys held (see [`Browser::mouse_with`]).
+    pub fn drag_with(&mut self, x0: f64, x1: f64, y: f64, modifiers: u32) -> Result<()> {
+        self.mouse_with("mouseMoved", x0, y, modifiers)?;
+        self.mouse_with("mousePressed", x0, y, modifiers)?;
         for k in 1..=5 {
-            self.mouse("mouseMoved", x0 + (x1 - x0) * k as f64 / 5.0, y)?;
+            self.mouse_with("mouseMoved", x0 + (x1 - x0) * k as f64 / 5.0, y, modifiers)?;
         }
-        self.mouse("mouseReleased", x1, y)
+        self.mouse_with("mouseReleased", x1, y, modifiers)
     }
 
     /// Presses and releases a key (`"w"`, `"ArrowLeft"`, …).

@@ -518,3 +518,84 @@ fn a_damaged_block_log_is_reported_with_file_and_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bad_profile_or_arch_is_refused_before_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.profile");
+    std::fs::write(&bad, "profile bad\nisa x\n").unwrap();
+    let dir = tmp.path().join("run");
+    let prog = workload("x86_64", "fork");
+    let out = tracekit(&[
+        "emu",
+        "run",
+        "--arch",
+        "x86_64",
+        "--profile",
+        bad.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--",
+        prog.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.profile"));
+    assert!(!dir.join("raw").exists(), "nothing ran");
+    let out = tracekit(&[
+        "emu",
+        "run",
+        "--arch",
+        "arm",
+        "-o",
+        dir.to_str().unwrap(),
+        "--",
+        prog.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not arm"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn estimate_can_take_the_instruction_count_from_a_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
+        .status
+        .success());
+    let out = tracekit(&[
+        "emu",
+        "estimate",
+        "--freq-ghz",
+        "2",
+        "--power-w",
+        "1",
+        "--cpi",
+        "1.5",
+        "--base-instructions",
+        "100",
+        "--base-misses",
+        "0",
+        "--mem-access-nj",
+        "2.61",
+        "--run",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // fork-x86_64.S: parent 214 + child 606 instructions.
+    assert_eq!(v["time_s"].as_f64(), Some(1.5 * 820.0 / 2e9));
+    assert_eq!(
+        v["power_w"].as_f64(),
+        Some(1.0),
+        "no misses, no memory power"
+    );
+}

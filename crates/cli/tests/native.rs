@@ -13,12 +13,15 @@ use std::process::Command;
 
 /// Names of the functions a module defines (demangled, without parameters).
 fn defined_functions(module: &Path) -> BTreeSet<String> {
-    let text = run(Command::new("nm").args(["-C", "--defined-only"]).arg(module));
+    let text = run(Command::new("nm")
+        .args(["-C", "--defined-only"])
+        .arg(module));
     text.lines()
         .filter_map(|l| {
             let mut f = l.splitn(3, ' ');
             let (_, kind, name) = (f.next()?, f.next()?, f.next()?);
-            matches!(kind, "t" | "T" | "W").then(|| name.split('(').next().unwrap_or(name).to_owned())
+            matches!(kind, "t" | "T" | "W")
+                .then(|| name.split('(').next().unwrap_or(name).to_owned())
         })
         .collect()
 }
@@ -28,8 +31,17 @@ type Sequences = Vec<Vec<(usize, String)>>;
 /// tracekit: per thread, the entered functions with their depth.
 fn tracekit_sequences(dir: &Path, cmd: &[&str], cwd: &Path) -> Sequences {
     let rec = dir.join("rec");
-    run(Command::new(TRACEKIT).args(["record", "--context", "none", "-o"]).arg(&rec).arg("--").args(cmd).current_dir(cwd));
-    let json: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&rec).arg("--json"))).unwrap();
+    run(Command::new(TRACEKIT)
+        .args(["record", "--context", "none", "-o"])
+        .arg(&rec)
+        .arg("--")
+        .args(cmd)
+        .current_dir(cwd));
+    let json: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
+        .arg("replay")
+        .arg(&rec)
+        .arg("--json")))
+    .unwrap();
     let mut by_task: BTreeMap<(u64, u64), Vec<(usize, String)>> = BTreeMap::new();
     for e in json["events"].as_array().unwrap() {
         for key in ["pid", "tid", "ts_ns", "kind", "name", "depth"] {
@@ -37,7 +49,10 @@ fn tracekit_sequences(dir: &Path, cmd: &[&str], cwd: &Path) -> Sequences {
         }
         if e["kind"] == "enter" {
             let task = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
-            by_task.entry(task).or_default().push((e["depth"].as_u64().unwrap() as usize, e["name"].as_str().unwrap().to_owned()));
+            by_task.entry(task).or_default().push((
+                e["depth"].as_u64().unwrap() as usize,
+                e["name"].as_str().unwrap().to_owned(),
+            ));
         }
     }
     let mut v: Sequences = by_task.into_values().collect();
@@ -47,14 +62,30 @@ fn tracekit_sequences(dir: &Path, cmd: &[&str], cwd: &Path) -> Sequences {
 
 /// uftrace: per task, the entered functions the program defines, with their
 /// depth counted in such functions only (uftrace also shows library calls).
-fn uftrace_sequences(dir: &Path, cmd: &[&str], cwd: &Path, defined: &BTreeSet<String>) -> Sequences {
+fn uftrace_sequences(
+    dir: &Path,
+    cmd: &[&str],
+    cwd: &Path,
+    defined: &BTreeSet<String>,
+) -> Sequences {
     let data = dir.join("uftrace.data");
-    run(Command::new("uftrace").arg("record").arg("-d").arg(&data).args(cmd).current_dir(cwd));
-    let text = run(Command::new("uftrace").arg("replay").arg("-d").arg(&data).args(["--no-pager", "--no-event", "-f", "tid"]));
+    run(Command::new("uftrace")
+        .arg("record")
+        .arg("-d")
+        .arg(&data)
+        .args(cmd)
+        .current_dir(cwd));
+    let text = run(Command::new("uftrace")
+        .arg("replay")
+        .arg("-d")
+        .arg(&data)
+        .args(["--no-pager", "--no-event", "-f", "tid"]));
     let mut frames: BTreeMap<u64, Vec<Option<String>>> = BTreeMap::new();
     let mut by_task: BTreeMap<u64, Vec<(usize, String)>> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let Some((tid, rest)) = line.split_once("] | ") else { continue };
+        let Some((tid, rest)) = line.split_once("] | ") else {
+            continue;
+        };
         let tid: u64 = tid.trim().trim_start_matches('[').trim().parse().unwrap();
         let depth = (rest.len() - rest.trim_start().len()) / 2;
         let body = rest.trim();
@@ -68,7 +99,10 @@ fn uftrace_sequences(dir: &Path, cmd: &[&str], cwd: &Path, defined: &BTreeSet<St
         let kept_depth = st.iter().filter(|f| f.is_some()).count();
         let keep = defined.contains(&name);
         if keep {
-            by_task.entry(tid).or_default().push((kept_depth, name.clone()));
+            by_task
+                .entry(tid)
+                .or_default()
+                .push((kept_depth, name.clone()));
         }
         if body.ends_with('{') {
             st.push(keep.then_some(name));
@@ -98,7 +132,10 @@ fn compare_with_uftrace(tag: &str, source: &str, args: &[&str]) {
     let ours = tracekit_sequences(&dir, &cmd, &dir);
     let theirs = uftrace_sequences(&dir, &cmd, &dir, &defined);
     assert!(!theirs.is_empty(), "uftrace recorded nothing for {tag}");
-    assert_eq!(ours, theirs, "{tag}: tracekit (left) and uftrace (right) disagree");
+    assert_eq!(
+        ours, theirs,
+        "{tag}: tracekit (left) and uftrace (right) disagree"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -14,7 +14,11 @@ fn events(v: &Value) -> &Vec<Value> {
 }
 
 fn names_of(v: &Value, kind: &str) -> Vec<String> {
-    events(v).iter().filter(|e| e["kind"] == kind).map(|e| e["name"].as_str().unwrap().to_owned()).collect()
+    events(v)
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -29,23 +33,55 @@ fn explicit_object_proxy_stub_and_marker_events() {
     assert_eq!(names_of(&v, "marker"), vec!["brb"]);
     assert!(names_of(&v, "enter").contains(&"CallManager.Dial".to_string()));
     // The proxy call nests inside Dial, which nests inside main.
-    let proxy = events(&v).iter().find(|e| e["kind"] == "proxy_sync").unwrap();
+    let proxy = events(&v)
+        .iter()
+        .find(|e| e["kind"] == "proxy_sync")
+        .unwrap();
     assert_eq!(proxy["depth"], 2);
     let stub = events(&v).iter().find(|e| e["kind"] == "stub").unwrap();
-    assert_ne!(stub["pid"], proxy["pid"], "the stub runs in the child process");
+    assert_ne!(
+        stub["pid"], proxy["pid"],
+        "the stub runs in the child process"
+    );
 
     // Object trace conversion, and the diagram drawn from it and from the recording agree.
     let otr = dir.join("ipc.otr");
-    run(Command::new(TRACEKIT).arg("convert").arg(dir.join("rec")).args(["--to", "objtrace", "-o"]).arg(&otr));
+    run(Command::new(TRACEKIT)
+        .arg("convert")
+        .arg(dir.join("rec"))
+        .args(["--to", "objtrace", "-o"])
+        .arg(&otr));
     let text = std::fs::read_to_string(&otr).unwrap();
-    assert!(text.lines().any(|l| l.starts_with("P ") && l.ends_with("RadioProxy IRadio Connect")), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("S ") && l.ends_with("RadioStub IRadio Connect")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("P ") && l.ends_with("RadioProxy IRadio Connect")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("S ") && l.ends_with("RadioStub IRadio Connect")),
+        "{text}"
+    );
     let from_rec = run(Command::new(TRACEKIT).arg("seqdiag").arg(dir.join("rec")));
     let from_otr = run(Command::new(TRACEKIT).arg("seqdiag").arg(&otr));
     assert_eq!(from_rec, from_otr);
     assert!(from_otr.contains("p2 -> p3 : IRadio.Connect"), "{from_otr}");
-    let svg = run(Command::new(TRACEKIT).arg("seqdiag").arg(&otr).args(["--format", "svg"]));
+    let svg = run(Command::new(TRACEKIT)
+        .arg("seqdiag")
+        .arg(&otr)
+        .args(["--format", "svg"]));
     assert!(svg.starts_with("<svg") && svg.contains("RadioStub"));
+    // The typed context sample recorded through the C API is a context track.
+    let ctx: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("context").arg(dir.join("rec")).args(["--at", "1000000", "--json"]))).unwrap();
+    let item = ctx["context"].as_array().unwrap().iter().find(|c| c["label"] == "Signal strength").cloned();
+    assert_eq!(item.map(|c| c["value"].clone()), Some(serde_json::json!(3)), "{ctx}");
+    // The big-red-button marker is a problem occurrence for the foundation's analysis.
+    let problems = run(Command::new(TRACEKIT).arg("problems").arg(dir.join("rec")).arg("--brb"));
+    assert!(problems.contains("1 occurrence"), "{problems}");
+    // Selection by class keeps only the matching objects' events.
+    let v = record_and_replay(&dir.join("cls"), &["--filter", "class:Radio*"], &[exe.to_str().unwrap(), "ok"]);
+    assert_eq!(names_of(&v, "create"), vec!["RadioProxy"]);
+    assert_eq!(names_of(&v, "stub"), vec!["RadioStub.Connect"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -54,11 +90,19 @@ fn seqdiag_reports_a_deadlock_between_processes() {
     let dir = work_dir("deadlock");
     let exe = build(&dir, "ipc.c", &[]);
     record_and_replay(&dir.join("rec"), &[], &[exe.to_str().unwrap(), "deadlock"]);
-    let out = Command::new(TRACEKIT).arg("seqdiag").arg(dir.join("rec")).args(["--format", "mermaid"]).output().unwrap();
+    let out = Command::new(TRACEKIT)
+        .arg("seqdiag")
+        .arg(dir.join("rec"))
+        .args(["--format", "mermaid"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("deadlock at"), "{err}");
-    assert!(err.contains("RadioProxy.IRadio.Connect") && err.contains("UiProxy.IUi.Show"), "{err}");
+    assert!(
+        err.contains("RadioProxy.IRadio.Connect") && err.contains("UiProxy.IUi.Show"),
+        "{err}"
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("deadlock: blocked in"));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -69,10 +113,16 @@ fn events_written_before_a_crash_survive() {
     let exe = build(&dir, "crash.c", &[]);
     for how in ["segv", "abort", "kill"] {
         let v = record_and_replay(&dir.join(how), &[], &[exe.to_str().unwrap(), how, "5"]);
-        let calls = names_of(&v, "enter").iter().filter(|n| *n == "before_crash").count();
+        let calls = names_of(&v, "enter")
+            .iter()
+            .filter(|n| *n == "before_crash")
+            .count();
         assert_eq!(calls, 5, "{how}: {v}");
         assert!(names_of(&v, "enter").contains(&"die".to_string()), "{how}");
-        let meta: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(how).join("recording.json")).unwrap()).unwrap();
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(how).join("recording.json")).unwrap(),
+        )
+        .unwrap();
         assert!(meta["signal"].is_number(), "{how}: {meta}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -94,16 +144,32 @@ fn a_full_buffer_counts_every_lost_event() {
     let expected = 2 * 200_000 + 4;
     // Direct mode, 1 MiB = 65 536 records per thread: the rest is dropped and counted.
     let rec = dir.join("direct");
-    record_and_replay(&rec, &["--direct", "--buffer-mb", "1"], &[exe.to_str().unwrap(), "none", "200000"]);
+    record_and_replay(
+        &rec,
+        &["--direct", "--buffer-mb", "1"],
+        &[exe.to_str().unwrap(), "none", "200000"],
+    );
     let (recorded, lost) = stats(&rec);
     assert_eq!(recorded, 65_536);
-    assert_eq!(recorded + lost, expected, "recorded {recorded} + lost {lost}");
+    assert_eq!(
+        recorded + lost,
+        expected,
+        "recorded {recorded} + lost {lost}"
+    );
     // Through a tiny ring: whatever the drainer misses is counted too.
     for overflow in ["drop", "wait"] {
         let rec = dir.join(overflow);
-        let v = record_and_replay(&rec, &["--ring-kb", "64", "--overflow", overflow], &[exe.to_str().unwrap(), "none", "200000"]);
+        let v = record_and_replay(
+            &rec,
+            &["--ring-kb", "64", "--overflow", overflow],
+            &[exe.to_str().unwrap(), "none", "200000"],
+        );
         let (recorded, lost) = stats(&rec);
-        assert_eq!(recorded + lost, expected, "{overflow}: recorded {recorded} + lost {lost}");
+        assert_eq!(
+            recorded + lost,
+            expected,
+            "{overflow}: recorded {recorded} + lost {lost}"
+        );
         assert_eq!(v["lost_events"].as_u64().unwrap(), lost);
         if overflow == "wait" {
             assert_eq!(lost, 0, "waiting loses nothing");
@@ -117,14 +183,30 @@ fn a_full_buffer_counts_every_lost_event() {
 fn selection_by_function_name_and_module() {
     let dir = work_dir("filter");
     let exe = build(&dir, "recursion.c", &[]);
-    let v = record_and_replay(&dir.join("fib"), &["--filter", "fib"], &[exe.to_str().unwrap()]);
+    let v = record_and_replay(
+        &dir.join("fib"),
+        &["--filter", "fib"],
+        &[exe.to_str().unwrap()],
+    );
     let names: std::collections::BTreeSet<String> = names_of(&v, "enter").into_iter().collect();
     assert_eq!(names.into_iter().collect::<Vec<_>>(), vec!["fib"]);
-    let v = record_and_replay(&dir.join("odd"), &["--filter", "is_*"], &[exe.to_str().unwrap()]);
+    let v = record_and_replay(
+        &dir.join("odd"),
+        &["--filter", "is_*"],
+        &[exe.to_str().unwrap()],
+    );
     assert_eq!(names_of(&v, "enter").len(), 6);
-    let v = record_and_replay(&dir.join("mod"), &["--filter", "module:recursion"], &[exe.to_str().unwrap()]);
+    let v = record_and_replay(
+        &dir.join("mod"),
+        &["--filter", "module:recursion"],
+        &[exe.to_str().unwrap()],
+    );
     assert!(names_of(&v, "enter").contains(&"main".to_string()));
-    let v = record_and_replay(&dir.join("none"), &["--filter", "module:libnothing*"], &[exe.to_str().unwrap()]);
+    let v = record_and_replay(
+        &dir.join("none"),
+        &["--filter", "module:libnothing*"],
+        &[exe.to_str().unwrap()],
+    );
     assert!(events(&v).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -145,7 +227,14 @@ fn context_sampler_reads_a_fixture_tree_beside_the_program() {
     w("sys/class/backlight/panel/brightness", "120\n");
     let rec = dir.join("rec");
     run(Command::new(TRACEKIT)
-        .args(["record", "--context", "all", "--context-period-ms", "10", "--proc-root"])
+        .args([
+            "record",
+            "--context",
+            "all",
+            "--context-period-ms",
+            "10",
+            "--proc-root",
+        ])
         .arg(root.join("proc"))
         .arg("--sys-root")
         .arg(root.join("sys"))
@@ -155,15 +244,31 @@ fn context_sampler_reads_a_fixture_tree_beside_the_program() {
         .arg(&exe));
     let ctx = std::fs::read_to_string(rec.join("context.jsonl")).unwrap();
     let first: Value = serde_json::from_str(ctx.lines().next().unwrap()).unwrap();
-    assert_eq!(first["absent"], serde_json::json!(["network", "thermal", "cpufreq"]));
-    assert!(ctx.contains("\"label\":\"Memory used\"") && ctx.contains("{\"long\":1500}"), "{ctx}");
-    assert!(ctx.contains("Battery BAT0 capacity") && ctx.contains("Backlight panel brightness"), "{ctx}");
+    assert_eq!(
+        first["absent"],
+        serde_json::json!(["network", "thermal", "cpufreq"])
+    );
+    assert!(
+        ctx.contains("\"label\":\"Memory used\"") && ctx.contains("{\"long\":1500}"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("Battery BAT0 capacity") && ctx.contains("Backlight panel brightness"),
+        "{ctx}"
+    );
     // The recording opens in the foundation's analysis, context included.
-    let info = run(Command::new(TRACEKIT).arg("context").arg(&rec).args(["--at", "1000000"]));
+    let info = run(Command::new(TRACEKIT)
+        .arg("context")
+        .arg(&rec)
+        .args(["--at", "1000000"]));
     assert!(info.contains("Memory used"), "{info}");
     // And converts to Android .trace + .clog, which open again.
     let base = dir.join("android");
-    run(Command::new(TRACEKIT).arg("convert").arg(&rec).args(["--to", "android", "-o"]).arg(&base));
+    run(Command::new(TRACEKIT)
+        .arg("convert")
+        .arg(&rec)
+        .args(["--to", "android", "-o"])
+        .arg(&base));
     assert!(dir.join("android.trace").is_file() && dir.join("android.clog").is_file());
     let prof = run(Command::new(TRACEKIT).arg("profile").arg(&base));
     assert!(prof.contains("fib"), "{prof}");
@@ -175,7 +280,11 @@ fn bad_object_trace_names_file_and_line() {
     let dir = work_dir("badotr");
     let p = dir.join("bad.otr");
     std::fs::write(&p, "C 1 0xa 1 Foo\nE 1 0xa 2 Foo\n").unwrap();
-    let out = Command::new(TRACEKIT).arg("seqdiag").arg(&p).output().unwrap();
+    let out = Command::new(TRACEKIT)
+        .arg("seqdiag")
+        .arg(&p)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.otr: line 2:"), "{err}");
@@ -187,20 +296,60 @@ fn runtime_without_the_recorder_writes_a_readable_directory() {
     let dir = work_dir("norecorder");
     let exe = build(&dir, "recursion.c", &[]);
     let bin = std::path::Path::new(TRACEKIT).parent().unwrap();
-    let rt = [bin.join("libtracekit_rt.so"), bin.join("deps/libtracekit_rt.so")]
-        .into_iter()
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .max()
-        .unwrap()
-        .1;
+    let rt = [
+        bin.join("libtracekit_rt.so"),
+        bin.join("deps/libtracekit_rt.so"),
+    ]
+    .into_iter()
+    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+    .max()
+    .unwrap()
+    .1;
     let out = dir.join("direct");
-    run(Command::new(&exe).env("LD_PRELOAD", &rt).env("TRACEKIT_DIR", &out));
+    run(Command::new(&exe)
+        .env("LD_PRELOAD", &rt)
+        .env("TRACEKIT_DIR", &out));
     assert!(!out.join("recording.json").exists());
-    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&out).arg("--json"))).unwrap();
+    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
+        .arg("replay")
+        .arg(&out)
+        .arg("--json")))
+    .unwrap();
     let fibs = names_of(&v, "enter").iter().filter(|n| *n == "fib").count();
     assert_eq!(fibs, 25, "fib(6) makes 25 calls");
     // Ticks were converted with the runtime's own clock pairs: durations are sane.
     let last = events(&v).last().unwrap()["ts_ns"].as_u64().unwrap();
     assert!(last < 10_000_000_000, "{last} ns");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exec_keeps_both_program_images_of_one_process() {
+    let dir = work_dir("exec");
+    let exe = build(&dir, "exec.c", &[]);
+    let target = build(&dir, "recursion.c", &[]);
+    let v = record_and_replay(&dir.join("rec"), &[], &[exe.to_str().unwrap(), target.to_str().unwrap()]);
+    let enters: Vec<&Value> = events(&v).iter().filter(|e| e["kind"] == "enter").collect();
+    let pid_of = |name: &str| enters.iter().find(|e| e["name"] == name).map(|e| e["pid"].clone());
+    assert!(pid_of("before_exec").is_some() && pid_of("fib").is_some(), "{v}");
+    assert_eq!(pid_of("before_exec"), pid_of("fib"), "exec keeps the pid");
+    // Both images' functions are symbolized from their own process maps.
+    assert_eq!(enters.iter().filter(|e| e["name"] == "main").count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_lists_an_object_trace_written_by_another_tool() {
+    let otr = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../objtrace/tests/corpus/sample.otr");
+    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&otr).arg("--json"))).unwrap();
+    let line = |kind: &str, name: &str| {
+        events(&v).iter().find(|e| e["kind"] == kind && e["name"] == name).map(|e| (e["pid"].as_u64().unwrap(), e["depth"].as_u64().unwrap()))
+    };
+    assert_eq!(line("proxy_sync", "RadioProxy.Connect"), Some((210, 1)));
+    assert_eq!(line("stub", "RadioStub.Connect"), Some((305, 0)));
+    assert_eq!(line("enter", "Modem.Open"), Some((305, 1)));
+    // The async proxy never left closes with the stub that called it.
+    assert_eq!(line("proxy_async", "UiProxy.ShowCalling"), Some((305, 1)));
+    assert_eq!(line("exit", "RadioStub.Connect"), Some((305, 0)));
+    assert_eq!(line("create", "CallManager"), Some((210, 0)));
 }

@@ -18,7 +18,9 @@ fn workdir(name: &str) -> PathBuf {
 }
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/paths_jvm").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/paths_jvm")
+        .join(name)
 }
 
 /// Compiles the Java programs of tests/data/paths_jvm into `dir/shapes.jar`.
@@ -34,7 +36,14 @@ fn shapes_jar(dir: &Path) -> PathBuf {
         .expect("javac (JDK 17) is needed");
     assert!(ok.success());
     let jar = dir.join("shapes.jar");
-    let ok = Command::new("jar").arg("cf").arg(&jar).arg("-C").arg(&classes).arg(".").status().unwrap();
+    let ok = Command::new("jar")
+        .arg("cf")
+        .arg(&jar)
+        .arg("-C")
+        .arg(&classes)
+        .arg(".")
+        .status()
+        .unwrap();
     assert!(ok.success());
     jar
 }
@@ -44,12 +53,24 @@ fn tk(args: &[&str]) -> std::process::Output {
 }
 
 fn ok(out: std::process::Output) -> String {
-    assert!(out.status.success(), "tracekit failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "tracekit failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn instrument(input: &Path, output: &Path, scheme: &str, extra: &[&str]) {
-    let mut args = vec!["paths", "instrument", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--scheme", scheme];
+    let mut args = vec![
+        "paths",
+        "instrument",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+        "--scheme",
+        scheme,
+    ];
     args.extend_from_slice(extra);
     ok(tk(&args));
 }
@@ -72,20 +93,35 @@ fn run(jar: &Path, log: &Path, args: &[&str]) -> bool {
 }
 
 fn decode(log: &Path, jar: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["paths", "decode-log", log.to_str().unwrap(), "--program", jar.to_str().unwrap(), "--json"];
+    let mut args = vec![
+        "paths",
+        "decode-log",
+        log.to_str().unwrap(),
+        "--program",
+        jar.to_str().unwrap(),
+        "--json",
+    ];
     args.extend_from_slice(extra);
     serde_json::from_str(&ok(tk(&args))).unwrap()
 }
 
 fn invocations_of<'a>(v: &'a Value, method: &str) -> Vec<&'a Value> {
-    v["invocations"].as_array().unwrap().iter().filter(|i| i["method"] == method).collect()
+    v["invocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["method"] == method)
+        .collect()
 }
 
 #[test]
 fn every_scheme_decodes_to_the_raw_ground_truth() {
     let dir = workdir("schemes");
     let jar = shapes_jar(&dir);
-    for (variant, args, exits_ok) in [("throw", &["Shapes", "25", "throw"][..], false), ("exit", &["Shapes", "25", "exit"][..], true)] {
+    for (variant, args, exits_ok) in [
+        ("throw", &["Shapes", "25", "throw"][..], false),
+        ("exit", &["Shapes", "25", "exit"][..], true),
+    ] {
         let mut raw: Option<Value> = None;
         for scheme in ["raw", "blpp", "pap", "adaptracer", "adaptracer-stream"] {
             for width in ["64", "32"] {
@@ -98,12 +134,19 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
                     None => instrument(&jar, &out, scheme, &["--width", width]),
                 }
                 let log = dir.join(format!("{scheme}-{width}-{variant}.log"));
-                assert_eq!(run(&out, &log, args), exits_ok, "{scheme} {variant}: the program's own exit status must be kept");
+                assert_eq!(
+                    run(&out, &log, args),
+                    exits_ok,
+                    "{scheme} {variant}: the program's own exit status must be kept"
+                );
                 let decoded = decode(&log, &out, &[]);
                 assert!(decoded["bits"].as_u64().unwrap() > 0);
                 match &raw {
                     None => raw = Some(decoded),
-                    Some(r) => assert_eq!(r["invocations"], decoded["invocations"], "{scheme} W={width} {variant} differs from raw"),
+                    Some(r) => assert_eq!(
+                        r["invocations"], decoded["invocations"],
+                        "{scheme} W={width} {variant} differs from raw"
+                    ),
                 }
             }
         }
@@ -111,15 +154,30 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
         let r = raw.unwrap();
         let guarded = invocations_of(&r, "Shapes.guarded(I)I");
         assert_eq!(guarded.len(), 25);
-        let distinct: std::collections::HashSet<String> = guarded.iter().map(|g| g["path"].to_string()).collect();
-        assert_eq!(distinct.len(), 3, "normal, ArithmeticException and IllegalStateException paths");
+        let distinct: std::collections::HashSet<String> =
+            guarded.iter().map(|g| g["path"].to_string()).collect();
+        assert_eq!(
+            distinct.len(),
+            3,
+            "normal, ArithmeticException and IllegalStateException paths"
+        );
         let classify = invocations_of(&r, "Shapes.classify(I)I");
-        assert_eq!(classify.iter().filter(|c| c["thread"] == "worker").count(), 25);
+        assert_eq!(
+            classify.iter().filter(|c| c["thread"] == "worker").count(),
+            25
+        );
         let main = invocations_of(&r, "Shapes.main([Ljava/lang/String;)V");
         assert_eq!(main.len(), 1);
-        assert_eq!(main[0]["aborted"], Value::Bool(true), "{variant}: main ends by exception or System.exit");
+        assert_eq!(
+            main[0]["aborted"],
+            Value::Bool(true),
+            "{variant}: main ends by exception or System.exit"
+        );
         let throwers = invocations_of(&r, "Shapes.thrower(I)V");
-        assert_eq!(throwers.iter().filter(|t| t["aborted"] == true).count(), throwers.len());
+        assert_eq!(
+            throwers.iter().filter(|t| t["aborted"] == true).count(),
+            throwers.len()
+        );
     }
 }
 
@@ -134,24 +192,52 @@ fn adaptive_model_shrinks_the_next_run() {
     let model = dir.join("model.tsv");
     let d1 = decode(&log1, &run1, &["--update-model", model.to_str().unwrap()]);
     let text = std::fs::read_to_string(&model).unwrap();
-    assert!(text.lines().any(|l| l.starts_with("Skewed.work(I)J\t")), "model names methods and edges");
+    assert!(
+        text.lines().any(|l| l.starts_with("Skewed.work(I)J\t")),
+        "model names methods and edges"
+    );
     let run2 = dir.join("run2.jar");
-    instrument(&jar, &run2, "adaptracer", &["--model", model.to_str().unwrap()]);
+    instrument(
+        &jar,
+        &run2,
+        "adaptracer",
+        &["--model", model.to_str().unwrap()],
+    );
     let log2 = dir.join("run2.log");
     assert!(run(&run2, &log2, &["Skewed", "3000"]));
     let d2 = decode(&log2, &run2, &[]);
-    assert_eq!(d1["invocations"], d2["invocations"], "same workload, same paths");
+    assert_eq!(
+        d1["invocations"], d2["invocations"],
+        "same workload, same paths"
+    );
     let (b1, b2) = (d1["bits"].as_u64().unwrap(), d2["bits"].as_u64().unwrap());
-    assert!(b2 < b1, "run 2 ({b2} bits) must be smaller than run 1 ({b1} bits)");
+    assert!(
+        b2 < b1,
+        "run 2 ({b2} bits) must be smaller than run 1 ({b1} bits)"
+    );
 }
 
 #[test]
 fn compare_runs_every_scheme_and_reports() {
     let dir = workdir("compare");
     let jar = shapes_jar(&dir);
-    let out = ok(tk(&["paths", "compare", "--width", "32", "--", "java", "-cp", jar.to_str().unwrap(), "Shapes", "20"]));
+    let out = ok(tk(&[
+        "paths",
+        "compare",
+        "--width",
+        "32",
+        "--",
+        "java",
+        "-cp",
+        jar.to_str().unwrap(),
+        "Shapes",
+        "20",
+    ]));
     for s in ["raw ", "blpp ", "pap ", "adaptracer ", "adaptracer-stream "] {
-        let line = out.lines().find(|l| l.starts_with(s)).unwrap_or_else(|| panic!("no {s} row in\n{out}"));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(s))
+            .unwrap_or_else(|| panic!("no {s} row in\n{out}"));
         assert!(line.ends_with("yes"), "{line}");
     }
     // The report names source lines of hot paths.
@@ -159,7 +245,13 @@ fn compare_runs_every_scheme_and_reports() {
     instrument(&jar, &ajar, "adaptracer", &[]);
     let log = dir.join("a.log");
     assert!(run(&ajar, &log, &["Shapes", "20"]));
-    let rep = ok(tk(&["paths", "report", log.to_str().unwrap(), "--program", ajar.to_str().unwrap()]));
+    let rep = ok(tk(&[
+        "paths",
+        "report",
+        log.to_str().unwrap(),
+        "--program",
+        ajar.to_str().unwrap(),
+    ]));
     assert!(rep.contains("Shapes.guarded(I)I  [Shapes.java]"), "{rep}");
     assert!(rep.contains("lines 36 38 39"), "{rep}");
     assert!(rep.contains("blocks b0 b1 b2"), "{rep}");
@@ -172,34 +264,99 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     let out = dir.join("raw.jar");
     instrument(&jar, &out, "raw", &[]);
     let log = dir.join("bad.log");
-    std::fs::write(&log, "tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni 0 -1 1 99999\n").unwrap();
-    let o = tk(&["paths", "decode-log", log.to_str().unwrap(), "--program", out.to_str().unwrap()]);
+    std::fs::write(
+        &log,
+        "tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni 0 -1 1 99999\n",
+    )
+    .unwrap();
+    let o = tk(&[
+        "paths",
+        "decode-log",
+        log.to_str().unwrap(),
+        "--program",
+        out.to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("record 1"), "{}", String::from_utf8_lossy(&o.stderr));
-    std::fs::write(&log, "tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni zz\n").unwrap();
-    let o = tk(&["paths", "decode-log", log.to_str().unwrap(), "--program", out.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("record 1"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(
+        &log,
+        "tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni zz\n",
+    )
+    .unwrap();
+    let o = tk(&[
+        "paths",
+        "decode-log",
+        log.to_str().unwrap(),
+        "--program",
+        out.to_str().unwrap(),
+    ]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 3"));
     // A log from another scheme is refused.
     std::fs::write(&log, "tracekit-paths-log 1 scheme=pap width=64\n").unwrap();
-    let o = tk(&["paths", "decode-log", log.to_str().unwrap(), "--program", out.to_str().unwrap()]);
+    let o = tk(&[
+        "paths",
+        "decode-log",
+        log.to_str().unwrap(),
+        "--program",
+        out.to_str().unwrap(),
+    ]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("scheme=pap"));
     // A verification sidecar that disagrees with the decoded path is caught.
     let vjar = dir.join("pap-verify.jar");
     instrument(&jar, &vjar, "pap", &["--verify"]);
     let vlog = dir.join("verify.log");
     assert!(run(&vjar, &vlog, &["Shapes", "5"]));
-    let good = ok(tk(&["paths", "decode-log", vlog.to_str().unwrap(), "--program", vjar.to_str().unwrap()]));
-    assert!(good.contains("decoded paths equal the nodes recorded in the same run"), "{good}");
+    let good = ok(tk(&[
+        "paths",
+        "decode-log",
+        vlog.to_str().unwrap(),
+        "--program",
+        vjar.to_str().unwrap(),
+    ]));
+    assert!(
+        good.contains("decoded paths equal the nodes recorded in the same run"),
+        "{good}"
+    );
     let text = std::fs::read_to_string(&vlog).unwrap();
     let tampered = text.replacen("\nr ", "\nr 1 ", 1);
     assert_ne!(text, tampered);
     std::fs::write(&vlog, tampered).unwrap();
-    let o = tk(&["paths", "decode-log", vlog.to_str().unwrap(), "--program", vjar.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("differs from the nodes recorded"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = tk(&[
+        "paths",
+        "decode-log",
+        vlog.to_str().unwrap(),
+        "--program",
+        vjar.to_str().unwrap(),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("differs from the nodes recorded"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     // Instrumenting an instrumented jar, or a non-jar, is refused.
-    let o = tk(&["paths", "instrument", out.to_str().unwrap(), "-o", dir.join("x.jar").to_str().unwrap(), "--scheme", "raw"]);
+    let o = tk(&[
+        "paths",
+        "instrument",
+        out.to_str().unwrap(),
+        "-o",
+        dir.join("x.jar").to_str().unwrap(),
+        "--scheme",
+        "raw",
+    ]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("already instrumented"));
-    let o = tk(&["paths", "instrument", log.to_str().unwrap(), "-o", dir.join("x.jar").to_str().unwrap(), "--scheme", "raw"]);
+    let o = tk(&[
+        "paths",
+        "instrument",
+        log.to_str().unwrap(),
+        "-o",
+        dir.join("x.jar").to_str().unwrap(),
+        "--scheme",
+        "raw",
+    ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.log"));
 }
@@ -209,7 +366,10 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
 #[test]
 fn rhino_interpreter_decodes_exactly_under_every_scheme() {
     let rhino = Path::new("/usr/share/java/js.jar");
-    assert!(rhino.exists(), "Rhino is missing: run scripts/setup (scripts/deps/jvm.apt lists it)");
+    assert!(
+        rhino.exists(),
+        "Rhino is missing: run scripts/setup (scripts/deps/jvm.apt lists it)"
+    );
     let dir = workdir("rhino");
     let script = dir.join("tiny.js");
     std::fs::write(&script, "var s = 0; for (var i = 0; i < 30; i++) { s += (i % 3 === 0) ? i : -1; }\ntry { null.x; } catch (e) { s++; }\nprint(s);\n").unwrap();
@@ -228,7 +388,10 @@ fn rhino_interpreter_decodes_exactly_under_every_scheme() {
         script.to_str().unwrap(),
     ]));
     for s in ["raw", "blpp", "pap", "adaptracer"] {
-        let line = out.lines().find(|l| l.starts_with(s)).unwrap_or_else(|| panic!("no {s} row in\n{out}"));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(s))
+            .unwrap_or_else(|| panic!("no {s} row in\n{out}"));
         assert!(line.ends_with("yes"), "{line}");
     }
     assert!(!out.contains("WARNING"), "{out}");
@@ -245,10 +408,23 @@ fn report_matches_golden_file() {
     instrument(&jar, &out, "adaptracer", &["--width", "32"]);
     let log = dir.join("at.log");
     assert!(run(&out, &log, &["Shapes", "20"]));
-    let report = ok(tk(&["paths", "report", log.to_str().unwrap(), "--program", out.to_str().unwrap(), "--methods", "6", "--top", "2"]));
+    let report = ok(tk(&[
+        "paths",
+        "report",
+        log.to_str().unwrap(),
+        "--program",
+        out.to_str().unwrap(),
+        "--methods",
+        "6",
+        "--top",
+        "2",
+    ]));
     let golden = data("report.golden");
     if std::env::var_os("TRACEKIT_BLESS").is_some() {
         std::fs::write(&golden, &report).unwrap();
     }
-    assert_eq!(report, std::fs::read_to_string(&golden).expect("golden file (bless with TRACEKIT_BLESS=1)"));
+    assert_eq!(
+        report,
+        std::fs::read_to_string(&golden).expect("golden file (bless with TRACEKIT_BLESS=1)")
+    );
 }

@@ -76,18 +76,18 @@ pub(crate) struct Builder {
     has_cpu: bool,
     has_wall: bool,
     pid: Option<u32>,
-    thread_of_tid: Vec<u32>,
+    thread_of_tid: Box<[u32; 1 << 16]>,
     threads: Vec<ThreadState>,
     methods: IdMap,
     wall: Unwrap,
     counts: Counts,
-    per_tid_records: Option<Vec<u32>>,
+    /// Records per thread id, from [`Builder::allocate`].
+    tid_records: Vec<u32>,
 }
 
 impl Builder {
     /// A builder for a file with these keys, clocks and start time.
-    /// `per_tid_records`, when known, sizes each thread's columns exactly.
-    pub(crate) fn new(keys: &KeySection, clocks: Clocks, start_unix_us: u64, per_tid_records: Option<Vec<u32>>) -> Builder {
+    pub(crate) fn new(keys: &KeySection, clocks: Clocks, start_unix_us: u64) -> Builder {
         let mut session = Session::new("", clocks);
         session.anchor_unix_ns = i64::try_from(u128::from(start_unix_us) * 1000).ok();
         session.duration_ns = keys.property("elapsed-time-usec").and_then(|v| v.trim().parse::<u64>().ok()).map(|us| us.saturating_mul(1000));
@@ -105,12 +105,12 @@ impl Builder {
             has_cpu: clocks.thread_cpu,
             has_wall: clocks.wall,
             pid,
-            thread_of_tid: vec![NO_THREAD; 1 << 16],
+            thread_of_tid: vec![NO_THREAD; 1 << 16].into_boxed_slice().try_into().expect("65536 slots"),
             threads: Vec::new(),
             methods: IdMap::with_max_id(max_id),
             wall: Unwrap::default(),
             counts: Counts::default(),
-            per_tid_records,
+            tid_records: Vec::new(),
         };
         for m in &keys.methods {
             b.add_method(m.id, Method {
@@ -155,14 +155,9 @@ impl Builder {
         let id = self.session.add_thread(Thread { tid, pid: self.pid, name });
         if let Some(slot) = self.thread_of_tid.get_mut(tid as usize) {
             *slot = id.0 + 1;
-            if let Some(counts) = &self.per_tid_records {
-                let n = counts[tid as usize] as usize;
-                if n > 0 {
-                    self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
-                }
-            }
         }
         self.threads.push(ThreadState::default());
+        self.reserve(id);
         id
     }
 
@@ -207,47 +202,62 @@ impl Builder {
         }
     }
 
-    /// Consumes one record of a file whose clocks are `WALL` and `CPU`
-    /// (dual: `t1` is thread-CPU, `t2` wall; single: `t1` is the clock).
+    /// Takes the number of records of each thread id (counted by a first
+    /// pass) and gives every thread, now and when it appears, columns with
+    /// exactly that much room (plus a little for synthesized exits).
+    pub(crate) fn allocate(&mut self, tid_records: Vec<u32>) {
+        self.tid_records = tid_records;
+        for i in 0..self.session.threads.len() {
+            self.reserve(ThreadId(i as u32));
+        }
+    }
+
+    fn reserve(&mut self, id: ThreadId) {
+        let tid = self.session.thread(id).tid as usize;
+        let n = self.tid_records.get(tid).copied().unwrap_or(0) as usize;
+        if n > 0 && self.session.calls(id).is_empty() {
+            self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
+        }
+    }
+
+    /// Consumes one record of a file whose clocks are `WALL` and `CPU`.
     #[inline(always)]
     pub(crate) fn record_as<const WALL: bool, const CPU: bool>(&mut self, r: RawRecord) {
-        let kind = match CallKind::from_bits(r.word) {
-            Some(k) => k,
-            None => {
-                self.counts.invalid_action += 1;
-                return;
-            }
+        let Some(kind) = CallKind::from_bits(r.word) else {
+            self.counts.invalid_action += 1;
+            return;
         };
         let tid = self.thread(r.tid);
         let method = self.method(r.word & !3);
-        let (cpu_raw, wall_raw) = if WALL && CPU { (r.t1, r.t2) } else { (r.t1, r.t1) };
+        let (cpu_raw, wall_raw) = raw_times::<WALL, CPU>(r);
         let wall_us = if WALL { self.wall.next(wall_raw, &mut self.counts.wraps_wall) } else { 0 };
         let st = &mut self.threads[tid.0 as usize];
-        let mut cpu_ns = 0;
-        if CPU {
-            cpu_ns = st.cpu.next(cpu_raw, &mut self.counts.wraps_cpu).saturating_mul(1000);
-            if cpu_ns < st.last_cpu {
-                self.counts.time_backwards += 1;
-                cpu_ns = st.last_cpu;
-            }
-            st.last_cpu = cpu_ns;
+        apply::<WALL, CPU>(st, self.session.calls_mut(tid), &mut self.counts, kind, method, wall_us, cpu_raw);
+    }
+
+    /// Adds a method without a file id of 32 bits (the newer format names
+    /// methods by 64-bit pointers; the caller maps them).
+    pub(crate) fn push_method(&mut self, m: Method) -> MethodId {
+        self.session.methods.push(m)
+    }
+
+    /// Gives thread `id` room for `n` events (before its first event).
+    pub(crate) fn reserve_thread(&mut self, id: ThreadId, n: usize) {
+        if n > 0 && self.session.calls(id).is_empty() {
+            self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
         }
-        let mut ts = if WALL { wall_us.saturating_mul(1000) } else { cpu_ns };
-        if ts < st.last_ts {
-            self.counts.time_backwards += 1;
-            ts = st.last_ts;
-        }
-        st.last_ts = ts;
-        let cpu = if CPU { Some(cpu_ns) } else { None };
+    }
+
+    /// Consumes one event whose times are exact ns (no 32-bit wrap): wall
+    /// time since the trace start, thread-CPU time since the thread's first
+    /// reading.
+    pub(crate) fn record_exact(&mut self, tid: ThreadId, kind: CallKind, method: MethodId, wall_ns: u64, cpu_ns: u64) {
+        let st = &mut self.threads[tid.0 as usize];
         let calls = self.session.calls_mut(tid);
-        if kind == CallKind::Enter {
-            st.stack.push(method);
-            calls.push(CallEvent::enter(method, ts, cpu));
-        } else if st.stack.last() == Some(&method) {
-            st.stack.pop();
-            calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
-        } else {
-            unmatched_exit(st, calls, &mut self.counts, CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+        match (self.has_wall, self.has_cpu) {
+            (true, true) => place::<true, true>(st, calls, &mut self.counts, kind, method, wall_ns, cpu_ns),
+            (true, false) => place::<true, false>(st, calls, &mut self.counts, kind, method, wall_ns, cpu_ns),
+            _ => place::<false, true>(st, calls, &mut self.counts, kind, method, wall_ns, cpu_ns),
         }
     }
 
@@ -295,6 +305,72 @@ impl Builder {
     /// Notes a repair the reader (not the builder) made.
     pub(crate) fn note(&mut self, code: &str, count: u64, detail: &str) {
         self.session.note_repair(code, count, detail);
+    }
+}
+
+/// The (thread-CPU, wall) raw times of a record: dual files store CPU then
+/// wall; single-clock files their one clock in `t1`.
+#[inline(always)]
+fn raw_times<const WALL: bool, const CPU: bool>(r: RawRecord) -> (u32, u32) {
+    if WALL && CPU {
+        (r.t1, r.t2)
+    } else {
+        (r.t1, r.t1)
+    }
+}
+
+/// Applies one record to its thread: CPU unwrap, per-thread clamping of
+/// both clocks, and the stack discipline that keeps calls balanced.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn apply<const WALL: bool, const CPU: bool>(
+    st: &mut ThreadState,
+    calls: &mut CallColumns,
+    counts: &mut Counts,
+    kind: CallKind,
+    method: MethodId,
+    wall_us: u64,
+    cpu_raw: u32,
+) {
+    let cpu_ns = if CPU { st.cpu.next(cpu_raw, &mut counts.wraps_cpu).saturating_mul(1000) } else { 0 };
+    place::<WALL, CPU>(st, calls, counts, kind, method, wall_us.saturating_mul(1000), cpu_ns);
+}
+
+/// Places one event with exact times: holds each clock at its previous
+/// value if it went back, then keeps the thread's calls balanced.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn place<const WALL: bool, const CPU: bool>(
+    st: &mut ThreadState,
+    calls: &mut CallColumns,
+    counts: &mut Counts,
+    kind: CallKind,
+    method: MethodId,
+    wall_ns: u64,
+    mut cpu_ns: u64,
+) {
+    if CPU {
+        if cpu_ns < st.last_cpu {
+            counts.time_backwards += 1;
+            cpu_ns = st.last_cpu;
+        }
+        st.last_cpu = cpu_ns;
+    }
+    let mut ts = if WALL { wall_ns } else { cpu_ns };
+    if ts < st.last_ts {
+        counts.time_backwards += 1;
+        ts = st.last_ts;
+    }
+    st.last_ts = ts;
+    let cpu = if CPU { Some(cpu_ns) } else { None };
+    if kind == CallKind::Enter {
+        st.stack.push(method);
+        calls.push(CallEvent::enter(method, ts, cpu));
+    } else if st.stack.last() == Some(&method) {
+        st.stack.pop();
+        calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+    } else {
+        unmatched_exit(st, calls, counts, CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
     }
 }
 

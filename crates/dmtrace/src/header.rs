@@ -23,6 +23,9 @@ pub struct BinaryHeader {
     pub start_unix_us: u64,
     /// Record size stated by the header (v3 and later), 0 when absent.
     pub record_size: u16,
+    /// Versions 4 and 5: the trace start in ns on the device's monotonic
+    /// clock (0 for older versions, whose start is `start_unix_us`).
+    pub start_monotonic_ns: u64,
 }
 
 impl BinaryHeader {
@@ -39,10 +42,11 @@ impl BinaryHeader {
         let streaming = raw_version & 0xF0 == STREAMING_FLAG;
         let version = if streaming { raw_version & 0x0F } else { raw_version };
         if matches!(version, 4 | 5) {
-            return Err(Error::binary(
-                offset + 4,
-                format!("trace version {version} (ART's new method-trace format) is not supported yet"),
-            ));
+            // ART's newer format: u64 monotonic start (ns) at offset 6, 32 bytes in all.
+            let start_monotonic_ns = u64::from_le_bytes(fixed[6..14].try_into().expect("8 bytes"));
+            let mut rest = [0u8; 16];
+            read_exact_or(r, &mut rest, offset + 16, "file ends inside the binary header")?;
+            return Ok(BinaryHeader { version, streaming, data_offset: HEADER_LEN, start_unix_us: 0, record_size: 0, start_monotonic_ns });
         }
         if !(1..=3).contains(&version) {
             return Err(Error::binary(offset + 4, format!("unsupported trace version {raw_version:#x}")));
@@ -59,7 +63,7 @@ impl BinaryHeader {
         if version >= 3 {
             record_size = u16::from_le_bytes([rest[0], rest[1]]);
         }
-        Ok(BinaryHeader { version, streaming, data_offset, start_unix_us, record_size })
+        Ok(BinaryHeader { version, streaming, data_offset, start_unix_us, record_size, start_monotonic_ns: 0 })
     }
 
     /// Serialises a 32-byte header.
@@ -157,7 +161,7 @@ mod tests {
 
     #[test]
     fn header_round_trip() {
-        let h = BinaryHeader { version: 3, streaming: true, data_offset: 32, start_unix_us: 1_700_000_000_000_000, record_size: 14 };
+        let h = BinaryHeader { version: 3, streaming: true, data_offset: 32, start_unix_us: 1_700_000_000_000_000, record_size: 14, start_monotonic_ns: 0 };
         let b = h.to_bytes();
         assert_eq!(&b[0..4], b"SLOW");
         assert_eq!(b[4], 0xF3);
@@ -167,7 +171,7 @@ mod tests {
     #[test]
     fn rejects_bad_headers() {
         assert!(BinaryHeader::read(&mut &b"SLOW"[..], 0).is_err());
-        let mut b = BinaryHeader { version: 3, streaming: false, data_offset: 32, start_unix_us: 0, record_size: 14 }.to_bytes();
+        let mut b = BinaryHeader { version: 3, streaming: false, data_offset: 32, start_unix_us: 0, record_size: 14, start_monotonic_ns: 0 }.to_bytes();
         b[4] = 9;
         assert!(BinaryHeader::read(&mut &b[..], 0).is_err());
         b[4] = 3;
@@ -177,7 +181,7 @@ mod tests {
 
     #[test]
     fn layouts() {
-        let h = BinaryHeader { version: 1, streaming: false, data_offset: 32, start_unix_us: 0, record_size: 0 };
+        let h = BinaryHeader { version: 1, streaming: false, data_offset: 32, start_unix_us: 0, record_size: 0, start_monotonic_ns: 0 };
         let l = Layout::new(&h, 1, 0).unwrap();
         assert_eq!(l.record_size, 9);
         let r = l.decode(&[7, 0x05, 0x10, 0, 0, 100, 0, 0, 0]);

@@ -4,6 +4,7 @@ use crate::build::Builder;
 use crate::error::{Error, Result};
 use crate::header::{BinaryHeader, Layout, RawRecord};
 use crate::keys::{read_key_section, KeySection};
+use crate::packets;
 use crate::repair;
 use crate::stream;
 use std::fs::File;
@@ -19,6 +20,11 @@ const CHUNK: usize = 1 << 20;
 pub(crate) trait Input: BufRead {
     /// Repositions to `pos`; false when the input cannot go back.
     fn rewind_to(&mut self, pos: u64) -> std::io::Result<bool>;
+
+    /// The input from `pos` on, when it is already in memory.
+    fn in_memory(&self, _pos: u64) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Input for BufReader<File> {
@@ -32,6 +38,10 @@ impl Input for Cursor<&[u8]> {
     fn rewind_to(&mut self, pos: u64) -> std::io::Result<bool> {
         self.set_position(pos);
         Ok(true)
+    }
+
+    fn in_memory(&self, pos: u64) -> Option<&[u8]> {
+        Some(self.get_ref().get(usize::try_from(pos).ok()?..).unwrap_or(&[]))
     }
 }
 
@@ -86,33 +96,53 @@ pub(crate) fn read_input<I: Input>(input: &mut I) -> Result<Session> {
     let header_at = pos;
     let header = BinaryHeader::read(input, header_at)?;
     pos += u64::from(header.data_offset);
+    if header.version >= 4 {
+        return packets::read_packets(input, pos, header);
+    }
     if header.streaming {
         return stream::read_streaming(input, pos, header, keys);
     }
     let keys = keys.unwrap_or_default();
     let clocks = clocks_of(&keys, &header);
     let layout = Layout::new(&header, if clocks.wall && clocks.thread_cpu { 2 } else { 1 }, header_at)?;
-    let mut counts = None;
-    if input.rewind_to(pos)? {
-        let mut per_tid = vec![0u32; 1 << 16];
-        decode_records(input, layout, |r| {
-            let c = &mut per_tid[usize::from(r.tid)];
-            *c = c.saturating_add(1);
-        })?;
-        input.rewind_to(pos)?;
-        counts = Some(per_tid);
-    }
-    let mut builder = Builder::new(&keys, clocks, header.start_unix_us, counts);
-    let b = &mut builder;
+    let mut builder = Builder::new(&keys, clocks, header.start_unix_us);
     let trailing = match (clocks.wall, clocks.thread_cpu) {
-        (true, true) => decode_records(input, layout, |r| b.record_as::<true, true>(r))?,
-        (true, false) => decode_records(input, layout, |r| b.record_as::<true, false>(r))?,
-        _ => decode_records(input, layout, |r| b.record_as::<false, true>(r))?,
+        (true, true) => second_pass::<I, true, true>(input, &mut builder, pos, layout)?,
+        (true, false) => second_pass::<I, true, false>(input, &mut builder, pos, layout)?,
+        _ => second_pass::<I, false, true>(input, &mut builder, pos, layout)?,
     };
     if trailing > 0 {
         builder.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a record; the partial record was dropped");
     }
     Ok(builder.finish())
+}
+
+/// Reads the records at `pos`: when the input can be read again, a first
+/// pass counts each thread's records, then the second fills exactly sized columns;
+/// otherwise one pass with growing columns.
+fn second_pass<I: Input, const WALL: bool, const CPU: bool>(
+    input: &mut I,
+    b: &mut Builder,
+    pos: u64,
+    layout: Layout,
+) -> Result<usize> {
+    if !input.rewind_to(pos)? {
+        return decode_records(input, layout, |r| b.record_as::<WALL, CPU>(r));
+    }
+    let mut per_tid = vec![0u32; 1 << 16];
+    let mut count = |r: RawRecord| {
+        let c = &mut per_tid[usize::from(r.tid)];
+        *c = c.saturating_add(1);
+    };
+    if let Some(data) = input.in_memory(pos) {
+        decode_slice(data, layout, &mut count);
+        b.allocate(per_tid);
+        return Ok(decode_slice(data, layout, &mut |r| b.record_as::<WALL, CPU>(r)));
+    }
+    decode_records(input, layout, count)?;
+    b.allocate(per_tid);
+    input.rewind_to(pos)?;
+    decode_records(input, layout, |r| b.record_as::<WALL, CPU>(r))
 }
 
 /// The clocks a file has: `clock=` when given (`global` means wall), else
@@ -141,13 +171,7 @@ pub(crate) fn decode_records<R: Read>(r: &mut R, layout: Layout, mut f: impl FnM
         };
         filled += n;
         if filled == buf.len() || n == 0 {
-            let whole = filled / size * size;
-            match (layout.tid_bytes, layout.times) {
-                (2, 2) => decode_chunk::<2, 2>(&buf[..whole], size, &mut f),
-                (2, 1) => decode_chunk::<2, 1>(&buf[..whole], size, &mut f),
-                (1, 1) => decode_chunk::<1, 1>(&buf[..whole], size, &mut f),
-                _ => buf[..whole].chunks_exact(size).for_each(|c| f(layout.decode(c))),
-            }
+            let whole = filled - decode_slice(&buf[..filled], layout, &mut f);
             buf.copy_within(whole..filled, 0);
             filled -= whole;
             if n == 0 {
@@ -155,6 +179,20 @@ pub(crate) fn decode_records<R: Read>(r: &mut R, layout: Layout, mut f: impl FnM
             }
         }
     }
+}
+
+/// Decodes the whole records in `bytes`; returns the bytes left over.
+#[inline]
+pub(crate) fn decode_slice(bytes: &[u8], layout: Layout, f: &mut impl FnMut(RawRecord)) -> usize {
+    let size = layout.record_size;
+    let whole = bytes.len() / size * size;
+    match (layout.tid_bytes, layout.times) {
+        (2, 2) => decode_chunk::<2, 2>(&bytes[..whole], size, f),
+        (2, 1) => decode_chunk::<2, 1>(&bytes[..whole], size, f),
+        (1, 1) => decode_chunk::<1, 1>(&bytes[..whole], size, f),
+        _ => bytes[..whole].chunks_exact(size).for_each(|c| f(layout.decode(c))),
+    }
+    bytes.len() - whole
 }
 
 /// Decodes whole records with the field layout fixed at compile time.

@@ -8,7 +8,8 @@ use crate::header::{BinaryHeader, Layout, RawRecord};
 use crate::keys::{parse_key_text, parse_method_line, KeySection, MethodLine};
 use crate::read::clocks_of;
 use crate::repair;
-use std::io::Read;
+use crate::read::Input;
+use std::io::{BufRead, Read};
 use tracekit_model::{Clocks, Method, Session};
 
 /// Escape op: a `*methods` line follows (u16 length, text).
@@ -18,10 +19,9 @@ pub const OP_THREAD: u8 = 2;
 /// Escape op: the summary follows (u32 length, key-section text).
 pub const OP_SUMMARY: u8 = 3;
 
-/// What the packets of a streaming trace said.
+/// What the escape packets of a streaming trace said.
 #[derive(Default)]
-struct Packets {
-    records: Vec<RawRecord>,
+struct Meta {
     methods: Vec<MethodLine>,
     threads: Vec<(u32, String)>,
     summary: Option<KeySection>,
@@ -29,39 +29,48 @@ struct Packets {
 }
 
 /// Reads the packets after the header (`pos` = offset of the first one).
-pub(crate) fn read_streaming<R: Read>(input: &mut R, pos: u64, header: BinaryHeader, prefix_keys: Option<KeySection>) -> Result<Session> {
-    let mut data = Vec::new();
-    input.read_to_end(&mut data)?;
+/// When the input can be read twice, a first pass collects the escape
+/// packets and counts records and a second builds the session, so memory
+/// stays the model's; otherwise the records are held until the summary
+/// (which says the clock) has been read.
+pub(crate) fn read_streaming<I: Input>(input: &mut I, pos: u64, header: BinaryHeader, prefix_keys: Option<KeySection>) -> Result<Session> {
     let times = if header.version >= 3 && header.record_size >= 14 { 2 } else { 1 };
     let layout = Layout::new(&header, times, pos)?;
-    let p = parse_packets(&data, pos, layout)?;
-    drop(data);
-    let missing_summary = p.summary.is_none();
-    let keys = p.summary.or(prefix_keys).unwrap_or_default();
+    let mut per_tid = vec![0u32; 1 << 16];
+    let rewindable = input.rewind_to(pos)?;
+    let mut held = Vec::new();
+    let meta = scan(input, pos, layout, |r| {
+        per_tid[usize::from(r.tid)] = per_tid[usize::from(r.tid)].saturating_add(1);
+        if !rewindable {
+            held.push(r);
+        }
+    })?;
+    let missing_summary = meta.summary.is_none();
+    let keys = meta.summary.or(prefix_keys).unwrap_or_default();
     let clocks = match (times, clocks_of(&keys, &header)) {
         (2, _) => Clocks::DUAL,
         (_, c) if c.wall && c.thread_cpu => Clocks::THREAD_CPU,
         (_, c) => c,
     };
-    let mut per_tid = vec![0u32; 1 << 16];
-    for r in &p.records {
-        per_tid[usize::from(r.tid)] = per_tid[usize::from(r.tid)].saturating_add(1);
-    }
-    let mut b = Builder::new(&keys, clocks, header.start_unix_us, Some(per_tid));
-    for m in p.methods {
+    let mut b = Builder::new(&keys, clocks, header.start_unix_us);
+    for m in meta.methods {
         let mut method = Method::new(m.class, m.name, m.signature);
         method.source_file = m.source_file;
         method.line = m.line;
         method.address = Some(u64::from(m.id));
         b.add_method(m.id, method);
     }
-    for (tid, name) in p.threads {
+    for (tid, name) in meta.threads {
         b.add_thread(tid, name);
     }
-    for r in p.records {
-        b.record(r);
+    b.allocate(per_tid);
+    if rewindable {
+        input.rewind_to(pos)?;
+        scan(input, pos, layout, |r| b.record(r))?;
+    } else {
+        held.into_iter().for_each(|r| b.record(r));
     }
-    if p.truncated {
+    if meta.truncated {
         b.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a record or packet; the partial data was dropped");
     }
     if missing_summary {
@@ -70,72 +79,76 @@ pub(crate) fn read_streaming<R: Read>(input: &mut R, pos: u64, header: BinaryHea
     Ok(b.finish())
 }
 
-fn parse_packets(data: &[u8], base: u64, layout: Layout) -> Result<Packets> {
-    let mut p = Packets::default();
-    let mut at = 0usize;
-    let u16_at = |i: usize| u16::from_le_bytes([data[i], data[i + 1]]);
-    while at < data.len() {
-        let off = base + at as u64;
-        if data.len() - at < 2 {
-            p.truncated = true;
-            break;
+/// Reads packets to the end, handing records to `on_record`.
+fn scan<R: BufRead>(r: &mut R, base: u64, layout: Layout, mut on_record: impl FnMut(RawRecord)) -> Result<Meta> {
+    let mut meta = Meta::default();
+    let mut off = base;
+    let mut rec = vec![0u8; layout.record_size.max(7)];
+    loop {
+        let n = fill(r, &mut rec[..2])?;
+        if n < 2 {
+            meta.truncated = n > 0;
+            return Ok(meta);
         }
-        if u16_at(at) != 0 {
-            if data.len() - at < layout.record_size {
-                p.truncated = true;
-                break;
+        if rec[0] != 0 || rec[1] != 0 {
+            let size = layout.record_size;
+            if fill(r, &mut rec[2..size])? < size - 2 {
+                meta.truncated = true;
+                return Ok(meta);
             }
-            p.records.push(layout.decode(&data[at..at + layout.record_size]));
-            at += layout.record_size;
+            on_record(layout.decode(&rec[..size]));
+            off += size as u64;
             continue;
         }
-        let Some(&op) = data.get(at + 2) else {
-            p.truncated = true;
-            break;
+        if fill(r, &mut rec[2..3])? < 1 {
+            meta.truncated = true;
+            return Ok(meta);
+        }
+        let (head, len_at, len_bytes) = match rec[2] {
+            OP_METHOD => (5, 3, 2),
+            OP_THREAD => (7, 5, 2),
+            OP_SUMMARY => (7, 3, 4),
+            other => return Err(Error::binary(off + 2, format!("unknown streaming packet op {other}"))),
         };
-        match op {
+        if fill(r, &mut rec[3..head])? < head - 3 {
+            meta.truncated = true;
+            return Ok(meta);
+        }
+        let len = rec[len_at..len_at + len_bytes].iter().rev().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        let mut text = Vec::new();
+        r.by_ref().take(len).read_to_end(&mut text)?;
+        if (text.len() as u64) < len {
+            meta.truncated = true;
+            return Ok(meta);
+        }
+        let text_at = off + head as u64;
+        match rec[2] {
             OP_METHOD => {
-                let Some(text) = sized(data, at + 3, 2) else {
-                    p.truncated = true;
-                    break;
-                };
-                let line = String::from_utf8_lossy(text);
+                let line = String::from_utf8_lossy(&text);
                 let m = parse_method_line(&line)
-                    .ok_or_else(|| Error::binary(off + 5, format!("bad method line `{}`", line.trim_end())))?;
-                p.methods.push(m);
-                at += 5 + text.len();
+                    .ok_or_else(|| Error::binary(text_at, format!("bad method line `{}`", line.trim_end())))?;
+                meta.methods.push(m);
             }
             OP_THREAD => {
-                if data.len() - at < 5 {
-                    p.truncated = true;
-                    break;
-                }
-                let tid = u16_at(at + 3);
-                let Some(name) = sized(data, at + 5, 2) else {
-                    p.truncated = true;
-                    break;
-                };
-                p.threads.push((u32::from(tid), String::from_utf8_lossy(name).into_owned()));
-                at += 7 + name.len();
+                let tid = u16::from_le_bytes([rec[3], rec[4]]);
+                meta.threads.push((u32::from(tid), String::from_utf8_lossy(&text).into_owned()));
             }
-            OP_SUMMARY => {
-                let Some(text) = sized(data, at + 3, 4) else {
-                    p.truncated = true;
-                    break;
-                };
-                p.summary = Some(parse_key_text(text, off + 7)?);
-                at += 7 + text.len();
-            }
-            other => return Err(Error::binary(off + 2, format!("unknown streaming packet op {other}"))),
+            _ => meta.summary = Some(parse_key_text(&text, text_at)?),
         }
+        off = text_at + len;
     }
-    Ok(p)
 }
 
-/// The bytes of a length-prefixed field (`len_bytes` = 2 or 4) at `at`.
-fn sized(data: &[u8], at: usize, len_bytes: usize) -> Option<&[u8]> {
-    let len_field = data.get(at..at.checked_add(len_bytes)?)?;
-    let len = len_field.iter().rev().fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
-    let start = at + len_bytes;
-    data.get(start..start.checked_add(len)?)
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+pub(crate) fn fill<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(got)
 }

@@ -242,6 +242,7 @@ fn header(info: &TraceInfo, record_size: usize) -> BinaryHeader {
         data_offset: HEADER_LEN,
         start_unix_us: info.start_unix_us,
         record_size: if info.version >= 3 { record_size as u16 } else { 0 },
+        start_monotonic_ns: 0,
     }
 }
 
@@ -275,6 +276,13 @@ pub fn write<W: Write>(session: &Session, out: W) -> Result<()> {
         info.threads.push((tid, name));
     }
     let ids = file_method_ids(session);
+    for (_, t, calls) in session.thread_calls() {
+        if let Some(&w) = calls.columns().0.iter().max_by_key(|&&w| w >> 2) {
+            if (w >> 2) as usize >= ids.len() {
+                return Err(Error::Unwritable(format!("thread {} calls method {} but the session has {} methods", t.tid, w >> 2, ids.len())));
+            }
+        }
+    }
     for ((_, m), &id) in session.methods.iter().zip(&ids) {
         info.methods.push(MethodLine {
             id,

@@ -157,3 +157,82 @@ fn the_android_trace_log_crate_reads_our_fixture_the_same_way() {
     assert_eq!(theirs.threads.len(), 2);
     assert_eq!(theirs.methods[1].name, "draw");
 }
+
+#[test]
+fn malformed_files_are_errors_with_offsets() {
+    let good = std::fs::read(fixture("v3-dual.trace")).unwrap();
+    let header_at = good.windows(5).position(|w| w == b"*end\n").unwrap() as u64 + 5;
+    // Bad magic: the offset is the header's.
+    let mut bad = good.clone();
+    bad[header_at as usize] = b'X';
+    let e = tracekit_dmtrace::read_bytes(&bad).unwrap_err();
+    assert_eq!(e.offset(), Some(header_at));
+    assert!(e.to_string().contains("magic"), "{e}");
+    // Cut inside the header.
+    let e = tracekit_dmtrace::read_bytes(&good[..header_at as usize + 10]).unwrap_err();
+    assert_eq!(e.offset(), Some(header_at + 10));
+    // A bad thread line: line 12, at its first byte.
+    let text = String::from_utf8_lossy(&good[..header_at as usize]).replace("5\tRenderThread", "x5\tRenderThread");
+    let mut bytes = text.into_bytes();
+    bytes.extend_from_slice(&good[header_at as usize..]);
+    match tracekit_dmtrace::read_bytes(&bytes).unwrap_err() {
+        tracekit_dmtrace::Error::Text { line, offset, message } => {
+            assert_eq!(line, 12);
+            assert_eq!(&bytes[offset as usize..offset as usize + 2], b"x5");
+            assert!(message.contains("thread id"), "{message}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // Not a trace at all.
+    assert!(tracekit_dmtrace::read_bytes(b"PK\x03\x04 zip").is_err());
+    assert!(tracekit_dmtrace::read_bytes(b"").is_err());
+}
+
+#[test]
+fn version_5_dual_clock_new_format() {
+    let s = read_path(fixture("v5-dual.trace")).unwrap();
+    assert_eq!(s.clocks, Clocks::DUAL);
+    // The newer format starts on the monotonic clock, not the Unix epoch.
+    assert_eq!(s.anchor_unix_ns, None);
+    assert!(s.properties.contains(&("start-monotonic-nsec".into(), "123456789000".into())));
+    assert_eq!(s.duration_ns, Some(10_000));
+    assert_eq!((s.threads[0].tid, s.threads[0].name.as_str(), s.threads[0].pid), (4242, "main", Some(4242)));
+    let ns = |t: u32| -> Vec<(CallKind, String, u64, Option<u64>)> {
+        s.calls(ThreadId(t)).iter().map(|e| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns, e.cpu_ns)).collect()
+    };
+    assert_eq!(
+        ns(0),
+        vec![
+            (E, "com.ex.A.run".into(), 1000, Some(0)),
+            (E, "com.ex.A.draw".into(), 2500, Some(700)),
+            (X, "com.ex.A.draw".into(), 4000, Some(1500)),
+            (X, "com.ex.A.run".into(), 9000, Some(2000)),
+        ]
+    );
+    let draw = s.methods.get(s.methods.find("com.ex.A.draw")[0]);
+    assert_eq!((draw.address, draw.signature.as_str(), draw.source_file.as_deref()), (Some(0x7000_0000_1020), "(I)V", Some("A.java")));
+    assert!(s.repairs.is_empty(), "{:?}", s.repairs);
+}
+
+#[test]
+fn version_4_wall_clock_streaming_new_format() {
+    let s = read_path(fixture("v4-wall-streaming.trace")).unwrap();
+    assert_eq!(s.clocks, Clocks::WALL);
+    assert_eq!(s.duration_ns, Some(400));
+    let ns = |t: u32| -> Vec<(CallKind, String, u64, Option<u64>)> {
+        s.calls(ThreadId(t)).iter().map(|e| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns, e.cpu_ns)).collect()
+    };
+    // Deltas restart in every block: the exit is at 300 ns, not 400.
+    assert_eq!(ns(0), vec![(E, "com.ex.B.m".into(), 100, None), (X, "com.ex.B.m".into(), 300, None)]);
+    assert_eq!(s.threads[1].name, "[99]");
+    assert_eq!(ns(1), vec![(E, "(0x5550)".into(), 350, None), (X, "(0x5550)".into(), 350, None)]);
+    assert_eq!(
+        repairs(&s),
+        vec![(repair::OPEN_AT_END.into(), 1), (repair::UNKNOWN_METHOD.into(), 1), (repair::UNKNOWN_THREAD.into(), 1)]
+    );
+    // Both read paths agree (one-pass keeps the blocks until the summary).
+    let bytes = std::fs::read(fixture("v4-wall-streaming.trace")).unwrap();
+    let one_pass = tracekit_dmtrace::read(&bytes[..]).unwrap();
+    assert_eq!(one_pass.call_event_count(), s.call_event_count());
+    assert_eq!(one_pass.repairs, s.repairs);
+}

@@ -105,8 +105,168 @@ fn merged(s: &Session) -> Vec<(u16, CallEvent)> {
     v.into_iter().map(|x| (x.3, x.4)).collect()
 }
 
+/// The session as ART's streaming variant (`0xF3`, dual clock): thread and
+/// method packets before first use, records, then the summary packet.
+fn streaming_bytes(s: &Session) -> Vec<u8> {
+    let mut b = tracekit_dmtrace::BinaryHeader {
+        version: 3,
+        streaming: true,
+        data_offset: 32,
+        start_unix_us: (s.anchor_unix_ns.unwrap() / 1000) as u64,
+        record_size: 14,
+        start_monotonic_ns: 0,
+    }
+    .to_bytes()
+    .to_vec();
+    let (mut seen_t, mut seen_m) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    for (tid, e) in merged(s) {
+        if seen_t.insert(tid) {
+            let name = &s.threads.iter().find(|t| t.tid == u32::from(tid)).unwrap().name;
+            b.extend([0, 0, tracekit_dmtrace::OP_THREAD]);
+            b.extend(tid.to_le_bytes());
+            b.extend((name.len() as u16).to_le_bytes());
+            b.extend(name.as_bytes());
+        }
+        let m = s.methods.get(e.method);
+        let id = m.address.unwrap() as u32;
+        if seen_m.insert(id) {
+            let line = format!("{id:#x}\t{}\t{}\t{}\t{}\n", m.class, m.name, m.signature, m.source_file.as_deref().unwrap_or(""));
+            b.extend([0, 0, tracekit_dmtrace::OP_METHOD]);
+            b.extend((line.len() as u16).to_le_bytes());
+            b.extend(line.as_bytes());
+        }
+        b.extend(tid.to_le_bytes());
+        b.extend((id | e.kind as u32).to_le_bytes());
+        b.extend(((e.cpu_ns.unwrap() / 1000) as u32).to_le_bytes());
+        b.extend(((e.ts_ns / 1000) as u32).to_le_bytes());
+    }
+    let summary = "*version\n3\ndata-file-overflow=false\nclock=dual\nvm=art\n*threads\n*methods\n*end\n";
+    b.extend([0, 0, tracekit_dmtrace::OP_SUMMARY]);
+    b.extend((summary.len() as u32).to_le_bytes());
+    b.extend(summary.as_bytes());
+    b
+}
+
+fn uleb(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn sleb(out: &mut Vec<u8>, mut v: i64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if (v == 0 && b & 0x40 == 0) || (v == -1 && b & 0x40 != 0) {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// The session in ART's newer format: version 5 (dual) or 4, one entry
+/// block per thread, then the summary.
+fn packet_bytes(s: &Session) -> Vec<u8> {
+    let dual = s.clocks.wall && s.clocks.thread_cpu;
+    let mut b = Vec::new();
+    b.extend(0x574F_4C53u32.to_le_bytes());
+    b.extend((if dual { 5u16 } else { 4 }).to_le_bytes());
+    b.extend(77u64.to_le_bytes());
+    b.resize(32, 0);
+    for t in &s.threads {
+        b.push(0);
+        b.extend(t.tid.to_le_bytes());
+        b.extend((t.name.len() as u16).to_le_bytes());
+        b.extend(t.name.as_bytes());
+    }
+    for (_, m) in s.methods.iter() {
+        let line = format!("{}\t{}\t{}\t{}\n", m.class, m.name, m.signature, m.source_file.as_deref().unwrap_or(""));
+        b.push(1);
+        b.extend(m.address.unwrap().to_le_bytes());
+        b.extend((line.len() as u16).to_le_bytes());
+        b.extend(line.as_bytes());
+    }
+    for (_, t, calls) in s.thread_calls() {
+        let mut body = Vec::new();
+        let (mut pm, mut pw, mut pc) = (0u64, 0u64, 0u64);
+        for e in calls.iter() {
+            let word = s.methods.get(e.method).address.unwrap() | e.kind as u64;
+            sleb(&mut body, word.wrapping_sub(pm) as i64);
+            pm = word;
+            let cpu = e.cpu_ns.unwrap_or(0);
+            if s.clocks.wall {
+                uleb(&mut body, e.ts_ns - pw);
+                pw = e.ts_ns;
+            }
+            if s.clocks.thread_cpu {
+                uleb(&mut body, cpu - pc);
+                pc = cpu;
+            }
+        }
+        b.push(2);
+        b.extend(t.tid.to_le_bytes());
+        b.extend(&(calls.len() as u32).to_le_bytes()[..3]);
+        b.extend((body.len() as u32).to_le_bytes());
+        b.extend(body);
+    }
+    let summary = format!("*version\n{}\nclock={}\nelapsed-time-nsec=5\n*end\n", if dual { 5 } else { 4 }, s.clocks.name());
+    b.push(3);
+    b.extend((summary.len() as u16).to_le_bytes());
+    b.extend(summary.as_bytes());
+    b
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn new_format_reads_back(s in session(false)) {
+        let bytes = packet_bytes(&s);
+        for r in [read_bytes(&bytes).unwrap(), tracekit_dmtrace::read(&bytes[..]).unwrap()] {
+            prop_assert_eq!(r.clocks, s.clocks);
+            prop_assert_eq!(&r.threads, &s.threads);
+            prop_assert_eq!(all_events(&r), all_events(&s));
+            // The format's method lines carry no declaration line.
+            for ((_, x), (_, y)) in r.methods.iter().zip(s.methods.iter()) {
+                prop_assert_eq!(x, &Method { line: None, ..y.clone() });
+            }
+            prop_assert!(r.repairs.is_empty(), "{:?}", r.repairs);
+        }
+    }
+
+    #[test]
+    fn streaming_variant_reads_back(s in session(false)) {
+        prop_assume!(s.clocks == Clocks::DUAL);
+        // Streaming files name the threads that ran, in first-use order.
+        let by_tid = |x: &Session| {
+            let mut v: Vec<(u32, Vec<CallEvent>)> = x.thread_calls().filter(|(_, _, c)| !c.is_empty()).map(|(_, t, c)| (t.tid, c.iter().collect())).collect();
+            v.sort_by_key(|p| p.0);
+            v
+        };
+        let expected = by_tid(&s);
+        let bytes = streaming_bytes(&s);
+        for r in [read_bytes(&bytes).unwrap(), tracekit_dmtrace::read(&bytes[..]).unwrap()] {
+            let got = by_tid(&r);
+            prop_assert_eq!(got.len(), expected.len());
+            for ((gt, g), (et, e)) in got.iter().zip(&expected) {
+                prop_assert_eq!(gt, et);
+                prop_assert_eq!(g.len(), e.len());
+                for (a, b) in g.iter().zip(e) {
+                    prop_assert_eq!((a.kind, a.ts_ns, a.cpu_ns), (b.kind, b.ts_ns, b.cpu_ns));
+                    prop_assert_eq!(r.methods.get(a.method).address, s.methods.get(b.method).address);
+                    prop_assert_eq!(&r.methods.get(a.method).name, &s.methods.get(b.method).name);
+                }
+            }
+            prop_assert!(r.repairs.is_empty(), "{:?}", r.repairs);
+        }
+    }
 
     #[test]
     fn write_then_read_is_identity(s in session(false)) {
@@ -198,6 +358,10 @@ fn unwritable_sessions_are_errors() {
     let mut info = TraceInfo::new(Clocks::DUAL);
     info.version = 2;
     assert!(TraceWriter::new(Cursor::new(Vec::new()), &info).is_err());
+    let mut s = Session::new("x", Clocks::WALL);
+    let t = s.add_thread(Thread::new(1, "main"));
+    s.calls_mut(t).push(CallEvent::enter(tracekit_model::MethodId(3), 0, None));
+    assert!(write(&s, &mut Vec::new()).is_err(), "a call to a method the session lacks");
     let info = TraceInfo::new(Clocks::WALL);
     let mut w = TraceWriter::new(Cursor::new(Vec::new()), &info).unwrap();
     assert!(w.write_record(1, 5, CallKind::Enter, 0, 0).is_err());

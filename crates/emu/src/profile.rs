@@ -291,7 +291,8 @@ impl Profile {
             match words[0] {
                 "profile" => {
                     p.name = one("profile")?;
-                    if !valid_name(&p.name) {
+                    // The name becomes a file name in run directories.
+                    if !valid_name(&p.name) || p.name.contains('/') || p.name.starts_with('.') {
                         return Err(bad(no, format!("bad profile name {:?}", p.name)));
                     }
                 }

@@ -63,6 +63,16 @@ impl Arch {
         }
     }
 
+    /// QEMU's target name for the arch (little-endian MIPS for `mips`).
+    pub fn target(self) -> &'static str {
+        match self {
+            Arch::Arm => "arm",
+            Arch::Mips => "mipsel",
+            Arch::Aarch64 => "aarch64",
+            Arch::X86_64 => "x86_64",
+        }
+    }
+
     fn elf_arch(self) -> object::Architecture {
         match self {
             Arch::Arm => object::Architecture::Arm,
@@ -211,6 +221,21 @@ pub fn raw_dir(out: &Path) -> PathBuf {
 /// analysis under the chosen (or the arch's default) profile.
 pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
     let program = std::fs::canonicalize(&req.program).map_err(io_err(&req.program))?;
+    // Check the profile before spending time on the run; a file is kept by
+    // absolute path so reports work from any directory.
+    let profile_name = match &req.profile {
+        Some(spec) if Path::new(spec).is_file() => {
+            Profile::load(spec)?;
+            std::fs::canonicalize(spec)
+                .map_err(io_err(Path::new(spec)))?
+                .display()
+                .to_string()
+        }
+        Some(spec) => resolve_profile(&req.out, spec).map(|_| spec.clone())?,
+        None => default_profile_for(req.arch.target())
+            .expect("every arch has a default")
+            .to_owned(),
+    };
     let qemu = match &req.qemu {
         Some(q) => q.clone(),
         None => PathBuf::from(req.arch.qemu_for(&program)?),
@@ -264,18 +289,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
         })?;
     let wall_s = started.elapsed().as_secs_f64();
     use std::os::unix::process::ExitStatusExt;
-    let target = match req.arch {
-        Arch::Arm => "arm",
-        Arch::Mips => "mipsel",
-        Arch::Aarch64 => "aarch64",
-        Arch::X86_64 => "x86_64",
-    };
-    let profile_name = match &req.profile {
-        Some(p) => p.clone(),
-        None => default_profile_for(target)
-            .expect("every arch has a default")
-            .to_owned(),
-    };
+
     let record = RunRecord {
         arch: req.arch,
         qemu,

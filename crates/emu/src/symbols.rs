@@ -18,8 +18,8 @@ pub struct ElfKind {
     pub little_endian: bool,
 }
 
-/// Reads the ELF header of `path`.
-pub fn elf_kind(path: &Path) -> Result<ElfKind> {
+/// Reads and parses an executable, handing the parsed file to `f`.
+fn with_executable<R>(path: &Path, f: impl FnOnce(&object::File<'_>) -> R) -> Result<R> {
     let data = std::fs::read(path).map_err(|e| EmuError::Io {
         path: path.to_owned(),
         error: e,
@@ -30,7 +30,12 @@ pub fn elf_kind(path: &Path) -> Result<ElfKind> {
             path.display()
         ))
     })?;
-    Ok(ElfKind {
+    Ok(f(&file))
+}
+
+/// Reads the ELF header of `path`.
+pub fn elf_kind(path: &Path) -> Result<ElfKind> {
+    with_executable(path, |file| ElfKind {
         arch: file.architecture(),
         little_endian: file.is_little_endian(),
     })
@@ -48,16 +53,10 @@ pub struct SymbolTable {
 impl SymbolTable {
     /// Loads the symbols of `path`; a stripped file gives an empty table.
     pub fn load(path: &Path) -> Result<SymbolTable> {
-        let data = std::fs::read(path).map_err(|e| EmuError::Io {
-            path: path.to_owned(),
-            error: e,
-        })?;
-        let file = object::File::parse(&*data).map_err(|e| {
-            EmuError::Invalid(format!(
-                "{}: not a readable executable: {e}",
-                path.display()
-            ))
-        })?;
+        with_executable(path, SymbolTable::from_file)
+    }
+
+    fn from_file(file: &object::File<'_>) -> SymbolTable {
         let arm = file.architecture() == object::Architecture::Arm;
         let mut table = SymbolTable::default();
         for sym in file.symbols() {
@@ -96,7 +95,7 @@ impl SymbolTable {
         table.functions.sort();
         table.functions.dedup_by(|a, b| a.0 == b.0);
         table.mapping.sort_by_key(|m| m.0);
-        Ok(table)
+        table
     }
 
     /// `name+0xoff` for an address inside (or just after) a known function.

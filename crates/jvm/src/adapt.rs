@@ -29,16 +29,33 @@ pub struct AdaptRun {
 /// Runs `argv` `runs` times under AdapTracer, feeding each run's updated
 /// model to the next. `model` is the first run's model (none: all counters
 /// 1); the last updated model is written to `save` when given.
-pub fn adapt(argv: &[String], jar: Option<&Path>, base: &Config, model: Option<&Path>, runs: usize, save: Option<&Path>) -> Result<Vec<AdaptRun>> {
+pub fn adapt(
+    argv: &[String],
+    jar: Option<&Path>,
+    base: &Config,
+    model: Option<&Path>,
+    runs: usize,
+    save: Option<&Path>,
+) -> Result<Vec<AdaptRun>> {
     let cmd = JavaCommand::parse(argv, jar)?;
     let dir = tempdir()?;
-    let config = Config { scheme: Scheme::Adaptracer, ..base.clone() };
+    let config = Config {
+        scheme: Scheme::Adaptracer,
+        ..base.clone()
+    };
     let mut current: Option<PathBuf> = model.map(Path::to_path_buf);
     let mut out = Vec::new();
     for run in 1..=runs {
-        let r = run_scheme(&cmd, &config, current.as_deref(), &dir).with_context(|| format!("run {run}"))?;
+        let r = run_scheme(&cmd, &config, current.as_deref(), &dir)
+            .with_context(|| format!("run {run}"))?;
         let replay = r.replay.expect("AdapTracer runs are replayed");
-        out.push(AdaptRun { run, bits: r.decoded.bits, packed_bits: r.decoded.packed_bits, ideal_bits: replay.ideal_bits, choices: replay.choices });
+        out.push(AdaptRun {
+            run,
+            bits: r.decoded.bits,
+            packed_bits: r.decoded.packed_bits,
+            ideal_bits: replay.ideal_bits,
+            choices: replay.choices,
+        });
         let stored = crate::program::Program::from_instrumented_jar(&r.jar)?;
         let core = CoreProgram::new(&stored)?;
         let next = updated_model(&stored, &core, &r.decoded.completed_paths(&stored.program))?;

@@ -34,49 +34,56 @@ pub struct Insn {
 
 fn fixed_length(op: u8) -> Option<usize> {
     Some(match op {
-        0x00..=0x0f => 1,                    // nop, aconst_null, iconst, lconst, fconst, dconst
-        0x10 => 2,                           // bipush
-        0x11 => 3,                           // sipush
-        0x12 => 2,                           // ldc
-        0x13 | 0x14 => 3,                    // ldc_w, ldc2_w
-        0x15..=0x19 => 2,                    // iload..aload
-        0x1a..=0x35 => 1,                    // xload_n, xaload
-        0x36..=0x3a => 2,                    // istore..astore
-        0x3b..=0x83 => 1,                    // xstore_n, xastore, stack ops, arithmetic
-        0x84 => 3,                           // iinc
-        0x85..=0x98 => 1,                    // conversions, comparisons
-        0x99..=0xa8 => 3,                    // if*, goto, jsr
-        0xa9 => 2,                           // ret
-        0xac..=0xb1 => 1,                    // returns
-        0xb2..=0xb8 => 3,                    // field access, invokevirtual/special/static
-        0xb9 | 0xba => 5,                    // invokeinterface, invokedynamic
-        0xbb => 3,                           // new
-        0xbc => 2,                           // newarray
-        0xbd => 3,                           // anewarray
-        0xbe | 0xbf => 1,                    // arraylength, athrow
-        0xc0 | 0xc1 => 3,                    // checkcast, instanceof
-        0xc2 | 0xc3 => 1,                    // monitorenter/exit
-        0xc5 => 4,                           // multianewarray
-        0xc6 | 0xc7 => 3,                    // ifnull, ifnonnull
-        0xc8 | 0xc9 => 5,                    // goto_w, jsr_w
+        0x00..=0x0f => 1, // nop, aconst_null, iconst, lconst, fconst, dconst
+        0x10 => 2,        // bipush
+        0x11 => 3,        // sipush
+        0x12 => 2,        // ldc
+        0x13 | 0x14 => 3, // ldc_w, ldc2_w
+        0x15..=0x19 => 2, // iload..aload
+        0x1a..=0x35 => 1, // xload_n, xaload
+        0x36..=0x3a => 2, // istore..astore
+        0x3b..=0x83 => 1, // xstore_n, xastore, stack ops, arithmetic
+        0x84 => 3,        // iinc
+        0x85..=0x98 => 1, // conversions, comparisons
+        0x99..=0xa8 => 3, // if*, goto, jsr
+        0xa9 => 2,        // ret
+        0xac..=0xb1 => 1, // returns
+        0xb2..=0xb8 => 3, // field access, invokevirtual/special/static
+        0xb9 | 0xba => 5, // invokeinterface, invokedynamic
+        0xbb => 3,        // new
+        0xbc => 2,        // newarray
+        0xbd => 3,        // anewarray
+        0xbe | 0xbf => 1, // arraylength, athrow
+        0xc0 | 0xc1 => 3, // checkcast, instanceof
+        0xc2 | 0xc3 => 1, // monitorenter/exit
+        0xc5 => 4,        // multianewarray
+        0xc6 | 0xc7 => 3, // ifnull, ifnonnull
+        0xc8 | 0xc9 => 5, // goto_w, jsr_w
         _ => return None,
     })
 }
 
 fn be_i32(code: &[u8], at: usize) -> Option<i32> {
-    code.get(at..at + 4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    code.get(at..at + 4)
+        .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// Decodes a method's bytecode; `base` is the code's offset in the class file
 /// (for error messages).
 pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
-    let err = |at: usize, m: String| ClassError { offset: base + at, message: m };
+    let err = |at: usize, m: String| ClassError {
+        offset: base + at,
+        message: m,
+    };
     let mut out = Vec::new();
     let mut pc = 0usize;
     let target = |pc: usize, rel: i64| -> Result<u32, ClassError> {
         let t = pc as i64 + rel;
         if t < 0 || t as usize >= code.len() {
-            return Err(err(pc, format!("branch target {t} outside code of {} bytes", code.len())));
+            return Err(err(
+                pc,
+                format!("branch target {t} outside code of {} bytes", code.len()),
+            ));
         }
         Ok(t as u32)
     };
@@ -97,7 +104,10 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                     }
                     let n = (high - low + 1) as usize;
                     for k in 0..n {
-                        targets.push(target(pc, be_i32(code, at + 12 + 4 * k).ok_or_else(trunc)? as i64)?);
+                        targets.push(target(
+                            pc,
+                            be_i32(code, at + 12 + 4 * k).ok_or_else(trunc)? as i64,
+                        )?);
                     }
                     1 + pad + 12 + 4 * n
                 } else {
@@ -106,20 +116,36 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                         return Err(err(pc, format!("bad lookupswitch pair count {n}")));
                     }
                     for k in 0..n as usize {
-                        targets.push(target(pc, be_i32(code, at + 12 + 8 * k).ok_or_else(trunc)? as i64)?);
+                        targets.push(target(
+                            pc,
+                            be_i32(code, at + 12 + 8 * k).ok_or_else(trunc)? as i64,
+                        )?);
                     }
                     1 + pad + 8 + 8 * n as usize
                 };
                 (len, Flow::Switch(targets))
             }
             0xc4 => {
-                let inner = *code.get(pc + 1).ok_or_else(|| err(pc, "truncated wide".into()))?;
-                (if inner == 0x84 { 6 } else { 4 }, if inner == 0xa9 { Flow::Subroutine } else { Flow::Next })
+                let inner = *code
+                    .get(pc + 1)
+                    .ok_or_else(|| err(pc, "truncated wide".into()))?;
+                (
+                    if inner == 0x84 { 6 } else { 4 },
+                    if inner == 0xa9 {
+                        Flow::Subroutine
+                    } else {
+                        Flow::Next
+                    },
+                )
             }
             _ => {
-                let len = fixed_length(op).ok_or_else(|| err(pc, format!("unknown opcode 0x{op:02x}")))?;
+                let len = fixed_length(op)
+                    .ok_or_else(|| err(pc, format!("unknown opcode 0x{op:02x}")))?;
                 if pc + len > code.len() {
-                    return Err(err(pc, format!("instruction 0x{op:02x} runs past the end of code")));
+                    return Err(err(
+                        pc,
+                        format!("instruction 0x{op:02x} runs past the end of code"),
+                    ));
                 }
                 let rel16 = || i16::from_be_bytes([code[pc + 1], code[pc + 2]]) as i64;
                 let flow = match op {
@@ -135,9 +161,16 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
             }
         };
         if pc + len > code.len() {
-            return Err(err(pc, format!("instruction 0x{op:02x} runs past the end of code")));
+            return Err(err(
+                pc,
+                format!("instruction 0x{op:02x} runs past the end of code"),
+            ));
         }
-        out.push(Insn { offset: pc as u32, opcode: op, flow });
+        out.push(Insn {
+            offset: pc as u32,
+            opcode: op,
+            flow,
+        });
         pc += len;
     }
     Ok(out)

@@ -54,7 +54,11 @@ impl MethodCfg {
     }
     /// All edges `(from, to)` in node order, then out-edge order.
     pub fn edges(&self) -> Vec<(u32, u32)> {
-        self.succs.iter().enumerate().flat_map(|(v, s)| s.iter().map(move |&w| (v as u32, w))).collect()
+        self.succs
+            .iter()
+            .enumerate()
+            .flat_map(|(v, s)| s.iter().map(move |&w| (v as u32, w)))
+            .collect()
     }
 }
 
@@ -89,7 +93,10 @@ pub fn build_cfg(m: &MethodInfo) -> Result<Result<MethodCfg, Skip>, ClassError> 
                 leader[i] = true;
                 Ok(())
             }
-            None => Err(ClassError { offset: off as usize, message: format!("{what} at bytecode offset {off} is not an instruction start") }),
+            None => Err(ClassError {
+                offset: off as usize,
+                message: format!("{what} at bytecode offset {off} is not an instruction start"),
+            }),
         }
     };
     for (k, insn) in insns.iter().enumerate() {
@@ -111,7 +118,10 @@ pub fn build_cfg(m: &MethodInfo) -> Result<Result<MethodCfg, Skip>, ClassError> 
     }
     for h in &m.handlers {
         if h.handler >= code_len || h.start >= h.end || h.end > code_len {
-            return Err(ClassError { offset: h.handler as usize, message: format!("bad exception-table entry {h:?} for code of {code_len} bytes") });
+            return Err(ClassError {
+                offset: h.handler as usize,
+                message: format!("bad exception-table entry {h:?} for code of {code_len} bytes"),
+            });
         }
         mark(h.start, "try start")?;
         mark(h.end, "try end")?;
@@ -138,7 +148,13 @@ pub fn build_cfg(m: &MethodInfo) -> Result<Result<MethodCfg, Skip>, ClassError> 
                 out.push(w)
             }
         };
-        let falls = || if e < insns.len() { Some(b as u32 + 2) } else { None };
+        let falls = || {
+            if e < insns.len() {
+                Some(b as u32 + 2)
+            } else {
+                None
+            }
+        };
         match &last.flow {
             Flow::Next => {
                 if let Some(f) = falls() {
@@ -161,7 +177,11 @@ pub fn build_cfg(m: &MethodInfo) -> Result<Result<MethodCfg, Skip>, ClassError> 
                 add(node_at(h.handler));
             }
         }
-        blocks.push(Block { first_insn: s as u32, offset: insns[s].offset, lines: line_range(m, insns[s].offset, last.offset) });
+        blocks.push(Block {
+            first_insn: s as u32,
+            offset: insns[s].offset,
+            lines: line_range(m, insns[s].offset, last.offset),
+        });
     }
     // Blocks that cannot reach EXIT get a direct edge to it (abnormal end).
     let mut reaches = vec![false; n + 2];
@@ -181,11 +201,20 @@ pub fn build_cfg(m: &MethodInfo) -> Result<Result<MethodCfg, Skip>, ClassError> 
             succs[v].push(exit);
         }
     }
-    Ok(Ok(MethodCfg { blocks, insn_count: insns.len() as u32, succs }))
+    Ok(Ok(MethodCfg {
+        blocks,
+        insn_count: insns.len() as u32,
+        succs,
+    }))
 }
 
 fn line_at(m: &MethodInfo, pc: u32) -> u32 {
-    m.lines.iter().filter(|(start, _)| *start <= pc).max_by_key(|(start, _)| *start).map(|(_, l)| *l).unwrap_or(0)
+    m.lines
+        .iter()
+        .filter(|(start, _)| *start <= pc)
+        .max_by_key(|(start, _)| *start)
+        .map(|(_, l)| *l)
+        .unwrap_or(0)
 }
 
 fn line_range(m: &MethodInfo, first: u32, last: u32) -> (u32, u32) {
@@ -200,16 +229,28 @@ mod tests {
     use crate::classfile::Handler;
 
     fn method(code: Vec<u8>, handlers: Vec<Handler>) -> MethodInfo {
-        MethodInfo { name: "m".into(), descriptor: "()V".into(), code, handlers, lines: vec![(0, 10), (4, 11)] }
+        MethodInfo {
+            name: "m".into(),
+            descriptor: "()V".into(),
+            code,
+            handlers,
+            lines: vec![(0, 10), (4, 11)],
+        }
     }
 
     #[test]
     fn if_else_diamond() {
         // 0: iload_0; 1: ifeq ->8; 4: iconst_1; 5: ireturn; 6..7 nop; 8: iconst_0; 9: ireturn
-        let m = method(vec![0x1a, 0x99, 0x00, 0x07, 0x04, 0xac, 0x00, 0x00, 0x03, 0xac], vec![]);
+        let m = method(
+            vec![0x1a, 0x99, 0x00, 0x07, 0x04, 0xac, 0x00, 0x00, 0x03, 0xac],
+            vec![],
+        );
         let cfg = build_cfg(&m).unwrap().unwrap();
         // blocks: [0,1] [4,5] [6] [7] [8,9]; nops after return form their own unreachable blocks
-        assert_eq!(cfg.blocks.iter().map(|b| b.offset).collect::<Vec<_>>(), vec![0, 4, 6, 8]);
+        assert_eq!(
+            cfg.blocks.iter().map(|b| b.offset).collect::<Vec<_>>(),
+            vec![0, 4, 6, 8]
+        );
         assert_eq!(cfg.succs[1], vec![2, 4]);
         assert_eq!(cfg.succs[2], vec![5]);
         assert_eq!(cfg.succs[3], vec![4]);
@@ -218,20 +259,36 @@ mod tests {
 
     #[test]
     fn bad_handler_entries_are_errors() {
-        let h = Handler { start: 0, end: 1, handler: 1 };
+        let h = Handler {
+            start: 0,
+            end: 1,
+            handler: 1,
+        };
         assert!(build_cfg(&method(vec![0xb1], vec![h])).is_err());
-        let h = Handler { start: 1, end: 1, handler: 0 };
+        let h = Handler {
+            start: 1,
+            end: 1,
+            handler: 0,
+        };
         assert!(build_cfg(&method(vec![0xb1, 0xb1], vec![h])).is_err());
     }
 
     #[test]
     fn loop_and_uncaught_throw_reach_exit() {
         // 0: goto 0 (endless loop)
-        let cfg = build_cfg(&method(vec![0xa7, 0x00, 0x00], vec![])).unwrap().unwrap();
+        let cfg = build_cfg(&method(vec![0xa7, 0x00, 0x00], vec![]))
+            .unwrap()
+            .unwrap();
         assert_eq!(cfg.succs[1], vec![1, 2]);
         // 0: aconst_null; 1: athrow, handler [0,2) -> 2: pop; 3: return
-        let h = Handler { start: 0, end: 2, handler: 2 };
-        let cfg = build_cfg(&method(vec![0x01, 0xbf, 0x57, 0xb1], vec![h])).unwrap().unwrap();
+        let h = Handler {
+            start: 0,
+            end: 2,
+            handler: 2,
+        };
+        let cfg = build_cfg(&method(vec![0x01, 0xbf, 0x57, 0xb1], vec![h]))
+            .unwrap()
+            .unwrap();
         assert_eq!(cfg.succs[1], vec![2]);
         assert_eq!(cfg.succs[2], vec![3]);
     }

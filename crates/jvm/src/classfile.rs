@@ -61,7 +61,10 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn err<T>(&self, message: impl Into<String>) -> Result<T, ClassError> {
-        Err(ClassError { offset: self.pos, message: message.into() })
+        Err(ClassError {
+            offset: self.pos,
+            message: message.into(),
+        })
     }
     fn bytes(&mut self, n: usize) -> Result<&'a [u8], ClassError> {
         if self.data.len() - self.pos < n {
@@ -102,7 +105,10 @@ fn utf8(pool: &[Constant], index: u16, r: &Reader) -> Result<String, ClassError>
 pub fn parse_class(data: &[u8]) -> Result<ClassInfo, ClassError> {
     let mut r = Reader { data, pos: 0 };
     if r.u32()? != 0xCAFE_BABE {
-        return Err(ClassError { offset: 0, message: "not a class file (bad magic)".into() });
+        return Err(ClassError {
+            offset: 0,
+            message: "not a class file (bad magic)".into(),
+        });
     }
     r.u16()?;
     r.u16()?;
@@ -138,7 +144,10 @@ pub fn parse_class(data: &[u8]) -> Result<ClassInfo, ClassError> {
                 Constant::Other
             }
             t => {
-                return Err(ClassError { offset: tag_at, message: format!("unknown constant tag {t}") })
+                return Err(ClassError {
+                    offset: tag_at,
+                    message: format!("unknown constant tag {t}"),
+                })
             }
         };
         i += if wide { 2 } else { 1 };
@@ -148,7 +157,12 @@ pub fn parse_class(data: &[u8]) -> Result<ClassInfo, ClassError> {
     let this = r.u16()?;
     let name = match pool.get(this as usize) {
         Some(Constant::Class(n)) => utf8(&pool, *n, &r)?,
-        _ => return Err(ClassError { offset: this_at, message: "this_class is not a class entry".into() }),
+        _ => {
+            return Err(ClassError {
+                offset: this_at,
+                message: "this_class is not a class entry".into(),
+            })
+        }
     };
     r.u16()?; // super
     let interfaces = r.u16()? as usize;
@@ -163,7 +177,13 @@ pub fn parse_class(data: &[u8]) -> Result<ClassInfo, ClassError> {
         r.u16()?;
         let name = utf8(&pool, r.u16()?, &r)?;
         let descriptor = utf8(&pool, r.u16()?, &r)?;
-        let mut m = MethodInfo { name, descriptor, code: vec![], handlers: vec![], lines: vec![] };
+        let mut m = MethodInfo {
+            name,
+            descriptor,
+            code: vec![],
+            handlers: vec![],
+            lines: vec![],
+        };
         for _ in 0..r.u16()? {
             let aname = utf8(&pool, r.u16()?, &r)?;
             let len = r.u32()? as usize;
@@ -185,7 +205,11 @@ pub fn parse_class(data: &[u8]) -> Result<ClassInfo, ClassError> {
             source_file = Some(utf8(&pool, idx, &r)?);
         }
     }
-    Ok(ClassInfo { name, source_file, methods })
+    Ok(ClassInfo {
+        name,
+        source_file,
+        methods,
+    })
 }
 
 fn skip_attributes(r: &mut Reader) -> Result<(), ClassError> {
@@ -197,9 +221,17 @@ fn skip_attributes(r: &mut Reader) -> Result<(), ClassError> {
     Ok(())
 }
 
-fn parse_code(body: &[u8], base: usize, pool: &[Constant], m: &mut MethodInfo) -> Result<(), ClassError> {
+fn parse_code(
+    body: &[u8],
+    base: usize,
+    pool: &[Constant],
+    m: &mut MethodInfo,
+) -> Result<(), ClassError> {
     let mut r = Reader { data: body, pos: 0 };
-    let fix = |e: ClassError| ClassError { offset: e.offset + base, ..e };
+    let fix = |e: ClassError| ClassError {
+        offset: e.offset + base,
+        ..e
+    };
     (|| {
         r.u16()?;
         r.u16()?;
@@ -210,14 +242,21 @@ fn parse_code(body: &[u8], base: usize, pool: &[Constant], m: &mut MethodInfo) -
             let end = r.u16()? as u32;
             let handler = r.u16()? as u32;
             r.u16()?;
-            m.handlers.push(Handler { start, end, handler });
+            m.handlers.push(Handler {
+                start,
+                end,
+                handler,
+            });
         }
         for _ in 0..r.u16()? {
             let aname = utf8(pool, r.u16()?, &r)?;
             let alen = r.u32()? as usize;
             let abody = r.bytes(alen)?;
             if aname == "LineNumberTable" {
-                let mut lr = Reader { data: abody, pos: 0 };
+                let mut lr = Reader {
+                    data: abody,
+                    pos: 0,
+                };
                 for _ in 0..lr.u16()? {
                     let pc = lr.u16()? as u32;
                     let line = lr.u16()? as u32;
@@ -244,7 +283,11 @@ fn decode_modified_utf8(b: &[u8]) -> String {
             units.push(((c as u16 & 0x1F) << 6) | (b[i + 1] as u16 & 0x3F));
             i += 2;
         } else if c & 0xF0 == 0xE0 && i + 2 < b.len() {
-            units.push(((c as u16 & 0x0F) << 12) | ((b[i + 1] as u16 & 0x3F) << 6) | (b[i + 2] as u16 & 0x3F));
+            units.push(
+                ((c as u16 & 0x0F) << 12)
+                    | ((b[i + 1] as u16 & 0x3F) << 6)
+                    | (b[i + 2] as u16 & 0x3F),
+            );
             i += 3;
         } else {
             units.push(0xFFFD);

@@ -35,14 +35,27 @@ impl JavaCommand {
         let i = argv
             .iter()
             .position(|a| matches!(a.as_str(), "-cp" | "-classpath" | "--class-path" | "-jar"))
-            .context("the java command has no -cp/-classpath/-jar argument naming the jar to instrument")?;
+            .context(
+                "the java command has no -cp/-classpath/-jar argument naming the jar to instrument",
+            )?;
         let value = argv.get(i + 1).context("-cp/-jar without a value")?;
         let classpath: Vec<String> = value.split(':').map(String::from).collect();
         let target = match jar {
-            Some(j) => classpath.iter().position(|c| Path::new(c) == j).with_context(|| format!("{} is not on the class path {value}", j.display()))?,
-            None => classpath.iter().position(|c| c.ends_with(".jar")).context("no .jar on the class path")?,
+            Some(j) => classpath
+                .iter()
+                .position(|c| Path::new(c) == j)
+                .with_context(|| format!("{} is not on the class path {value}", j.display()))?,
+            None => classpath
+                .iter()
+                .position(|c| c.ends_with(".jar"))
+                .context("no .jar on the class path")?,
         };
-        Ok(JavaCommand { argv: argv.to_vec(), cp_index: i + 1, classpath, target })
+        Ok(JavaCommand {
+            argv: argv.to_vec(),
+            cp_index: i + 1,
+            classpath,
+            target,
+        })
     }
 
     /// The command with the target jar replaced by `jar`.
@@ -61,22 +74,36 @@ impl JavaCommand {
 
     /// The other class-path entries (needed for stack-map frames).
     pub fn other_entries(&self) -> Vec<PathBuf> {
-        self.classpath.iter().enumerate().filter(|(i, _)| *i != self.target).map(|(_, c)| PathBuf::from(c)).collect()
+        self.classpath
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != self.target)
+            .map(|(_, c)| PathBuf::from(c))
+            .collect()
     }
 }
 
 /// Runs `argv` with the path log going to `log`; returns wall seconds.
 pub fn run_java(argv: &[String], log: Option<&Path>) -> Result<f64> {
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.args(&argv[1..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     if let Some(l) = log {
         cmd.env("TRACEKIT_PATHS_LOG", l);
     }
     let t = Instant::now();
-    let out = cmd.output().with_context(|| format!("cannot run {}", argv[0]))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {}", argv[0]))?;
     let secs = t.elapsed().as_secs_f64();
     if !out.status.success() {
-        bail!("{} exited with {}:\n{}", argv.join(" "), out.status, String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "{} exited with {}:\n{}",
+            argv.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(secs)
 }
@@ -121,20 +148,41 @@ pub struct Comparison {
 
 /// Instruments `cmd`'s jar under `config` into `dir` and runs it; returns the
 /// decoded log, its wall time and the instrumented jar.
-pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir: &Path) -> Result<SchemeRun> {
-    let name = format!("{}{}", config.scheme.name(), if config.stream { "-stream" } else { "" });
+pub fn run_scheme(
+    cmd: &JavaCommand,
+    config: &Config,
+    model: Option<&Path>,
+    dir: &Path,
+) -> Result<SchemeRun> {
+    let name = format!(
+        "{}{}",
+        config.scheme.name(),
+        if config.stream { "-stream" } else { "" }
+    );
     let jar = dir.join(format!("{name}.jar"));
     let log = dir.join(format!("{name}.log"));
     instrument_jar(&cmd.jar(), &jar, config, model, &cmd.other_entries())?;
     let secs = run_java(&cmd.with_jar(&jar), Some(&log))?;
     let stored = Program::from_instrumented_jar(&jar)?;
-    let text = std::fs::read_to_string(&log).with_context(|| format!("the run wrote no path log {}", log.display()))?;
+    let text = std::fs::read_to_string(&log)
+        .with_context(|| format!("the run wrote no path log {}", log.display()))?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let core = CoreProgram::new(&stored)?;
     let mut decoder = Decoder::new(&stored, &core);
-    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
-    let replay = if config.scheme == Scheme::Adaptracer { Some(replay_adaptracer(&stored, &core, &parsed, &decoded)?) } else { None };
-    Ok(SchemeRun { decoded, seconds: secs, jar, replay, program: stored.program })
+    let decoded = decode_log(&stored, &parsed, &mut decoder)
+        .with_context(|| format!("decoding {}", log.display()))?;
+    let replay = if config.scheme == Scheme::Adaptracer {
+        Some(replay_adaptracer(&stored, &core, &parsed, &decoded)?)
+    } else {
+        None
+    };
+    Ok(SchemeRun {
+        decoded,
+        seconds: secs,
+        jar,
+        replay,
+        program: stored.program,
+    })
 }
 
 /// One instrumented run, decoded.
@@ -176,7 +224,13 @@ pub fn choice_stream(program: &Program, decoded: &Decoded) -> Vec<u8> {
 pub fn zstd_bits(data: &[u8], dir: &Path) -> Option<u64> {
     let f = dir.join("choices.bin");
     std::fs::write(&f, data).ok()?;
-    let out = Command::new("zstd").arg("-19").arg("-q").arg("-c").arg(&f).output().ok()?;
+    let out = Command::new("zstd")
+        .arg("-19")
+        .arg("-q")
+        .arg("-c")
+        .arg(&f)
+        .output()
+        .ok()?;
     out.status.success().then(|| out.stdout.len() as u64 * 8)
 }
 
@@ -187,34 +241,69 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Runs the command uninstrumented and under every scheme, `repeat` times
 /// each (times are medians; sizes come from the first run).
-pub fn compare(argv: &[String], jar: Option<&Path>, base: &Config, model: Option<&Path>, repeat: usize) -> Result<Comparison> {
+pub fn compare(
+    argv: &[String],
+    jar: Option<&Path>,
+    base: &Config,
+    model: Option<&Path>,
+    repeat: usize,
+) -> Result<Comparison> {
     let cmd = JavaCommand::parse(argv, jar)?;
     let dir = tempdir()?;
     let repeat = repeat.max(1);
-    let baseline_seconds = median((0..repeat).map(|_| run_java(argv, None)).collect::<Result<Vec<_>>>()?);
+    let baseline_seconds = median(
+        (0..repeat)
+            .map(|_| run_java(argv, None))
+            .collect::<Result<Vec<_>>>()?,
+    );
     let mut rows = Vec::new();
     let mut raw: Option<Decoded> = None;
     let (mut branches, mut ideal_bits, mut words_equal, mut zstd) = (0, 0.0, true, None);
-    let variants = Scheme::ALL.iter().map(|&s| (s, false)).chain([(Scheme::Adaptracer, true)]);
+    let variants = Scheme::ALL
+        .iter()
+        .map(|&s| (s, false))
+        .chain([(Scheme::Adaptracer, true)]);
     for (scheme, stream) in variants {
         // Sizes and exactness: the probes also record every node, and each
         // decoded path is checked against the same run (nondeterministic
         // programs included). Times: separate runs without that sidecar.
         let verify = scheme != Scheme::Raw;
-        let config = Config { scheme, verify, stream, ..base.clone() };
-        let name = if stream { "adaptracer-stream".to_string() } else { scheme.name().to_string() };
-        let run = run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
+        let config = Config {
+            scheme,
+            verify,
+            stream,
+            ..base.clone()
+        };
+        let name = if stream {
+            "adaptracer-stream".to_string()
+        } else {
+            scheme.name().to_string()
+        };
+        let run =
+            run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
         let mut times = Vec::new();
         let timed = if verify {
             let jar = dir.join(format!("{name}-timed.jar"));
-            instrument_jar(&cmd.jar(), &jar, &Config { verify: false, ..config.clone() }, model, &cmd.other_entries())?;
+            instrument_jar(
+                &cmd.jar(),
+                &jar,
+                &Config {
+                    verify: false,
+                    ..config.clone()
+                },
+                model,
+                &cmd.other_entries(),
+            )?;
             jar
         } else {
             times.push(run.seconds);
             run.jar.clone()
         };
         while times.len() < repeat {
-            times.push(run_java(&cmd.with_jar(&timed), Some(&dir.join("again.log")))?);
+            times.push(run_java(
+                &cmd.with_jar(&timed),
+                Some(&dir.join("again.log")),
+            )?);
         }
         let exact = if raw.is_none() {
             let choices = choice_stream(&run.program, &run.decoded);
@@ -244,7 +333,15 @@ pub fn compare(argv: &[String], jar: Option<&Path>, base: &Config, model: Option
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(Comparison { width: base.width, baseline_seconds, branches, ideal_bits, adaptracer_words_equal: words_equal, zstd_bits: zstd, rows })
+    Ok(Comparison {
+        width: base.width,
+        baseline_seconds,
+        branches,
+        ideal_bits,
+        adaptracer_words_equal: words_equal,
+        zstd_bits: zstd,
+        rows,
+    })
 }
 
 /// Renders a comparison as a table.
@@ -262,7 +359,10 @@ pub fn render_comparison(c: &Comparison) -> String {
         c.ideal_bits / c.branches.max(1) as f64,
         c.zstd_bits.map(|z| format!("{z} bits")).unwrap_or_else(|| "n/a (no zstd)".into())
     );
-    s += &format!("{:<17} {:>14} {:>10} {:>14} {:>9} {:>8}  {}\n", "scheme", "bits", "bits/br", "packed bits", "time s", "x base", "paths = raw");
+    s += &format!(
+        "{:<17} {:>14} {:>10} {:>14} {:>9} {:>8}  {}\n",
+        "scheme", "bits", "bits/br", "packed bits", "time s", "x base", "paths = raw"
+    );
     for r in &c.rows {
         s += &format!(
             "{:<17} {:>14} {:>10.3} {:>14} {:>9.3} {:>8.2}  {}\n",
@@ -287,7 +387,9 @@ mod tests {
 
     #[test]
     fn finds_and_replaces_the_jar() {
-        let argv: Vec<String> = ["java", "-Xss4m", "-cp", "lib/a.jar:app.jar", "Main", "x"].map(String::from).to_vec();
+        let argv: Vec<String> = ["java", "-Xss4m", "-cp", "lib/a.jar:app.jar", "Main", "x"]
+            .map(String::from)
+            .to_vec();
         let c = JavaCommand::parse(&argv, Some(Path::new("app.jar"))).unwrap();
         assert_eq!(c.with_jar(Path::new("/t/o.jar"))[3], "lib/a.jar:/t/o.jar");
         assert_eq!(c.other_entries(), vec![PathBuf::from("lib/a.jar")]);

@@ -72,7 +72,14 @@ pub fn bits_for(n: usize) -> u64 {
 /// word (`W` bits; a raw node id costs `ceil(log2 #nodes)`), every PAP
 /// breakpoint node (`ceil(log2 #nodes)`), and for an aborted invocation its
 /// length (`W` bits).
-pub fn record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tokens: &[Token], aborted: bool) -> u64 {
+pub fn record_bits(
+    scheme: Scheme,
+    width: u32,
+    methods: usize,
+    nodes: usize,
+    tokens: &[Token],
+    aborted: bool,
+) -> u64 {
     let node_bits = bits_for(nodes);
     let words: u64 = tokens
         .iter()
@@ -118,12 +125,30 @@ pub fn gamma_bits(n: u64) -> u64 {
 /// length; for BLPP/PAP/raw each value Elias-gamma coded (`v + 1`) and each
 /// breakpoint node in `ceil(log2 #nodes)` bits; an aborted record adds its
 /// gamma-coded length.
-pub fn packed_record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tokens: &[Token], aborted_after: Option<usize>) -> u64 {
+pub fn packed_record_bits(
+    scheme: Scheme,
+    width: u32,
+    methods: usize,
+    nodes: usize,
+    tokens: &[Token],
+    aborted_after: Option<usize>,
+) -> u64 {
     let body: u64 = match scheme {
         Scheme::Adaptracer => {
-            let words: Vec<u64> = tokens.iter().filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None }).collect();
+            let words: Vec<u64> = tokens
+                .iter()
+                .filter_map(|t| {
+                    if let Token::Value(v) = t {
+                        Some(*v)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             let len = match words.iter().rposition(|&w| w != 0) {
-                Some(i) => i as u64 * width as u64 + (width as u64 - words[i].trailing_zeros() as u64),
+                Some(i) => {
+                    i as u64 * width as u64 + (width as u64 - words[i].trailing_zeros() as u64)
+                }
                 None => 0,
             };
             gamma_bits(len + 1) + len
@@ -140,7 +165,11 @@ pub fn packed_record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usi
 }
 
 /// Decodes every record of `log` against the program stored in the jar.
-pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder) -> Result<Decoded> {
+pub fn decode_log(
+    stored: &StoredProgram,
+    log: &TraceLog,
+    decoder: &mut Decoder,
+) -> Result<Decoded> {
     let program = &stored.program;
     let scheme = stored.config.scheme;
     if log.scheme != scheme.name() || log.width != stored.config.width {
@@ -152,40 +181,92 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             stored.config.width
         );
     }
-    let streamed = if stored.config.stream { Some(decoder.decode_streams(log)?) } else { None };
-    let mut out = Decoded { bits: 0, packed_bits: 0, method_ref_bits: 0, verified: 0, invocations: Vec::with_capacity(log.records.len()) };
+    let streamed = if stored.config.stream {
+        Some(decoder.decode_streams(log)?)
+    } else {
+        None
+    };
+    let mut out = Decoded {
+        bits: 0,
+        packed_bits: 0,
+        method_ref_bits: 0,
+        verified: 0,
+        invocations: Vec::with_capacity(log.records.len()),
+    };
     for (k, rec) in log.records.iter().enumerate() {
-        let m = program.methods.get(rec.method).with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
+        let m = program
+            .methods
+            .get(rec.method)
+            .with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
         let cfg = &m.cfg;
         let mut path = match &streamed {
             Some(paths) => paths[k].clone(),
-            None => decoder.decode(rec).with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?,
+            None => decoder.decode(rec).with_context(|| {
+                format!(
+                    "record {} ({} on thread {})",
+                    k + 1,
+                    m.display_name(),
+                    rec.thread
+                )
+            })?,
         };
-        check_path(cfg, &path).with_context(|| format!("record {}: decoded path of {} is not a CFG path", k + 1, m.display_name()))?;
+        check_path(cfg, &path).with_context(|| {
+            format!(
+                "record {}: decoded path of {} is not a CFG path",
+                k + 1,
+                m.display_name()
+            )
+        })?;
         if let Some(raw) = &rec.raw {
             if path.len() != raw.len() + 1 || path[1..] != raw[..] {
-                bail!("record {} ({}): decoded path differs from the nodes recorded in the same run", k + 1, m.display_name());
+                bail!(
+                    "record {} ({}): decoded path differs from the nodes recorded in the same run",
+                    k + 1,
+                    m.display_name()
+                );
             }
             out.verified += 1;
         }
         let mut completed = None;
         if let Some(n) = rec.aborted_after {
             if n + 1 > path.len() {
-                bail!("record {}: aborted after {n} nodes, but the path has only {}", k + 1, path.len());
+                bail!(
+                    "record {}: aborted after {n} nodes, but the path has only {}",
+                    k + 1,
+                    path.len()
+                );
             }
             completed = Some(path.clone());
             path.truncate(n + 1);
         }
-        let bits = record_bits(scheme, log.width, program.methods.len(), cfg.node_count(), &rec.tokens, rec.aborted_after.is_some());
+        let bits = record_bits(
+            scheme,
+            log.width,
+            program.methods.len(),
+            cfg.node_count(),
+            &rec.tokens,
+            rec.aborted_after.is_some(),
+        );
         out.bits += bits;
         out.method_ref_bits += bits_for(program.methods.len());
-        let packed_bits = packed_record_bits(scheme, log.width, program.methods.len(), cfg.node_count(), &rec.tokens, rec.aborted_after);
+        let packed_bits = packed_record_bits(
+            scheme,
+            log.width,
+            program.methods.len(),
+            cfg.node_count(),
+            &rec.tokens,
+            rec.aborted_after,
+        );
         out.packed_bits += packed_bits;
         let exit = cfg.exit();
         out.invocations.push(Invocation {
             method: m.display_name(),
             thread: log.threads[rec.thread].name.clone(),
-            path: path.iter().filter(|&&v| v != 0 && v != exit).map(|&v| v - 1).collect(),
+            path: path
+                .iter()
+                .filter(|&&v| v != 0 && v != exit)
+                .map(|&v| v - 1)
+                .collect(),
             aborted: rec.aborted_after.is_some(),
             method_id: rec.method,
             bits,
@@ -197,7 +278,11 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
     }
     if streamed.is_some() {
         // The threads' word lists, W bits per word.
-        let words: u64 = log.threads.iter().map(|t| t.words.as_ref().map_or(0, |w| w.len() as u64)).sum();
+        let words: u64 = log
+            .threads
+            .iter()
+            .map(|t| t.words.as_ref().map_or(0, |w| w.len() as u64))
+            .sum();
         out.bits += words * log.width as u64;
         out.packed_bits += words * log.width as u64;
     }
@@ -232,7 +317,13 @@ mod tests {
         assert_eq!(record_bits(Scheme::Pap, 3, 2, 4, &pap, false), 1 + 8);
         // AdapTracer word 0b0110_0000 (W = 8): its code is "011", 3 bits, length 4 gamma-coded in 5.
         let at = [Token::Value(0b0110_0000)];
-        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &at, None), 5 + 3);
-        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &[], None), 1);
+        assert_eq!(
+            packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &at, None),
+            5 + 3
+        );
+        assert_eq!(
+            packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &[], None),
+            1
+        );
     }
 }

@@ -23,13 +23,20 @@ pub struct Instrumented {
 /// Instruments `input` into `output` under `config`, with the AdapTracer
 /// model `model` (initial counters) when given. `classpath` lists jars the
 /// program needs besides its own (used to compute stack-map frames).
-pub fn instrument_jar(input: &Path, output: &Path, config: &Config, model: Option<&Path>, classpath: &[PathBuf]) -> Result<Instrumented> {
+pub fn instrument_jar(
+    input: &Path,
+    output: &Path,
+    config: &Config,
+    model: Option<&Path>,
+    classpath: &[PathBuf],
+) -> Result<Instrumented> {
     let program = Program::from_jar(input)?;
     let schemes = SchemeTables::new(&program, config, model)?;
     let mut failure = None;
     let tables = write_tables(&program, config, |id, cfg, out| {
         if let Err(e) = schemes.rows(id, cfg, out) {
-            failure.get_or_insert(e.context(format!("method {}", program.methods[id].display_name())));
+            failure
+                .get_or_insert(e.context(format!("method {}", program.methods[id].display_name())));
         }
     });
     if let Some(e) = failure {
@@ -42,19 +49,31 @@ pub fn instrument_jar(input: &Path, output: &Path, config: &Config, model: Optio
     std::fs::create_dir_all(res.join("tracekit"))?;
     std::fs::create_dir_all(res.join("META-INF/tracekit"))?;
     std::fs::write(res.join("tracekit/tables.txt"), tables)?;
-    let stored = StoredProgram { config: config.clone(), model: schemes.model_text(), program };
+    let stored = StoredProgram {
+        config: config.clone(),
+        model: schemes.model_text(),
+        program,
+    };
     std::fs::write(res.join(PROGRAM_ENTRY), serde_json::to_vec(&stored)?)?;
     let tools = java_tools()?;
     let log = tools.instrument(&plan, input, output, &res, classpath);
     let _ = std::fs::remove_dir_all(&work);
-    Ok(Instrumented { methods: stored.program.methods.len(), skipped: stored.program.skipped, log: log? })
+    Ok(Instrumented {
+        methods: stored.program.methods.len(),
+        skipped: stored.program.skipped,
+        log: log?,
+    })
 }
 
 /// A fresh private directory under the system temp dir.
 pub(crate) fn tempdir() -> Result<PathBuf> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!("tracekit-jvm-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let d = std::env::temp_dir().join(format!(
+        "tracekit-jvm-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
     Ok(d)

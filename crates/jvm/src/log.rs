@@ -70,7 +70,9 @@ pub struct TraceLog {
 }
 
 fn header_field<'a>(fields: &[&'a str], key: &str) -> Option<&'a str> {
-    fields.iter().find_map(|f| f.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+    fields
+        .iter()
+        .find_map(|f| f.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
 }
 
 /// Parses a trace log; errors name the line.
@@ -81,9 +83,18 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
     if h.first() != Some(&"tracekit-paths-log") || h.get(1) != Some(&"1") {
         bail!("line 1: not a tracekit path log (version 1)");
     }
-    let scheme = header_field(&h, "scheme").context("line 1: no scheme=")?.to_string();
-    let width = header_field(&h, "width").and_then(|w| w.parse().ok()).context("line 1: no width=")?;
-    let mut log = TraceLog { scheme, width, threads: vec![], records: vec![] };
+    let scheme = header_field(&h, "scheme")
+        .context("line 1: no scheme=")?
+        .to_string();
+    let width = header_field(&h, "width")
+        .and_then(|w| w.parse().ok())
+        .context("line 1: no width=")?;
+    let mut log = TraceLog {
+        scheme,
+        width,
+        threads: vec![],
+        records: vec![],
+    };
     for (i, line) in lines {
         let no = i + 1;
         if line.is_empty() {
@@ -92,25 +103,47 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
         let mut f = line.split(' ');
         match f.next() {
             Some("thread") => {
-                let idx: usize = f.next().and_then(|x| x.parse().ok()).with_context(|| format!("line {no}: bad thread index"))?;
+                let idx: usize = f
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .with_context(|| format!("line {no}: bad thread index"))?;
                 if idx != log.threads.len() {
                     bail!("line {no}: thread index {idx} out of order");
                 }
-                let java_id = f.next().and_then(|x| x.parse().ok()).with_context(|| format!("line {no}: bad thread id"))?;
+                let java_id = f
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .with_context(|| format!("line {no}: bad thread id"))?;
                 let name = f.collect::<Vec<_>>().join(" ");
-                log.threads.push(ThreadInfo { java_id, name, words: None });
+                log.threads.push(ThreadInfo {
+                    java_id,
+                    name,
+                    words: None,
+                });
             }
             Some(kind @ ("i" | "n")) => {
                 if log.threads.is_empty() {
                     bail!("line {no}: record before any thread line");
                 }
-                let method = f.next().and_then(|x| x.parse().ok()).with_context(|| format!("line {no}: bad method id"))?;
-                let len: i64 = f.next().and_then(|x| x.parse().ok()).with_context(|| format!("line {no}: bad length"))?;
+                let method = f
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .with_context(|| format!("line {no}: bad method id"))?;
+                let len: i64 = f
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .with_context(|| format!("line {no}: bad length"))?;
                 let mut tokens = Vec::new();
                 for t in f {
                     tokens.push(match t.strip_prefix('@') {
-                        Some(n) => Token::Breakpoint(n.parse().with_context(|| format!("line {no}: bad breakpoint {t:?}"))?),
-                        None => Token::Value(t.parse().with_context(|| format!("line {no}: bad value {t:?}"))?),
+                        Some(n) => Token::Breakpoint(
+                            n.parse()
+                                .with_context(|| format!("line {no}: bad breakpoint {t:?}"))?,
+                        ),
+                        None => Token::Value(
+                            t.parse()
+                                .with_context(|| format!("line {no}: bad value {t:?}"))?,
+                        ),
                     });
                 }
                 log.records.push(Record {
@@ -123,16 +156,35 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                 });
             }
             Some("w") => {
-                let t = log.threads.last_mut().with_context(|| format!("line {no}: words before any thread line"))?;
-                let words = f.map(|t| t.parse::<u64>().with_context(|| format!("line {no}: bad word {t:?}"))).collect::<Result<Vec<_>>>()?;
+                let t = log
+                    .threads
+                    .last_mut()
+                    .with_context(|| format!("line {no}: words before any thread line"))?;
+                let words = f
+                    .map(|t| {
+                        t.parse::<u64>()
+                            .with_context(|| format!("line {no}: bad word {t:?}"))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
                 t.words = Some(words);
             }
             Some("r") => {
-                let last = log.records.last_mut().with_context(|| format!("line {no}: verification line before any record"))?;
-                let nodes = f.map(|t| t.parse::<u32>().with_context(|| format!("line {no}: bad node {t:?}"))).collect::<Result<Vec<_>>>()?;
+                let last = log
+                    .records
+                    .last_mut()
+                    .with_context(|| format!("line {no}: verification line before any record"))?;
+                let nodes = f
+                    .map(|t| {
+                        t.parse::<u32>()
+                            .with_context(|| format!("line {no}: bad node {t:?}"))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
                 last.raw = Some(nodes);
             }
-            _ => bail!("line {no}: unknown record {:?}", line.chars().take(20).collect::<String>()),
+            _ => bail!(
+                "line {no}: unknown record {:?}",
+                line.chars().take(20).collect::<String>()
+            ),
         }
     }
     Ok(log)
@@ -146,15 +198,22 @@ mod tests {
     fn parses_records_and_breakpoints() {
         let log = parse_log("tracekit-paths-log 1 scheme=pap width=3 inc=3 bound=9\nthread 0 1 main\ni 4 -1 7 @2 1\nn 4 3 0\n").unwrap();
         assert_eq!(log.width, 3);
-        assert_eq!(log.records[0].tokens, vec![Token::Value(7), Token::Breakpoint(2), Token::Value(1)]);
+        assert_eq!(
+            log.records[0].tokens,
+            vec![Token::Value(7), Token::Breakpoint(2), Token::Value(1)]
+        );
         assert_eq!(log.records[1].aborted_after, Some(3));
         assert!(log.records[1].nested);
     }
 
     #[test]
     fn errors_name_the_line() {
-        let e = parse_log("tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni x -1\n").unwrap_err();
+        let e = parse_log("tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni x -1\n")
+            .unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
-        assert!(parse_log("garbage").unwrap_err().to_string().contains("line 1"));
+        assert!(parse_log("garbage")
+            .unwrap_err()
+            .to_string()
+            .contains("line 1"));
     }
 }

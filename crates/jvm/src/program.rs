@@ -34,7 +34,12 @@ pub struct Method {
 impl Method {
     /// `class.name(descriptor)`, the name used in reports and logs.
     pub fn display_name(&self) -> String {
-        format!("{}.{}{}", self.class.replace('/', "."), self.name, self.descriptor)
+        format!(
+            "{}.{}{}",
+            self.class.replace('/', "."),
+            self.name,
+            self.descriptor
+        )
     }
 }
 
@@ -50,14 +55,19 @@ pub struct Program {
 impl Program {
     /// Reads every class of a jar and builds the CFG of each method with code.
     pub fn from_jar(path: &Path) -> Result<Program> {
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         Self::from_zip(file).with_context(|| format!("reading jar {}", path.display()))
     }
 
     /// Like [`Program::from_jar`], from any seekable zip stream.
     pub fn from_zip<R: Read + Seek>(reader: R) -> Result<Program> {
         let mut zip = zip::ZipArchive::new(reader).context("not a zip/jar archive")?;
-        let mut names: Vec<String> = zip.file_names().filter(|n| n.ends_with(".class")).map(String::from).collect();
+        let mut names: Vec<String> = zip
+            .file_names()
+            .filter(|n| n.ends_with(".class"))
+            .map(String::from)
+            .collect();
         names.sort();
         let mut program = Program::default();
         for name in names {
@@ -65,8 +75,12 @@ impl Program {
                 continue;
             }
             let mut data = Vec::new();
-            zip.by_name(&name)?.read_to_end(&mut data).with_context(|| format!("entry {name}"))?;
-            program.add_class(&data).with_context(|| format!("class file {name}"))?;
+            zip.by_name(&name)?
+                .read_to_end(&mut data)
+                .with_context(|| format!("entry {name}"))?;
+            program
+                .add_class(&data)
+                .with_context(|| format!("class file {name}"))?;
         }
         Ok(program)
     }
@@ -75,7 +89,10 @@ impl Program {
     pub fn add_class(&mut self, data: &[u8]) -> Result<()> {
         let class = parse_class(data)?;
         if class.name.starts_with("tracekit/rt/") {
-            bail!("{} is tracekit's own runtime: this jar is already instrumented", class.name);
+            bail!(
+                "{} is tracekit's own runtime: this jar is already instrumented",
+                class.name
+            );
         }
         for m in &class.methods {
             match build_cfg(m).with_context(|| format!("method {}{}", m.name, m.descriptor))? {
@@ -87,7 +104,10 @@ impl Program {
                     cfg,
                 }),
                 Err(Skip::NoCode) => {}
-                Err(Skip::Subroutines) => self.skipped.push(format!("{}.{}{}: uses jsr/ret", class.name, m.name, m.descriptor)),
+                Err(Skip::Subroutines) => self.skipped.push(format!(
+                    "{}.{}{}: uses jsr/ret",
+                    class.name, m.name, m.descriptor
+                )),
             }
         }
         Ok(())
@@ -95,13 +115,21 @@ impl Program {
 
     /// Reads the program description stored in an instrumented jar.
     pub fn from_instrumented_jar(path: &Path) -> Result<StoredProgram> {
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a jar", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let mut zip = zip::ZipArchive::new(file)
+            .with_context(|| format!("{} is not a jar", path.display()))?;
         let mut text = String::new();
         zip.by_name(PROGRAM_ENTRY)
-            .with_context(|| format!("{} has no {PROGRAM_ENTRY}: was it made by `tracekit paths instrument`?", path.display()))?
+            .with_context(|| {
+                format!(
+                    "{} has no {PROGRAM_ENTRY}: was it made by `tracekit paths instrument`?",
+                    path.display()
+                )
+            })?
             .read_to_string(&mut text)?;
-        let stored: StoredProgram = serde_json::from_str(&text).with_context(|| format!("{}: {PROGRAM_ENTRY}", path.display()))?;
+        let stored: StoredProgram = serde_json::from_str(&text)
+            .with_context(|| format!("{}: {PROGRAM_ENTRY}", path.display()))?;
         Ok(stored)
     }
 
@@ -115,7 +143,10 @@ impl Program {
                 out.push_str(&format!("C\t{}\n", m.class));
                 last_class = &m.class;
             }
-            out.push_str(&format!("M\t{id}\t{}\t{}\t{}", m.name, m.descriptor, m.cfg.insn_count));
+            out.push_str(&format!(
+                "M\t{id}\t{}\t{}\t{}",
+                m.name, m.descriptor, m.cfg.insn_count
+            ));
             for b in &m.cfg.blocks {
                 out.push_str(&format!("\t{}", b.first_insn));
             }

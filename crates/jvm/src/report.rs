@@ -43,7 +43,9 @@ pub struct MethodReport {
 /// than one out-edge, the virtual ENTRY excluded).
 pub fn branch_count(program: &Program, method: usize, path: &[u32]) -> u64 {
     let cfg = &program.methods[method].cfg;
-    path.iter().filter(|&&b| cfg.succs[b as usize + 1].len() > 1).count() as u64
+    path.iter()
+        .filter(|&&b| cfg.succs[b as usize + 1].len() > 1)
+        .count() as u64
 }
 
 /// Builds per-method reports, the methods with most trace bits first.
@@ -74,7 +76,11 @@ pub fn method_reports(program: &Program, decoded: &Decoded, top: usize) -> Vec<M
                 hot_paths: hot
                     .into_iter()
                     .take(top)
-                    .map(|(p, c)| HotPath { count: c, path: p.to_vec(), lines: path_lines(program, id, p) })
+                    .map(|(p, c)| HotPath {
+                        count: c,
+                        path: p.to_vec(),
+                        lines: path_lines(program, id, p),
+                    })
                     .collect(),
             }
         })
@@ -89,7 +95,13 @@ pub fn path_lines(program: &Program, method: usize, path: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for &b in path {
         let (a, z) = cfg.blocks[b as usize].lines;
-        let s = if a == 0 { "?".to_string() } else if a == z { a.to_string() } else { format!("{a}-{z}") };
+        let s = if a == 0 {
+            "?".to_string()
+        } else if a == z {
+            a.to_string()
+        } else {
+            format!("{a}-{z}")
+        };
         if parts.last() != Some(&s) {
             parts.push(s);
         }
@@ -138,7 +150,13 @@ pub fn render(reports: &[MethodReport], decoded: &Decoded, limit: usize) -> Stri
             r.bits as f64 / r.branches.max(1) as f64
         );
         for h in &r.hot_paths {
-            let _ = writeln!(s, "  {:>8}×  blocks {}\n             lines {}", h.count, path_blocks(&h.path), h.lines);
+            let _ = writeln!(
+                s,
+                "  {:>8}×  blocks {}\n             lines {}",
+                h.count,
+                path_blocks(&h.path),
+                h.lines
+            );
         }
     }
     s

@@ -13,7 +13,10 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use tracekit_paths as core;
-use tracekit_paths::{AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, BlppStep, EdgeModel, MethodId, Pap, PapItem};
+use tracekit_paths::{
+    AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, BlppStep, EdgeModel, MethodId, Pap,
+    PapItem,
+};
 
 use crate::cfg::MethodCfg;
 use crate::log::{Record, Token};
@@ -37,14 +40,18 @@ pub fn core_cfg(name: &str, cfg: &MethodCfg) -> Result<core::Cfg> {
 pub fn core_program(program: &Program) -> Result<core::Program> {
     let mut p = core::Program::new();
     for m in &program.methods {
-        p.add_method(core_cfg(&m.display_name(), &m.cfg)?, vec![]).map_err(|e| anyhow!("{e}"))?;
+        p.add_method(core_cfg(&m.display_name(), &m.cfg)?, vec![])
+            .map_err(|e| anyhow!("{e}"))?;
     }
     p.resolve_calls().map_err(|e| anyhow!("{e}"))?;
     Ok(p)
 }
 
 fn params(config: &Config) -> AdaptiveParams {
-    AdaptiveParams { inc: config.inc, bound: config.bound }
+    AdaptiveParams {
+        inc: config.inc,
+        bound: config.bound,
+    }
 }
 
 fn load_model(text: Option<&str>) -> Result<EdgeModel> {
@@ -68,23 +75,53 @@ impl SchemeTables {
     pub fn new(program: &Program, config: &Config, model: Option<&Path>) -> Result<SchemeTables> {
         core::error::check_width(config.width).map_err(|e| anyhow!("{e}"))?;
         let model_text = match model {
-            Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("cannot read model {}", p.display()))?),
+            Some(p) => Some(
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read model {}", p.display()))?,
+            ),
             None => None,
         };
-        let edge_model = load_model(model_text.as_deref()).with_context(|| format!("model {}", model.map(|p| p.display().to_string()).unwrap_or_default()))?;
-        let core = if config.scheme == Scheme::Raw { None } else { Some(core_program(program)?) };
+        let edge_model = load_model(model_text.as_deref()).with_context(|| {
+            format!(
+                "model {}",
+                model.map(|p| p.display().to_string()).unwrap_or_default()
+            )
+        })?;
+        let core = if config.scheme == Scheme::Raw {
+            None
+        } else {
+            Some(core_program(program)?)
+        };
         let adaptive = match (&core, config.scheme) {
-            (Some(c), Scheme::Adaptracer) => Some(AdaptiveModel::from_edge_model(c, &edge_model, params(config)).map_err(|e| anyhow!("{e}"))?),
+            (Some(c), Scheme::Adaptracer) => Some(
+                AdaptiveModel::from_edge_model(c, &edge_model, params(config))
+                    .map_err(|e| anyhow!("{e}"))?,
+            ),
             _ => None,
         };
-        Ok(SchemeTables { config: config.clone(), model_text, core, adaptive })
+        Ok(SchemeTables {
+            config: config.clone(),
+            model_text,
+            core,
+            adaptive,
+        })
     }
 
     /// Appends the scheme rows of method `id` to the tables text.
     pub fn rows(&self, id: usize, cfg: &MethodCfg, out: &mut String) -> Result<()> {
-        let Some(core) = &self.core else { return Ok(()) };
+        let Some(core) = &self.core else {
+            return Ok(());
+        };
         let m = MethodId(id as u32);
-        scheme_rows(self.config.scheme, self.config.width, core.cfg(m), m, self.adaptive.as_ref(), &cfg.succs, out)
+        scheme_rows(
+            self.config.scheme,
+            self.config.width,
+            core.cfg(m),
+            m,
+            self.adaptive.as_ref(),
+            &cfg.succs,
+            out,
+        )
     }
 
     /// The model text the probes start from.
@@ -97,7 +134,15 @@ impl SchemeTables {
 /// ids equal the core CFG's block ids and whose out-edges are `succs` (the
 /// core's successor order for every live block); `model` holds the
 /// AdapTracer counters.
-pub fn scheme_rows(scheme: Scheme, width: u32, ccfg: &core::Cfg, m: MethodId, model: Option<&AdaptiveModel>, succs: &[Vec<u32>], out: &mut String) -> Result<()> {
+pub fn scheme_rows(
+    scheme: Scheme,
+    width: u32,
+    ccfg: &core::Cfg,
+    m: MethodId,
+    model: Option<&AdaptiveModel>,
+    succs: &[Vec<u32>],
+    out: &mut String,
+) -> Result<()> {
     let nodes = succs.len() as u32;
     let live_with_edges = |v: u32| ccfg.is_live(BlockId(v)) && !succs[v as usize].is_empty();
     match scheme {
@@ -107,15 +152,27 @@ pub fn scheme_rows(scheme: Scheme, width: u32, ccfg: &core::Cfg, m: MethodId, mo
             for v in (0..nodes).filter(|&v| live_with_edges(v)) {
                 let steps: Vec<BlppStep> = succs[v as usize]
                     .iter()
-                    .map(|&w| blpp.step(BlockId(v), BlockId(w)).with_context(|| format!("no BLPP step for edge {v}->{w}")))
+                    .map(|&w| {
+                        blpp.step(BlockId(v), BlockId(w))
+                            .with_context(|| format!("no BLPP step for edge {v}->{w}"))
+                    })
                     .collect::<Result<_>>()?;
                 let _ = write!(out, "bi {v}");
                 for s in &steps {
-                    let _ = write!(out, " {}", match s { BlppStep::Add(x) | BlppStep::Emit(x) => *x });
+                    let _ = write!(
+                        out,
+                        " {}",
+                        match s {
+                            BlppStep::Add(x) | BlppStep::Emit(x) => *x,
+                        }
+                    );
                 }
                 let _ = write!(out, "\nbr {v}");
                 for s in &steps {
-                    out.push_str(match s { BlppStep::Add(_) => " -", BlppStep::Emit(_) => " 0" });
+                    out.push_str(match s {
+                        BlppStep::Add(_) => " -",
+                        BlppStep::Emit(_) => " 0",
+                    });
                 }
                 out.push('\n');
             }
@@ -130,7 +187,11 @@ pub fn scheme_rows(scheme: Scheme, width: u32, ccfg: &core::Cfg, m: MethodId, mo
             for v in (0..nodes).filter(|&v| live_with_edges(v)) {
                 let _ = write!(out, "pi {v}");
                 for &w in &succs[v as usize] {
-                    let _ = write!(out, " {}", pap.in_index(BlockId(v), BlockId(w)).unwrap_or(0));
+                    let _ = write!(
+                        out,
+                        " {}",
+                        pap.in_index(BlockId(v), BlockId(w)).unwrap_or(0)
+                    );
                 }
                 out.push('\n');
             }
@@ -145,8 +206,16 @@ pub fn scheme_rows(scheme: Scheme, width: u32, ccfg: &core::Cfg, m: MethodId, mo
                     bases.push(-1i64);
                     continue;
                 }
-                if ccfg.successors(BlockId(v)) != succs[v as usize].iter().map(|&w| BlockId(w)).collect::<Vec<_>>() {
-                    bail!("{}: out-edge order of node {v} differs from the core's", ccfg.name());
+                if ccfg.successors(BlockId(v))
+                    != succs[v as usize]
+                        .iter()
+                        .map(|&w| BlockId(w))
+                        .collect::<Vec<_>>()
+                {
+                    bail!(
+                        "{}: out-edge order of node {v} differs from the core's",
+                        ccfg.name()
+                    );
                 }
                 bases.push(counts.len() as i64);
                 counts.extend_from_slice(c);
@@ -178,8 +247,13 @@ impl CoreProgram {
     pub fn new(stored: &StoredProgram) -> Result<CoreProgram> {
         let program = core_program(&stored.program)?;
         let edge_model = load_model(stored.model.as_deref())?;
-        let initial = AdaptiveModel::from_edge_model(&program, &edge_model, params(&stored.config)).map_err(|e| anyhow!("{e}"))?;
-        Ok(CoreProgram { program, edge_model, initial })
+        let initial = AdaptiveModel::from_edge_model(&program, &edge_model, params(&stored.config))
+            .map_err(|e| anyhow!("{e}"))?;
+        Ok(CoreProgram {
+            program,
+            edge_model,
+            initial,
+        })
     }
 
     /// The core program.
@@ -196,8 +270,10 @@ impl CoreProgram {
     /// start from the shipped counters of their method).
     fn single(&self, m: usize, params: AdaptiveParams) -> Result<(core::Program, AdaptiveModel)> {
         let mut p = core::Program::new();
-        p.add_method(self.program.cfg(MethodId(m as u32)).clone(), vec![]).map_err(|e| anyhow!("{e}"))?;
-        let model = AdaptiveModel::from_edge_model(&p, &self.edge_model, params).map_err(|e| anyhow!("{e}"))?;
+        p.add_method(self.program.cfg(MethodId(m as u32)).clone(), vec![])
+            .map_err(|e| anyhow!("{e}"))?;
+        let model = AdaptiveModel::from_edge_model(&p, &self.edge_model, params)
+            .map_err(|e| anyhow!("{e}"))?;
         Ok((p, model))
     }
 }
@@ -215,7 +291,13 @@ pub struct Decoder<'a> {
 impl<'a> Decoder<'a> {
     /// A decoder for logs of the jar described by `stored`.
     pub fn new(stored: &'a StoredProgram, core: &'a CoreProgram) -> Decoder<'a> {
-        Decoder { stored, core, blpp: HashMap::new(), pap: HashMap::new(), thread_models: HashMap::new() }
+        Decoder {
+            stored,
+            core,
+            blpp: HashMap::new(),
+            pap: HashMap::new(),
+            thread_models: HashMap::new(),
+        }
     }
 
     /// Decodes one record into the node sequence from ENTRY to EXIT
@@ -249,7 +331,9 @@ impl<'a> Decoder<'a> {
                 let ccfg = self.core.program.cfg(m);
                 let blpp = match self.blpp.entry(record.method) {
                     std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => e.insert(Blpp::new(ccfg, width).map_err(|e| anyhow!("{e}"))?),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(Blpp::new(ccfg, width).map_err(|e| anyhow!("{e}"))?)
+                    }
                 };
                 blpp.decode(&words()?).map_err(|e| anyhow!("{e}"))?
             }
@@ -257,7 +341,9 @@ impl<'a> Decoder<'a> {
                 let ccfg = self.core.program.cfg(m);
                 let pap = match self.pap.entry(record.method) {
                     std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => e.insert(Pap::new(ccfg, width).map_err(|e| anyhow!("{e}"))?),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(Pap::new(ccfg, width).map_err(|e| anyhow!("{e}"))?)
+                    }
                 };
                 let items: Vec<PapItem> = record
                     .tokens
@@ -272,12 +358,19 @@ impl<'a> Decoder<'a> {
             Scheme::Adaptracer => {
                 let words = words()?;
                 if record.nested {
-                    let (single, mut model) = self.core.single(record.method, params(&self.stored.config))?;
+                    let (single, mut model) = self
+                        .core
+                        .single(record.method, params(&self.stored.config))?;
                     let at = AdapTracer::new(&single, width).map_err(|e| anyhow!("{e}"))?;
-                    at.decode(&mut model, MethodId(0), &words).map_err(|e| anyhow!("{e}"))?
+                    at.decode(&mut model, MethodId(0), &words)
+                        .map_err(|e| anyhow!("{e}"))?
                 } else {
-                    let at = AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
-                    let model = self.thread_models.entry(record.thread).or_insert_with(|| self.core.initial.clone());
+                    let at =
+                        AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
+                    let model = self
+                        .thread_models
+                        .entry(record.thread)
+                        .or_insert_with(|| self.core.initial.clone());
                     at.decode(model, m, &words).map_err(|e| anyhow!("{e}"))?
                 }
             }
@@ -298,7 +391,12 @@ impl Decoder<'_> {
             let words = info.words.as_ref().unwrap_or(&empty);
             let mut stream = at.stream(words).map_err(|e| anyhow!("thread {t}: {e}"))?;
             let mut model = self.core.initial.clone();
-            for (k, rec) in log.records.iter().enumerate().filter(|(_, r)| r.thread == t) {
+            for (k, rec) in log
+                .records
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.thread == t)
+            {
                 if !rec.tokens.is_empty() {
                     bail!("record {}: values in a stream-mode log", k + 1);
                 }
@@ -316,12 +414,18 @@ impl Decoder<'_> {
 /// replays every decoded path (completed to EXIT) in log order through the
 /// adaptive counters and returns the next run's edge model. Edges of the
 /// input model that the program lacks are kept.
-pub fn updated_model(stored: &StoredProgram, core: &CoreProgram, completed_paths: &[(usize, Vec<u32>)]) -> Result<EdgeModel> {
+pub fn updated_model(
+    stored: &StoredProgram,
+    core: &CoreProgram,
+    completed_paths: &[(usize, Vec<u32>)],
+) -> Result<EdgeModel> {
     let mut model = core.initial.clone();
-    let at = AdapTracer::new(&core.program, stored.config.width.max(3)).map_err(|e| anyhow!("{e}"))?;
+    let at =
+        AdapTracer::new(&core.program, stored.config.width.max(3)).map_err(|e| anyhow!("{e}"))?;
     for (m, path) in completed_paths {
         let blocks: Vec<BlockId> = path.iter().map(|&b| BlockId(b)).collect();
-        at.encode(&mut model, MethodId(*m as u32), &blocks).map_err(|e| anyhow!("{e}"))?;
+        at.encode(&mut model, MethodId(*m as u32), &blocks)
+            .map_err(|e| anyhow!("{e}"))?;
     }
     let mut out = core.edge_model.clone();
     model.write_into(&core.program, &mut out);
@@ -343,19 +447,34 @@ pub struct Replay {
 /// encoder, under the same per-thread model sequence as the probes (nested
 /// invocations from the shipped model), giving the ideal code length and a
 /// bit-for-bit check of the in-JVM encoder on a real run.
-pub fn replay_adaptracer(stored: &StoredProgram, core: &CoreProgram, log: &crate::log::TraceLog, decoded: &crate::decode::Decoded) -> Result<Replay> {
+pub fn replay_adaptracer(
+    stored: &StoredProgram,
+    core: &CoreProgram,
+    log: &crate::log::TraceLog,
+    decoded: &crate::decode::Decoded,
+) -> Result<Replay> {
     let width = stored.config.width;
     let at = AdapTracer::new(&core.program, width).map_err(|e| anyhow!("{e}"))?;
     let mut models: HashMap<usize, AdaptiveModel> = HashMap::new();
-    let mut out = Replay { ideal_bits: 0.0, choices: 0, words_equal: true };
+    let mut out = Replay {
+        ideal_bits: 0.0,
+        choices: 0,
+        words_equal: true,
+    };
     let paths = decoded.completed_paths(&stored.program);
     if stored.config.stream {
         for (t, info) in log.threads.iter().enumerate() {
             let mut model = core.initial.clone();
             let mut enc = tracekit_paths::ChoiceEncoder::new(width);
-            for (_, (m, nodes)) in decoded.invocations.iter().zip(&paths).filter(|(inv, _)| inv.thread_index == t) {
+            for (_, (m, nodes)) in decoded
+                .invocations
+                .iter()
+                .zip(&paths)
+                .filter(|(inv, _)| inv.thread_index == t)
+            {
                 let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
-                enc.append_path(&mut model, &core.program, MethodId(*m as u32), &blocks).map_err(|e| anyhow!("{e}"))?;
+                enc.append_path(&mut model, &core.program, MethodId(*m as u32), &blocks)
+                    .map_err(|e| anyhow!("{e}"))?;
             }
             let trace = enc.finish();
             out.ideal_bits += trace.ideal_bits;
@@ -368,15 +487,29 @@ pub fn replay_adaptracer(stored: &StoredProgram, core: &CoreProgram, log: &crate
         let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
         let trace = if inv.nested {
             let (single, mut model) = core.single(*m, params(&stored.config))?;
-            AdapTracer::new(&single, width).map_err(|e| anyhow!("{e}"))?.encode(&mut model, MethodId(0), &blocks)
+            AdapTracer::new(&single, width)
+                .map_err(|e| anyhow!("{e}"))?
+                .encode(&mut model, MethodId(0), &blocks)
         } else {
-            let model = models.entry(inv.thread_index).or_insert_with(|| core.initial.clone());
+            let model = models
+                .entry(inv.thread_index)
+                .or_insert_with(|| core.initial.clone());
             at.encode(model, MethodId(*m as u32), &blocks)
         }
         .map_err(|e| anyhow!("{e}"))?;
         out.ideal_bits += trace.ideal_bits;
         out.choices += trace.choices;
-        let logged: Vec<u64> = rec.tokens.iter().filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None }).collect();
+        let logged: Vec<u64> = rec
+            .tokens
+            .iter()
+            .filter_map(|t| {
+                if let Token::Value(v) = t {
+                    Some(*v)
+                } else {
+                    None
+                }
+            })
+            .collect();
         out.words_equal &= logged == trace.words;
     }
     Ok(out)

@@ -79,7 +79,14 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { scheme: Scheme::Raw, width: 64, inc: 3, bound: 65535, verify: false, stream: false }
+        Config {
+            scheme: Scheme::Raw,
+            width: 64,
+            inc: 3,
+            bound: 65535,
+            verify: false,
+            stream: false,
+        }
     }
 }
 
@@ -109,11 +116,17 @@ pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
         }
     }
     // Every node reaches EXIT by construction of the CFG; keep the table total anyway.
-    next.iter().map(|&x| if x == u32::MAX { exit } else { x }).collect()
+    next.iter()
+        .map(|&x| if x == u32::MAX { exit } else { x })
+        .collect()
 }
 
 /// Writes the runtime tables; `scheme_rows` appends each method's scheme rows.
-pub fn write_tables(program: &Program, config: &Config, mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String)) -> String {
+pub fn write_tables(
+    program: &Program,
+    config: &Config,
+    mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String),
+) -> String {
     let mut out = format!(
         "scheme {} width {} inc {} bound {} methods {} verify {} stream {}\n",
         config.scheme.name(),

@@ -35,7 +35,8 @@ pub const SOURCES: &[(&str, &str)] = java_sources![
 /// Class path of the ASM library (Debian package `libasm-java`), overridable
 /// with `TRACEKIT_ASM_CLASSPATH`.
 pub fn asm_classpath() -> String {
-    std::env::var("TRACEKIT_ASM_CLASSPATH").unwrap_or_else(|_| "/usr/share/java/asm.jar:/usr/share/java/asm-tree.jar".into())
+    std::env::var("TRACEKIT_ASM_CLASSPATH")
+        .unwrap_or_else(|_| "/usr/share/java/asm.jar:/usr/share/java/asm-tree.jar".into())
 }
 
 fn source_hash() -> u64 {
@@ -71,9 +72,15 @@ fn cache_root() -> PathBuf {
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<()> {
-    let out = cmd.output().with_context(|| format!("cannot run {what} (is JDK 17 installed?)"))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {what} (is JDK 17 installed?)"))?;
     if !out.status.success() {
-        bail!("{what} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "{what} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     Ok(())
 }
@@ -81,7 +88,10 @@ fn run(cmd: &mut Command, what: &str) -> Result<()> {
 /// Builds (once) and returns the Java tools.
 pub fn java_tools() -> Result<JavaTools> {
     let dir = cache_root().join(format!("jvm-{:016x}", source_hash()));
-    let tools = JavaTools { runtime_classes: dir.join("rt"), instrumenter_classes: dir.join("instr") };
+    let tools = JavaTools {
+        runtime_classes: dir.join("rt"),
+        instrumenter_classes: dir.join("instr"),
+    };
     if dir.join("ok").exists() {
         return Ok(tools);
     }
@@ -96,11 +106,30 @@ pub fn java_tools() -> Result<JavaTools> {
         let f = src.join(p);
         std::fs::create_dir_all(f.parent().unwrap())?;
         std::fs::write(&f, text).with_context(|| format!("writing {}", f.display()))?;
-        if p.starts_with("runtime/") { runtime.push(f) } else { instr.push(f) }
+        if p.starts_with("runtime/") {
+            runtime.push(f)
+        } else {
+            instr.push(f)
+        }
     }
-    run(Command::new("javac").arg("--release").arg("8").arg("-nowarn").arg("-d").arg(tmp.join("rt")).args(&runtime), "javac (runtime)")?;
     run(
-        Command::new("javac").arg("-nowarn").arg("-cp").arg(asm_classpath()).arg("-d").arg(tmp.join("instr")).args(&instr),
+        Command::new("javac")
+            .arg("--release")
+            .arg("8")
+            .arg("-nowarn")
+            .arg("-d")
+            .arg(tmp.join("rt"))
+            .args(&runtime),
+        "javac (runtime)",
+    )?;
+    run(
+        Command::new("javac")
+            .arg("-nowarn")
+            .arg("-cp")
+            .arg(asm_classpath())
+            .arg("-d")
+            .arg(tmp.join("instr"))
+            .args(&instr),
         "javac (instrumenter; needs Debian package libasm-java)",
     )?;
     std::fs::write(tmp.join("ok"), b"")?;
@@ -118,8 +147,19 @@ pub fn java_tools() -> Result<JavaTools> {
 impl JavaTools {
     /// Runs the instrumenter: `plan` lists the probe sites, `resources` is a
     /// directory whose files are added to the output jar as they are.
-    pub fn instrument(&self, plan: &Path, input: &Path, output: &Path, resources: &Path, classpath: &[PathBuf]) -> Result<String> {
-        let cp = format!("{}:{}", self.instrumenter_classes.display(), asm_classpath());
+    pub fn instrument(
+        &self,
+        plan: &Path,
+        input: &Path,
+        output: &Path,
+        resources: &Path,
+        classpath: &[PathBuf],
+    ) -> Result<String> {
+        let cp = format!(
+            "{}:{}",
+            self.instrumenter_classes.display(),
+            asm_classpath()
+        );
         let out = Command::new("java")
             .arg("-cp")
             .arg(cp)

@@ -10,9 +10,19 @@ use tracekit_jvm::program::Program;
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut v: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     v.sort();
-    v.into_iter().map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap())).collect()
+    v.into_iter()
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// Parses a class and builds every CFG; only errors, never panics.
@@ -32,7 +42,14 @@ fn corpus_parses_or_fails_cleanly() {
         if name.ends_with(".class") {
             // The unmutated class files are valid and give CFGs.
             let c = parse_class(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(c.methods.iter().filter_map(|m| build_cfg(m).unwrap().ok()).count() > 0, "{name}");
+            assert!(
+                c.methods
+                    .iter()
+                    .filter_map(|m| build_cfg(m).unwrap().ok())
+                    .count()
+                    > 0,
+                "{name}"
+            );
         } else {
             exercise(&data);
             let _ = parse_log(&String::from_utf8_lossy(&data));

@@ -13,7 +13,9 @@ use tracekit_jvm::program::{Method, Program};
 use tracekit_jvm::schemes::{core_program, SchemeTables};
 use tracekit_jvm::tables::{route_to_exit, write_tables, Config, Scheme};
 use tracekit_jvm::tools::java_tools;
-use tracekit_paths::{AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, MethodId, Pap, PapItem};
+use tracekit_paths::{
+    AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, MethodId, Pap, PapItem,
+};
 
 struct Rng(u64);
 impl Rng {
@@ -56,8 +58,18 @@ fn random_cfg(rng: &mut Rng) -> MethodCfg {
         succs.push(s);
     }
     succs.push(vec![]);
-    let blocks = (0..n as u32).map(|i| Block { first_insn: i, offset: i, lines: (i + 1, i + 1) }).collect();
-    MethodCfg { blocks, insn_count: n as u32, succs }
+    let blocks = (0..n as u32)
+        .map(|i| Block {
+            first_insn: i,
+            offset: i,
+            lines: (i + 1, i + 1),
+        })
+        .collect();
+    MethodCfg {
+        blocks,
+        insn_count: n as u32,
+        succs,
+    }
 }
 
 /// A random walk from ENTRY to EXIT biased towards loops, up to ~`len` steps
@@ -70,7 +82,11 @@ fn random_path(rng: &mut Rng, cfg: &MethodCfg, len: usize) -> Vec<u32> {
         v = if path.len() < len {
             let s = &cfg.succs[v as usize];
             // Skew choices so the adaptive model has something to learn.
-            let k = if rng.below(4) == 0 { rng.below(s.len()) } else { 0 };
+            let k = if rng.below(4) == 0 {
+                rng.below(s.len())
+            } else {
+                0
+            };
             s[k]
         } else {
             route[v as usize]
@@ -83,14 +99,24 @@ fn random_path(rng: &mut Rng, cfg: &MethodCfg, len: usize) -> Vec<u32> {
 fn program(rng: &mut Rng, methods: usize) -> Program {
     let mut p = Program::default();
     for i in 0..methods {
-        p.methods.push(Method { class: "T".into(), name: format!("m{i}"), descriptor: "()V".into(), source: None, cfg: random_cfg(rng) });
+        p.methods.push(Method {
+            class: "T".into(),
+            name: format!("m{i}"),
+            descriptor: "()V".into(),
+            source: None,
+            cfg: random_cfg(rng),
+        });
     }
     p
 }
 
 fn run_java(tables: &str, input: &str) -> String {
     let tools = java_tools().expect("JDK and libasm-java are needed (scripts/deps/jvm.apt)");
-    let dir = std::env::temp_dir().join(format!("tk-vectors-{}-{}", std::process::id(), rand_suffix()));
+    let dir = std::env::temp_dir().join(format!(
+        "tk-vectors-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let tf = dir.join("tables.txt");
     std::fs::write(&tf, tables).unwrap();
@@ -103,7 +129,12 @@ fn run_java(tables: &str, input: &str) -> String {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let _ = std::fs::remove_dir_all(&dir);
@@ -111,7 +142,10 @@ fn run_java(tables: &str, input: &str) -> String {
 }
 
 fn rand_suffix() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
 }
 
 /// One test case: method, path (nodes from ENTRY), aborted-after length.
@@ -129,7 +163,11 @@ fn cases(rng: &mut Rng, p: &Program, count: usize) -> Vec<Case> {
             let len = if i % 17 == 0 { 3000 } else { 1 + rng.below(60) };
             let path = random_path(rng, cfg, len);
             // Abort some invocations midway: the runtime completes them along the route.
-            let aborted_after = if i % 9 == 4 && path.len() > 3 { Some(1 + rng.below(path.len() - 2)) } else { None };
+            let aborted_after = if i % 9 == 4 && path.len() > 3 {
+                Some(1 + rng.below(path.len() - 2))
+            } else {
+                None
+            };
             let path = match aborted_after {
                 Some(k) => {
                     let route = route_to_exit(cfg);
@@ -141,14 +179,20 @@ fn cases(rng: &mut Rng, p: &Program, count: usize) -> Vec<Case> {
                 }
                 None => path,
             };
-            Case { method, path, aborted_after }
+            Case {
+                method,
+                path,
+                aborted_after,
+            }
         })
         .collect()
 }
 
 fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, Vec<u64>) {
     let schemes = SchemeTables::new(p, config, None).unwrap();
-    let tables = write_tables(p, config, |id, cfg, out| schemes.rows(id, cfg, out).unwrap());
+    let tables = write_tables(p, config, |id, cfg, out| {
+        schemes.rows(id, cfg, out).unwrap()
+    });
     let mut input = String::new();
     for c in cases {
         let upto = c.aborted_after.map(|k| k + 1).unwrap_or(c.path.len());
@@ -161,15 +205,33 @@ fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, V
         }
         input.push('\n');
     }
-    let out: String = run_java(&tables, &input).lines().filter(|l| !l.starts_with("c ")).map(|l| format!("{l}\n")).collect();
-    let mut log = parse_log(&format!("tracekit-paths-log 1 scheme={} width={}\nthread 0 0 check\n{out}", config.scheme.name(), config.width)).unwrap();
+    let out: String = run_java(&tables, &input)
+        .lines()
+        .filter(|l| !l.starts_with("c "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut log = parse_log(&format!(
+        "tracekit-paths-log 1 scheme={} width={}\nthread 0 0 check\n{out}",
+        config.scheme.name(),
+        config.width
+    ))
+    .unwrap();
     assert_eq!(log.records.len(), cases.len());
     let words = log.threads[0].words.take().unwrap_or_default();
     (log.records, words)
 }
 
 fn values(r: &Record) -> Vec<u64> {
-    r.tokens.iter().map(|t| if let Token::Value(v) = t { *v } else { panic!("breakpoint") }).collect()
+    r.tokens
+        .iter()
+        .map(|t| {
+            if let Token::Value(v) = t {
+                *v
+            } else {
+                panic!("breakpoint")
+            }
+        })
+        .collect()
 }
 
 #[test]
@@ -180,17 +242,33 @@ fn java_encoders_match_the_core_bit_for_bit() {
     let cases = cases(&mut rng, &p, 400);
     for width in [3u32, 8, 32, 64] {
         for scheme in [Scheme::Blpp, Scheme::Pap, Scheme::Adaptracer] {
-            let config = Config { scheme, width, inc: 3, bound: 200, verify: false, stream: false };
+            let config = Config {
+                scheme,
+                width,
+                inc: 3,
+                bound: 200,
+                verify: false,
+                stream: false,
+            };
             let (records, _) = java_records(&p, &config, &cases);
-            let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
+            let mut model =
+                AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
             for (c, r) in cases.iter().zip(&records) {
                 assert_eq!(r.aborted_after, c.aborted_after);
                 let m = MethodId(c.method as u32);
                 let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
-                let ctx = format!("{} W={width} method {} path {:?}", scheme.name(), c.method, c.path);
+                let ctx = format!(
+                    "{} W={width} method {} path {:?}",
+                    scheme.name(),
+                    c.method,
+                    c.path
+                );
                 match scheme {
                     Scheme::Blpp => {
-                        let want = Blpp::new(core.cfg(m), width).unwrap().encode(&blocks).unwrap();
+                        let want = Blpp::new(core.cfg(m), width)
+                            .unwrap()
+                            .encode(&blocks)
+                            .unwrap();
                         assert_eq!(values(r), want, "{ctx}");
                     }
                     Scheme::Pap => {
@@ -209,7 +287,10 @@ fn java_encoders_match_the_core_bit_for_bit() {
                     Scheme::Adaptracer => {
                         // Non-nested invocations share the thread's counters, in order.
                         assert!(!r.nested);
-                        let want = AdapTracer::new(&core, width).unwrap().encode(&mut model, m, &blocks).unwrap();
+                        let want = AdapTracer::new(&core, width)
+                            .unwrap()
+                            .encode(&mut model, m, &blocks)
+                            .unwrap();
                         assert_eq!(values(r), want.words, "{ctx}");
                     }
                     Scheme::Raw => unreachable!(),
@@ -228,14 +309,22 @@ fn java_stream_mode_matches_the_core_bit_for_bit() {
     let core = core_program(&p).unwrap();
     let cases = cases(&mut rng, &p, 300);
     for width in [3u32, 13, 32, 64] {
-        let config = Config { scheme: Scheme::Adaptracer, width, inc: 3, bound: 300, verify: false, stream: true };
+        let config = Config {
+            scheme: Scheme::Adaptracer,
+            width,
+            inc: 3,
+            bound: 300,
+            verify: false,
+            stream: true,
+        };
         let (records, words) = java_records(&p, &config, &cases);
         assert!(records.iter().all(|r| r.tokens.is_empty()));
         let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 300 }).unwrap();
         let mut enc = tracekit_paths::ChoiceEncoder::new(width);
         for c in &cases {
             let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
-            enc.append_path(&mut model, &core, MethodId(c.method as u32), &blocks).unwrap();
+            enc.append_path(&mut model, &core, MethodId(c.method as u32), &blocks)
+                .unwrap();
         }
         let want = enc.finish().words;
         assert!(!want.is_empty());
@@ -254,7 +343,8 @@ fn core_shared_vectors_reproduce_in_java() {
     use tracekit_jvm::tables::route_to_exit_of;
     use tracekit_paths::EdgeModel;
 
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors.json");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors.json");
     let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let mut checked = 0;
     for v in all["vectors"].as_array().unwrap() {
@@ -262,23 +352,52 @@ fn core_shared_vectors_reproduce_in_java() {
             continue;
         }
         let name = v["name"].as_str().unwrap();
-        let program = tracekit_paths::Program::from_json_str(&v["cfg"].to_string(), std::path::Path::new("vectors.json")).unwrap();
+        let program = tracekit_paths::Program::from_json_str(
+            &v["cfg"].to_string(),
+            std::path::Path::new("vectors.json"),
+        )
+        .unwrap();
         let scheme = Scheme::parse(v["scheme"].as_str().unwrap()).unwrap();
         let width = v["width"].as_u64().unwrap() as u32;
-        let params = AdaptiveParams { inc: v["inc"].as_u64().unwrap_or(3) as u32, bound: v["bound"].as_u64().unwrap_or(65535) as u32 };
+        let params = AdaptiveParams {
+            inc: v["inc"].as_u64().unwrap_or(3) as u32,
+            bound: v["bound"].as_u64().unwrap_or(65535) as u32,
+        };
         let edge_model = |key: &str| {
             let mut em = EdgeModel::new();
             for row in v[key].as_array().into_iter().flatten() {
-                em.set_counter(row[0].as_str().unwrap(), row[1].as_str().unwrap(), row[2].as_str().unwrap(), row[3].as_u64().unwrap() as u32);
+                em.set_counter(
+                    row[0].as_str().unwrap(),
+                    row[1].as_str().unwrap(),
+                    row[2].as_str().unwrap(),
+                    row[3].as_u64().unwrap() as u32,
+                );
             }
             em
         };
-        let model = AdaptiveModel::from_edge_model(&program, &edge_model("initial_counters"), params).unwrap();
-        let mut tables = format!("scheme {} width {width} inc {} bound {} methods {}\n", scheme.name(), params.inc, params.bound, program.len());
+        let model =
+            AdaptiveModel::from_edge_model(&program, &edge_model("initial_counters"), params)
+                .unwrap();
+        let mut tables = format!(
+            "scheme {} width {width} inc {} bound {} methods {}\n",
+            scheme.name(),
+            params.inc,
+            params.bound,
+            program.len()
+        );
         for m in program.method_ids() {
             let cfg = program.cfg(m);
-            let succs: Vec<Vec<u32>> = cfg.blocks().map(|b| cfg.successors(b).iter().map(|w| w.0).collect()).collect();
-            tables += &format!("m {} {}\nee {} {}\nx", m.0, succs.len(), cfg.entry().0, cfg.exit().0);
+            let succs: Vec<Vec<u32>> = cfg
+                .blocks()
+                .map(|b| cfg.successors(b).iter().map(|w| w.0).collect())
+                .collect();
+            tables += &format!(
+                "m {} {}\nee {} {}\nx",
+                m.0,
+                succs.len(),
+                cfg.entry().0,
+                cfg.exit().0
+            );
             for r in route_to_exit_of(&succs, cfg.exit().0) {
                 tables += &format!(" {r}");
             }
@@ -296,7 +415,12 @@ fn core_shared_vectors_reproduce_in_java() {
         let cfg = program.cfg(m);
         let mut input = String::new();
         for inv in v["invocations"].as_array().unwrap() {
-            let names: Vec<&str> = inv["path"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+            let names: Vec<&str> = inv["path"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect();
             input += &m.0.to_string();
             for n in &names[1..] {
                 input += &format!(" {}", cfg.block_id(n).unwrap().0);
@@ -315,13 +439,30 @@ fn core_shared_vectors_reproduce_in_java() {
                     None => Value::from(t.parse::<u64>().unwrap()),
                 })
                 .collect();
-            assert_eq!(Value::Array(got), inv["trace"], "vector {name}, invocation {k}");
+            assert_eq!(
+                Value::Array(got),
+                inv["trace"],
+                "vector {name}, invocation {k}"
+            );
         }
         if scheme == Scheme::Adaptracer {
-            let want = AdaptiveModel::from_edge_model(&program, &edge_model("final_counters"), params).unwrap();
+            let want =
+                AdaptiveModel::from_edge_model(&program, &edge_model("final_counters"), params)
+                    .unwrap();
             // No line when the method never coded a choice (its counters were never touched).
-            let got: Vec<u32> = lines.next().map(|line| line.split(' ').skip(2).map(|x| x.parse().unwrap()).collect()).unwrap_or_default();
-            let want: Vec<u32> = cfg.blocks().flat_map(|b| want.counters(m, b).to_vec()).collect();
+            let got: Vec<u32> = lines
+                .next()
+                .map(|line| {
+                    line.split(' ')
+                        .skip(2)
+                        .map(|x| x.parse().unwrap())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let want: Vec<u32> = cfg
+                .blocks()
+                .flat_map(|b| want.counters(m, b).to_vec())
+                .collect();
             assert_eq!(got, want, "vector {name}: final counters");
         }
         checked += 1;

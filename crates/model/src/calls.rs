@@ -94,6 +94,7 @@ impl CallColumns {
 
     /// Appends an event. Events should be pushed in time order. The CPU
     /// column is kept only if the first event pushed has a CPU time.
+    #[inline]
     pub fn push(&mut self, e: CallEvent) {
         debug_assert!(e.method.0 < (1 << 30), "method id too large");
         let keep_cpu = self.cpu.len() == self.words.len() && (self.words.is_empty() || !self.cpu.is_empty());
@@ -125,6 +126,7 @@ impl CallColumns {
     }
 
     /// The event at `i`. Panics when `i` is out of range.
+    #[inline]
     pub fn get(&self, i: usize) -> CallEvent {
         let w = self.words[i];
         CallEvent {

@@ -151,9 +151,12 @@ pub fn read_str(text: &str, source_name: &str) -> Result<Session, ParseError> {
         if !s.processes.iter().any(|p| p.pid == pid) {
             s.processes.push(Process { pid, name: format!("process {pid}") });
         }
+        // The format has no threads: each process's entries form one thread
+        // (tid = pid), so listings and diagrams nest them per process.
+        let thread = Some(s.thread_by_tid(pid, Some(pid)));
         match e {
-            Entry::Object(o) => s.objects.push(o),
-            Entry::Remote(r) => s.remote_calls.push(r),
+            Entry::Object(o) => s.objects.push(ObjectEvent { thread, ..o }),
+            Entry::Remote(r) => s.remote_calls.push(RemoteCall { thread, ..r }),
         }
     }
     Ok(s)
@@ -273,6 +276,8 @@ mod tests {
         let again = read_str(&write_string(&s), "t").unwrap();
         assert_eq!(again.objects, s.objects);
         assert_eq!(again.remote_calls, s.remote_calls);
+        assert_eq!(s.threads.len(), 2);
+        assert_eq!(s.objects[0].thread, Some(tracekit_model::ThreadId(0)));
     }
 
     #[test]

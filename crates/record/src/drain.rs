@@ -85,11 +85,12 @@ impl Ring {
         (at + len <= self.cap).then_some(len)
     }
 
-    /// Copies the complete records written since the last call, zeroes
+    /// Copies the complete records written since the last call (at most one
+    /// ring's worth, so one busy thread cannot starve the others), zeroes
     /// their slots and publishes the read position; returns the bytes copied.
     fn drain(&mut self) -> std::io::Result<u64> {
         let mut copied = 0;
-        loop {
+        while copied < self.cap {
             let start = self.read % self.cap;
             let mut at = start;
             // A contiguous run of complete records, at most up to the ring's end.

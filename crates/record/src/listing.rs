@@ -74,7 +74,7 @@ fn opens(kind: &str) -> bool {
 
 /// Builds the listing of a session, thread by thread.
 pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
-    let mut out = Vec::new();
+    let mut out: Vec<ListedEvent> = Vec::new();
     for (id, t, _) in s.thread_calls() {
         if !f.tids.is_empty() && !f.tids.contains(&t.tid) {
             continue;
@@ -86,23 +86,30 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
         let start = out.len();
         let mut keep: Vec<bool> = Vec::new();
         for (ts, _, kind, name) in thread_events(s, id) {
-            let d = if kind == "exit" { depth.saturating_sub(1) } else { depth };
+            // An exit closes the innermost open entry of the same name; entries
+            // above it that never saw their exit (an async proxy, say) end with it.
+            let matching = if kind == "exit" { open.iter().rposition(|&i| out[i].name == name) } else { None };
+            let d = match (kind, matching) {
+                ("exit", Some(pos)) => pos,
+                ("exit", None) => depth.saturating_sub(1),
+                _ => depth,
+            };
             if opens(kind) && inside_selected.is_none() && f.functions.iter().any(|g| tracekit_rt_format::demangle::glob_match(g, &name)) {
                 inside_selected = Some(d);
             }
             let selected = f.functions.is_empty() || inside_selected.is_some();
-            let shown = selected && f.max_depth.is_none_or(|m| d < m);
+            let shown = selected && f.max_depth.map_or(true, |m| d < m);
             out.push(ListedEvent { pid, tid: t.tid, ts_ns: ts, kind, name, depth: d, duration_ns: None });
             keep.push(shown);
             if opens(kind) {
                 open.push(out.len() - 1);
                 depth += 1;
-            } else if kind == "exit" {
-                depth = d;
-                if let Some(i) = open.pop() {
-                    out[i].duration_ns = Some(ts.saturating_sub(out[i].ts_ns));
-                }
-                if inside_selected == Some(d) {
+            } else if let Some(pos) = matching {
+                let i = open[pos];
+                out[i].duration_ns = Some(ts.saturating_sub(out[i].ts_ns));
+                open.truncate(pos);
+                depth = pos;
+                if inside_selected.is_some_and(|sd| sd >= d) {
                     inside_selected = None;
                 }
             }

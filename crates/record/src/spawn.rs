@@ -120,7 +120,32 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         }
         Some(crate::drain::Drainer::start(ring_dir, out.clone()))
     };
-    let mut child = cmd.spawn().with_context(|| format!("cannot start {}", opts.command[0]))?;
+    // Ctrl-C reaches the program (same process group); the recorder ignores
+    // it while the program runs so it can still drain the rings and write
+    // recording.json. The program gets default dispositions back.
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    // SAFETY: plain disposition changes of our own process.
+    let (old_int, old_quit) = unsafe { (libc::signal(libc::SIGINT, libc::SIG_IGN), libc::signal(libc::SIGQUIT, libc::SIG_IGN)) };
+    let spawned = cmd.spawn().with_context(|| format!("cannot start {}", opts.command[0]));
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            // SAFETY: restoring the dispositions saved above.
+            unsafe {
+                libc::signal(libc::SIGINT, old_int);
+                libc::signal(libc::SIGQUIT, old_quit);
+            }
+            return Err(e);
+        }
+    };
     let mut sampler_child = match sampler {
         Some(mut s) => Some(
             s.arg("--pid")
@@ -131,7 +156,13 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         ),
         None => None,
     };
-    let status = child.wait()?;
+    let status = child.wait();
+    // SAFETY: restoring the dispositions saved above.
+    unsafe {
+        libc::signal(libc::SIGINT, old_int);
+        libc::signal(libc::SIGQUIT, old_quit);
+    }
+    let status = status?;
     // Keep the two clock pairs at least 50 ms apart for a precise tick rate.
     let min_end = anchor_mono_ns + 50_000_000;
     let now = monotonic_ns();

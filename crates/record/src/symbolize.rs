@@ -2,9 +2,9 @@
 //! file and line, from the process map copy and the modules' ELF symbols and
 //! DWARF line tables.
 
-use object::{Object, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSegment};
 use std::collections::HashMap;
-use tracekit_rt_format::demangle::readable_name;
+use tracekit_rt_format::demangle::function_symbols;
 
 /// One line of `/proc/<pid>/maps` that maps a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,14 +120,7 @@ fn load_module(path: &str) -> Option<Module> {
             (o, size, s.address())
         })
         .collect();
-    let mut symbols: Vec<(u64, String)> = file
-        .symbols()
-        .chain(file.dynamic_symbols())
-        .filter(|s| s.kind() == object::SymbolKind::Text && s.address() != 0)
-        .filter_map(|s| Some((s.address(), readable_name(s.name().ok()?))))
-        .collect();
-    symbols.sort();
-    symbols.dedup_by_key(|s| s.0);
+    let symbols = function_symbols(&file);
     let lines = addr2line::Loader::new(path).ok();
     Some(Module { segments, symbols, lines })
 }
@@ -158,5 +151,8 @@ mod tests {
         let addr = symbolizes_own_test_binary as *const () as u64;
         let info = Symbolizer::new().lookup(&m, addr);
         assert!(info.name.ends_with("symbolizes_own_test_binary"), "{}", info.name);
+        // DWARF gives the source file and line of the function.
+        assert!(info.file.as_deref().is_some_and(|f| f.ends_with("symbolize.rs")), "{info:?}");
+        assert!(info.line.is_some_and(|l| l > 100), "{info:?}");
     }
 }

@@ -346,20 +346,27 @@ TK.Timeline.prototype.select = function (a, b) {
 TK.Timeline.prototype.bind = function () {
   var self = this, c = this.canvas, sel = TK.$("tk-selection"), drag = null;
   c.addEventListener("mousedown", function (e) {
-    if (e.button !== 0) return;
-    drag = { x: e.clientX - c.getBoundingClientRect().left };
+    if (e.button !== 0 && e.button !== 1) return;
+    e.preventDefault();
+    // Middle button or Alt + drag pans; a plain drag selects.
+    drag = { x: e.clientX - c.getBoundingClientRect().left, pan: e.button === 1 || e.altKey, view: TK.state.view.slice() };
     c.focus();
   });
   window.addEventListener("mousemove", function (e) {
     if (!drag) return;
     var x = e.clientX - c.getBoundingClientRect().left, a = Math.min(drag.x, x), b = Math.max(drag.x, x);
+    if (drag.pan) {
+      var dt = (x - drag.x) / self.w * (drag.view[1] - drag.view[0]);
+      self.setView(drag.view[0] - dt, drag.view[1] - dt);
+      return;
+    }
     sel.hidden = false; sel.style.left = a + "px"; sel.style.width = (b - a) + "px";
   });
   window.addEventListener("mouseup", function (e) {
     if (!drag) return;
-    var x = e.clientX - c.getBoundingClientRect().left, x0 = drag.x;
+    var x = e.clientX - c.getBoundingClientRect().left, x0 = drag.x, pan = drag.pan;
     drag = null; sel.hidden = true;
-    if (Math.abs(x - x0) > 3) self.select(self.t(Math.min(x, x0)), self.t(Math.max(x, x0)));
+    if (!pan && Math.abs(x - x0) > 3) self.select(self.t(Math.min(x, x0)), self.t(Math.max(x, x0)));
   });
   c.addEventListener("mousemove", function (e) { self.hover(e); });
   c.addEventListener("mouseleave", function () { TK.$("tk-tooltip").hidden = true; TK.$("tk-cursor").hidden = true; });

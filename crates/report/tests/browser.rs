@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use tracekit_browser::{artifacts_dir, Browser};
-use tracekit_report::{render_report, synthetic, ProblemDef, ProblemView, ReportOptions, ThreadInstant, ViewModel};
+use tracekit_report::{problem_view, render_report, synthetic, ProblemDef, ProblemView, ReportOptions, ThreadInstant, ViewModel};
 
 fn browser() -> Option<Browser> {
     if std::env::var_os("TRACEKIT_SKIP_BROWSER").is_some() {
@@ -61,7 +61,7 @@ fn report_shows_tracks_problems_and_tables() {
     };
     let url = write("report.html", &render_report(&view, &[preset], &ReportOptions::default()));
     b.navigate(&url).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
 
     // Every track label is DOM text.
     assert_eq!(texts(&mut b, ".tk-label[data-kind=thread]"), ["main", "RenderThread", "NetworkThread"]);
@@ -107,6 +107,15 @@ fn report_shows_tracks_problems_and_tables() {
     assert_eq!(p[0], 4, "four portrait intervals");
     assert_eq!((p[1].as_u64().unwrap() + p[2].as_u64().unwrap()) as usize, draws);
     assert!(p[1].as_u64().unwrap() > 0 && p[2].as_u64().unwrap() > 0);
+    // The browser's evaluation agrees with tracekit-analysis.
+    let def = ProblemDef::Method { method: "Renderer.draw".into(), when: "Screen orientation == 1".into() };
+    let rust = problem_view(&session, &def).unwrap();
+    assert_eq!((p[1].as_u64().unwrap() as usize, p[2].as_u64().unwrap() as usize), (rust.calls_inside.len(), rust.calls_outside.len()));
+    let js: Vec<(f64, f64)> = serde_json::from_value(b.eval("TK.state.problem.intervals").unwrap()).unwrap();
+    assert_eq!(js.len(), rust.intervals.len());
+    for (j, r) in js.iter().zip(&rust.intervals) {
+        assert_eq!(j.0, r.0 as f64, "interval starts agree");
+    }
     click(&mut b, "#tk-conditioned");
     b.wait_for("document.getElementById('tk-scope').textContent.includes('where Screen orientation == 1 holds')", 10.0).unwrap();
     b.screenshot(&artifacts_dir().join("report-condition.png")).unwrap();
@@ -139,6 +148,14 @@ fn report_shows_tracks_problems_and_tables() {
     let after = b.eval("TK.state.view[1] - TK.state.view[0]").unwrap().as_f64().unwrap();
     assert!(after < before / 3.0, "zoomed from {before} to {after}");
     b.wait_for("document.getElementById('tk-scope').textContent.includes('selection')", 5.0).unwrap();
+
+    // Alt + drag pans without selecting.
+    let view = b.eval("TK.state.view").unwrap();
+    b.drag_with(x0 + 600.0, x0 + 500.0, y, 1).unwrap();
+    let moved = b.eval("TK.state.view").unwrap();
+    let width = view[1].as_f64().unwrap() - view[0].as_f64().unwrap();
+    assert!(moved[0].as_f64().unwrap() > view[0].as_f64().unwrap(), "panned right: {view} -> {moved}");
+    assert!((moved[1].as_f64().unwrap() - moved[0].as_f64().unwrap() - width).abs() < 1.0, "same width");
 
     // Keyboard: zoom out, pan, reset.
     b.key("s").unwrap();
@@ -194,7 +211,7 @@ fn summarised_report_says_so() {
     let html = render_report(&view, &[], &ReportOptions { max_slices: 3_000 });
     let url = write("report-summarised.html", &html);
     b.navigate(&url).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     let note = b.eval("document.getElementById('tk-summary').textContent").unwrap();
     let note = note.as_str().unwrap();
     assert!(note.starts_with("Summarised: "), "{note}");
@@ -226,7 +243,7 @@ fn session_without_calls_still_renders() {
     s.counters.push(tracekit_model::CounterTrack::new("Power", Some("mW")));
     let url = write("report-empty.html", &render_report(&ViewModel::new(&s), &[], &ReportOptions::default()));
     b.navigate(&url).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 30.0).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     assert_eq!(texts(&mut b, ".tk-label[data-kind=context]"), ["Wi-Fi"]);
     click(&mut b, "#tk-apply");
     b.wait_for("document.querySelector('#tk-problem-result .tk-error')", 5.0).unwrap();

@@ -1,5 +1,6 @@
-//! Symbol demangling shared by the runtime's name filters and the offline
-//! symbolizer, so a filter pattern matches exactly the names a replay shows.
+//! Symbol names shared by the runtime's name filters and the offline
+//! symbolizer (ELF function symbols, demangling, globs), so a filter pattern
+//! matches exactly the names a replay shows.
 
 /// The readable name of a linker symbol: Rust symbols (legacy and v0) lose
 /// their hash, C++ symbols lose their parameter list, other names are kept.
@@ -22,6 +23,23 @@ pub fn readable_name(symbol: &str) -> String {
         }
     }
     symbol.to_owned()
+}
+
+/// The functions an ELF file defines, as (link-time address, readable
+/// name), sorted by address with one name per address (static and dynamic
+/// symbol tables together). Used by the runtime's name filters and the
+/// offline symbolizer alike.
+pub fn function_symbols(file: &object::File<'_>) -> Vec<(u64, String)> {
+    use object::{Object, ObjectSymbol};
+    let mut out: Vec<(u64, String)> = file
+        .symbols()
+        .chain(file.dynamic_symbols())
+        .filter(|s| s.kind() == object::SymbolKind::Text && s.address() != 0)
+        .filter_map(|s| Some((s.address(), readable_name(s.name().ok()?))))
+        .collect();
+    out.sort();
+    out.dedup_by_key(|x| x.0);
+    out
 }
 
 /// Matches `text` against a glob where `*` stands for any run of characters

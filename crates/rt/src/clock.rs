@@ -37,6 +37,21 @@ pub fn kind() -> u32 {
     MODE.load(Ordering::Relaxed)
 }
 
+/// The time-stamp counter (only called when [`kind`] is `CLOCK_TSC`, which
+/// it never is off x86-64).
+#[inline(always)]
+pub fn tsc() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: rdtsc has no preconditions on x86-64.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        other_clock()
+    }
+}
+
 /// The raw event clock.
 #[inline(always)]
 pub fn now() -> u64 {

@@ -37,14 +37,16 @@ use tracekit_rt_format::{encode_ext_raw, ext_body_len, ExtKind, KIND_ENTER, KIND
 
 #[inline(always)]
 fn call_event(kind: u64, func: *mut c_void) {
-    if !process::ENABLED.load(Ordering::Relaxed) {
+    let mode = process::CALLS.load(Ordering::Relaxed);
+    if mode == 0 {
         return;
     }
     let addr = func as u64;
-    if select::FILTERING.load(Ordering::Relaxed) && !select::function_selected(addr) {
+    if mode & process::CALLS_SELECTED != 0 && !select::function_selected(addr) {
         return;
     }
-    thread_buf::append(clock::now() << 4 | kind, addr);
+    let ts = if mode & process::CALLS_SLOW_CLOCK == 0 { clock::tsc() } else { clock::now() };
+    thread_buf::append(ts << 4 | kind, addr);
 }
 
 /// Hook GCC and Clang call on entry of every function compiled with

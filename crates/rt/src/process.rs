@@ -3,11 +3,21 @@
 
 use crate::{select, thread_buf};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-/// Set once tracing is configured and on; read by every hook.
+/// Set once tracing is configured and on; read by every explicit-event hook.
 pub static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// What the call hooks do, in one byte so they test it with one load:
+/// 0 (off), or [`CALLS_ON`] plus [`CALLS_SELECTED`] and [`CALLS_SLOW_CLOCK`] flags.
+pub static CALLS: AtomicU8 = AtomicU8::new(0);
+/// Function calls are traced.
+pub const CALLS_ON: u8 = 1;
+/// Only selected functions are traced.
+pub const CALLS_SELECTED: u8 = 2;
+/// The clock is not the time-stamp counter (ask `clock::now`).
+pub const CALLS_SLOW_CLOCK: u8 = 4;
 
 static PID: AtomicU32 = AtomicU32::new(0);
 static IMAGE: AtomicU64 = AtomicU64::new(0);
@@ -92,6 +102,14 @@ pub fn init() {
     // SAFETY: registering a plain extern "C" handler.
     unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child)) };
     ENABLED.store(true, Ordering::Release);
+    let mut calls = CALLS_ON;
+    if select::FILTERING.load(Ordering::Relaxed) {
+        calls |= CALLS_SELECTED;
+    }
+    if crate::clock::kind() != tracekit_rt_format::CLOCK_TSC {
+        calls |= CALLS_SLOW_CLOCK;
+    }
+    CALLS.store(calls, Ordering::Release);
 }
 
 static FORKING_TID: AtomicU32 = AtomicU32::new(0);

@@ -10,11 +10,11 @@
 //! cached in a lock-free table, so an unselected function costs one load and
 //! compare per hook.
 
-use object::{Object, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSegment};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
-use tracekit_rt_format::demangle::{glob_match, readable_name};
+use tracekit_rt_format::demangle::{function_symbols, glob_match};
 
 /// True when functions are filtered (otherwise all are traced).
 pub static FILTERING: AtomicBool = AtomicBool::new(false);
@@ -32,7 +32,9 @@ struct Patterns {
 }
 
 static PATTERNS: OnceLock<Patterns> = OnceLock::new();
-static SYMBOLS: Mutex<Option<HashMap<String, Vec<(u64, String)>>>> = Mutex::new(None);
+/// Per module path: its link-time base, then its functions by address.
+type SymbolCache = HashMap<String, Vec<(u64, String)>>;
+static SYMBOLS: Mutex<Option<SymbolCache>> = Mutex::new(None);
 
 /// Parses the filter; call once before tracing starts.
 pub fn init(filter: &str) {
@@ -123,14 +125,7 @@ fn load_symbols(path: &str) -> Option<Vec<(u64, String)>> {
     let data = std::fs::read(path).or_else(|_| std::fs::read("/proc/self/exe")).ok()?;
     let file = object::File::parse(&*data).ok()?;
     let first = file.segments().map(|s| s.address()).min().unwrap_or(0) & !0xfff;
-    let mut out: Vec<(u64, String)> = file
-        .symbols()
-        .chain(file.dynamic_symbols())
-        .filter(|s| s.kind() == object::SymbolKind::Text && s.address() != 0)
-        .filter_map(|s| Some((s.address(), readable_name(s.name().ok()?))))
-        .collect();
-    out.sort();
-    out.dedup_by_key(|x| x.0);
+    let mut out = function_symbols(&file);
     out.insert(0, (first, String::new()));
     Some(out)
 }

@@ -127,6 +127,10 @@ impl Builder {
     }
 }
 
+/// An active operation on a thread: (lifeline, whom it returns to; `None`
+/// for asynchronous deliveries, which return to nobody).
+type Active = (usize, Option<usize>);
+
 struct Pending {
     proxy: usize,
     pid: u32,
@@ -138,13 +142,12 @@ struct Pending {
 /// Builds the diagram of a session's object and remote-call events.
 pub fn build(s: &Session, f: &DiagramFilter) -> Diagram {
     let mut b = Builder::default();
-    // Active operations per thread: (lifeline, whom it returns to; None for async deliveries).
-    let mut stacks: HashMap<(u32, Option<ThreadId>), Vec<(usize, Option<usize>)>> = HashMap::new();
+    let mut stacks: HashMap<(u32, Option<ThreadId>), Vec<Active>> = HashMap::new();
     let mut pending: Vec<Pending> = Vec::new();
     for ev in ordered(s) {
         let key = (ev.pid(), ev.thread());
-        let caller = |b: &mut Builder, stacks: &HashMap<_, Vec<(usize, Option<usize>)>>| {
-            stacks.get(&key).and_then(|v: &Vec<(usize, Option<usize>)>| v.last().map(|e| e.0)).unwrap_or_else(|| b.process(ev.pid()))
+        let caller = |b: &mut Builder, stacks: &HashMap<_, Vec<Active>>| {
+            stacks.get(&key).and_then(|v: &Vec<Active>| v.last().map(|e| e.0)).unwrap_or_else(|| b.process(ev.pid()))
         };
         match ev {
             Ev::Object(o) => {
@@ -222,7 +225,7 @@ fn filter(d: Diagram, f: &DiagramFilter) -> Diagram {
         .iter()
         .map(|p| (f.pids.is_empty() || f.pids.contains(&p.pid)) && (f.classes.is_empty() || p.object_id.is_none() || f.classes.iter().any(|g| glob(g, &p.class))))
         .collect();
-    let in_window = |t: u64| f.from_ns.is_none_or(|a| t >= a) && f.to_ns.is_none_or(|b| t <= b);
+    let in_window = |t: u64| f.from_ns.map_or(true, |a| t >= a) && f.to_ns.map_or(true, |b| t <= b);
     let messages: Vec<&Message> = d.messages.iter().filter(|m| keep_p[m.from] && keep_p[m.to] && in_window(m.ts_ns)).collect();
     let mut used = vec![false; d.participants.len()];
     for m in &messages {

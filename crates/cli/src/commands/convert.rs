@@ -30,8 +30,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let s = super::input::open(&a.input)?;
     match a.to {
         Format::Objtrace => {
-            std::fs::write(&a.out, tracekit_objtrace::write_string(&s)).map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
-            eprintln!("tracekit: wrote {} ({} object and {} cross-process events)", a.out.display(), s.objects.len(), s.remote_calls.len());
+            std::fs::write(&a.out, tracekit_objtrace::write_string(&s))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
+            eprintln!(
+                "tracekit: wrote {} ({} object and {} cross-process events)",
+                a.out.display(),
+                s.objects.len(),
+                s.remote_calls.len()
+            );
         }
         Format::Android => {
             for p in tracekit_io::save(&s, &a.out)? {

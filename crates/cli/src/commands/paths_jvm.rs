@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
-use tracekit_jvm::{compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder, Program, Scheme, StoredProgram};
+use tracekit_jvm::{
+    compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder,
+    Program, Scheme, StoredProgram,
+};
 
 /// The JVM commands of the `paths` group.
 #[derive(Debug, Subcommand)]
@@ -151,32 +154,64 @@ pub struct CompareArgs {
 }
 
 fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
-    Config { scheme, width: a.width, inc: a.inc, bound: a.bound, verify: false, stream: false }
+    Config {
+        scheme,
+        width: a.width,
+        inc: a.inc,
+        bound: a.bound,
+        verify: false,
+        stream: false,
+    }
 }
 
 /// Runs one JVM path command.
 pub fn run(cmd: JvmCommand) -> Result<()> {
     match cmd {
         JvmCommand::Instrument(a) => {
-            let scheme = Scheme::parse(&a.scheme).with_context(|| format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme))?;
-            let cfg = Config { verify: a.verify, stream: a.stream, ..config(scheme, &a.scheme_args) };
-            let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
+            let scheme = Scheme::parse(&a.scheme).with_context(|| {
+                format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme)
+            })?;
+            let cfg = Config {
+                verify: a.verify,
+                stream: a.stream,
+                ..config(scheme, &a.scheme_args)
+            };
+            let r = tracekit_jvm::instrument_jar(
+                &a.input,
+                &a.output,
+                &cfg,
+                a.model.as_deref(),
+                &a.classpath,
+            )?;
             eprint!("{}", r.log);
-            eprintln!("{} methods instrumented ({} skipped) -> {}", r.methods, r.skipped.len(), a.output.display());
+            eprintln!(
+                "{} methods instrumented ({} skipped) -> {}",
+                r.methods,
+                r.skipped.len(),
+                a.output.display()
+            );
             Ok(())
         }
         JvmCommand::DecodeLog(a) => {
             let (stored, core, decoded) = load_and_decode(&a.log, &a.program)?;
             if let Some(m) = &a.update_model {
-                let model = updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
+                let model =
+                    updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
                 model.save(m).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             if a.json {
                 println!("{}", serde_json::to_string(&decoded)?);
             } else {
-                println!("{} invocations, {} bits", decoded.invocations.len(), decoded.bits);
+                println!(
+                    "{} invocations, {} bits",
+                    decoded.invocations.len(),
+                    decoded.bits
+                );
                 if decoded.verified > 0 {
-                    println!("{} decoded paths equal the nodes recorded in the same run", decoded.verified);
+                    println!(
+                        "{} decoded paths equal the nodes recorded in the same run",
+                        decoded.verified
+                    );
                 }
             }
             Ok(())
@@ -192,7 +227,13 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Compare(a) => {
-            let c = compare::compare(&a.command, a.jar.as_deref(), &config(Scheme::Raw, &a.scheme_args), a.model.as_deref(), a.repeat)?;
+            let c = compare::compare(
+                &a.command,
+                a.jar.as_deref(),
+                &config(Scheme::Raw, &a.scheme_args),
+                a.model.as_deref(),
+                a.repeat,
+            )?;
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {
@@ -204,14 +245,30 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Adapt(a) => {
-            let cfg = Config { stream: a.stream, ..config(Scheme::Adaptracer, &a.scheme_args) };
-            let runs = tracekit_jvm::adapt::adapt(&a.command, a.jar.as_deref(), &cfg, a.model.as_deref(), a.runs, a.save_model.as_deref())?;
+            let cfg = Config {
+                stream: a.stream,
+                ..config(Scheme::Adaptracer, &a.scheme_args)
+            };
+            let runs = tracekit_jvm::adapt::adapt(
+                &a.command,
+                a.jar.as_deref(),
+                &cfg,
+                a.model.as_deref(),
+                a.runs,
+                a.save_model.as_deref(),
+            )?;
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);
             } else {
-                println!("{:>4} {:>12} {:>12} {:>12} {:>10}", "run", "bits", "packed", "ideal", "choices");
+                println!(
+                    "{:>4} {:>12} {:>12} {:>12} {:>10}",
+                    "run", "bits", "packed", "ideal", "choices"
+                );
                 for r in &runs {
-                    println!("{:>4} {:>12} {:>12} {:>12.0} {:>10}", r.run, r.bits, r.packed_bits, r.ideal_bits, r.choices);
+                    println!(
+                        "{:>4} {:>12} {:>12} {:>12.0} {:>10}",
+                        r.run, r.bits, r.packed_bits, r.ideal_bits, r.choices
+                    );
                 }
             }
             Ok(())
@@ -222,9 +279,11 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
 fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
     let stored = Program::from_instrumented_jar(jar)?;
     let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
-    let text = std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
+    let text =
+        std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let mut decoder = Decoder::new(&stored, &core);
-    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
+    let decoded = decode_log(&stored, &parsed, &mut decoder)
+        .with_context(|| format!("decoding {}", log.display()))?;
     Ok((stored, core, decoded))
 }

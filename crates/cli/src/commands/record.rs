@@ -81,7 +81,11 @@ fn sources(spec: &str) -> anyhow::Result<Vec<String>> {
             .split(',')
             .map(|s| {
                 let s = s.trim();
-                anyhow::ensure!(ALL_SOURCES.contains(&s), "unknown context source `{s}` (known: {})", ALL_SOURCES.join(","));
+                anyhow::ensure!(
+                    ALL_SOURCES.contains(&s),
+                    "unknown context source `{s}` (known: {})",
+                    ALL_SOURCES.join(",")
+                );
                 Ok(s.to_owned())
             })
             .collect(),
@@ -109,7 +113,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .arg(&a.sys_root);
         Some(c)
     };
-    let opts = RecordOptions { out: a.out.clone(), command: a.command, filter: a.filter, buffer_mb: a.buffer_mb,
+    let opts = RecordOptions {
+        out: a.out.clone(),
+        command: a.command,
+        filter: a.filter,
+        buffer_mb: a.buffer_mb,
         clock: a.clock,
         direct: a.direct,
         ring_kb: a.ring_kb,

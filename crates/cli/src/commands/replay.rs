@@ -1,12 +1,12 @@
 //! `tracekit replay`: the indented call listing of a native recording.
 
 use std::path::PathBuf;
-use tracekit_record::{listing, load_recording, render_text, ListingFilter};
+use tracekit_record::{listing, load_any, render_text, ListingFilter};
 
 /// Arguments of `tracekit replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Recording directory written by `tracekit record`.
+    /// Recording directory written by `tracekit record`, or an `.otr` object trace.
     dir: PathBuf,
     /// Print `{"events": [...], "lost_events": N}` as JSON.
     #[arg(long)]
@@ -31,20 +31,36 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let stats = tracekit_record::recording_stats(&a.dir)?;
         println!("{:>8} {:>8} {:>14} {:>14}", "pid", "tid", "events", "lost");
         for t in &stats {
-            println!("{:>8} {:>8} {:>14} {:>14}", t.header.pid, t.header.tid, t.events, t.header.lost);
+            println!(
+                "{:>8} {:>8} {:>14} {:>14}",
+                t.header.pid, t.header.tid, t.events, t.header.lost
+            );
         }
-        let (ev, lost): (u64, u64) = stats.iter().fold((0, 0), |(e, l), t| (e + t.events, l + t.header.lost));
-        println!("total {ev} events recorded, {lost} lost (counted), {} threads", stats.len());
+        let (ev, lost): (u64, u64) = stats
+            .iter()
+            .fold((0, 0), |(e, l), t| (e + t.events, l + t.header.lost));
+        println!(
+            "total {ev} events recorded, {lost} lost (counted), {} threads",
+            stats.len()
+        );
         return Ok(());
     }
-    let s = load_recording(&a.dir)?;
+    let s = load_any(&a.dir)?;
     let events = listing(&s, &ListingFilter { tids: a.tids, max_depth: a.depth, functions: a.functions });
     if a.json {
-        println!("{}", serde_json::to_string(&serde_json::json!({ "events": events, "lost_events": s.lost_events }))?);
+        println!(
+            "{}",
+            serde_json::to_string(
+                &serde_json::json!({ "events": events, "lost_events": s.lost_events })
+            )?
+        );
     } else {
         print!("{}", render_text(&events));
         if s.lost_events > 0 {
-            eprintln!("tracekit: {} events were lost because a buffer was full", s.lost_events);
+            eprintln!(
+                "tracekit: {} events were lost because a buffer was full",
+                s.lost_events
+            );
         }
     }
     Ok(())

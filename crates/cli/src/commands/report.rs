@@ -32,22 +32,39 @@ pub struct Args {
 /// Parses "METHOD" or "METHOD when CONDITION".
 pub fn parse_problem(text: &str) -> ProblemDef {
     match text.split_once(" when ") {
-        Some((m, c)) => ProblemDef::Method { method: m.trim().to_owned(), when: c.trim().to_owned() },
-        None => ProblemDef::Method { method: text.trim().to_owned(), when: String::new() },
+        Some((m, c)) => ProblemDef::Method {
+            method: m.trim().to_owned(),
+            when: c.trim().to_owned(),
+        },
+        None => ProblemDef::Method {
+            method: text.trim().to_owned(),
+            when: String::new(),
+        },
     }
 }
 
 /// Problem views to show ready-made: BRB presses when there are any, then
 /// each `--problem` (an error in one names it).
-pub fn ready_problems(session: &tracekit_model::Session, brb_method: &str, problems: &[String]) -> Result<Vec<tracekit_report::ProblemView>> {
+pub fn ready_problems(
+    session: &tracekit_model::Session,
+    brb_method: &str,
+    problems: &[String],
+) -> Result<Vec<tracekit_report::ProblemView>> {
     let mut out = Vec::new();
-    if let Ok(v) = problem_view(session, &ProblemDef::Brb { method: brb_method.to_owned() }) {
+    if let Ok(v) = problem_view(
+        session,
+        &ProblemDef::Brb {
+            method: brb_method.to_owned(),
+        },
+    ) {
         if !v.occurrences.is_empty() {
             out.push(v);
         }
     }
     for p in problems {
-        let v = problem_view(session, &parse_problem(p)).map_err(anyhow::Error::msg).with_context(|| format!("problem {p:?}"))?;
+        let v = problem_view(session, &parse_problem(p))
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("problem {p:?}"))?;
         out.push(v);
     }
     Ok(out)
@@ -61,11 +78,20 @@ pub fn run(a: Args) -> Result<()> {
     let session = open(&a.name)?;
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
     let view = ViewModel::new(&session);
-    let html = render_report(&view, &problems, &ReportOptions { max_slices: a.max_slices });
+    let html = render_report(
+        &view,
+        &problems,
+        &ReportOptions {
+            max_slices: a.max_slices,
+        },
+    );
     std::fs::write(&a.out, &html).with_context(|| format!("cannot write {}", a.out.display()))?;
     let calls = view.call_count();
     let note = if calls > a.max_slices {
-        format!(" (summarised: the {} longest of {calls} calls drawn individually)", a.max_slices)
+        format!(
+            " (summarised: the {} longest of {calls} calls drawn individually)",
+            a.max_slices
+        )
     } else {
         String::new()
     };

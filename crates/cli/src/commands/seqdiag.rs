@@ -43,7 +43,12 @@ pub struct Args {
 /// Draws the diagram and reports deadlocks on stderr.
 pub fn run(a: Args) -> anyhow::Result<()> {
     let s = super::input::open(&a.input)?;
-    let f = DiagramFilter { classes: a.classes, pids: a.pids, from_ns: a.from_ns, to_ns: a.to_ns };
+    let f = DiagramFilter {
+        classes: a.classes,
+        pids: a.pids,
+        from_ns: a.from_ns,
+        to_ns: a.to_ns,
+    };
     let d = diagram(&s, &f);
     let text = match a.format {
         Format::Plantuml => plantuml(&d),
