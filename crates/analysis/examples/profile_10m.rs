@@ -8,9 +8,17 @@ use tracekit_analysis::{CallTree, Profile, ProfileOptions};
 use tracekit_model::*;
 
 fn main() {
-    let events: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
+    let events: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000_000);
     let mut s = Session::new("big", Clocks::DUAL);
-    let methods: Vec<MethodId> = (0..2_000).map(|i| s.methods.intern(Method::new(format!("pkg/C{}", i % 97), format!("m{i}"), "()V"))).collect();
+    let methods: Vec<MethodId> = (0..2_000)
+        .map(|i| {
+            s.methods
+                .intern(Method::new(format!("pkg/C{}", i % 97), format!("m{i}"), "()V"))
+        })
+        .collect();
     let threads: Vec<ThreadId> = (0..8).map(|i| s.add_thread(Thread::new(i, format!("t{i}")))).collect();
     let mut x = 0x2545F4914F6CDD1Du64;
     let mut rnd = move || {
@@ -49,8 +57,15 @@ fn main() {
         assert!(!p.methods.is_empty());
     }
     times.sort_by(f64::total_cmp);
-    println!("profile: median {:.3} s over 5 runs (min {:.3}, max {:.3})", times[2], times[0], times[4]);
+    println!(
+        "profile: median {:.3} s over 5 runs (min {:.3}, max {:.3})",
+        times[2], times[0], times[4]
+    );
     let t0 = Instant::now();
     let tree = CallTree::of(&s, None, None);
-    println!("call tree: {:.3} s, {} nodes", t0.elapsed().as_secs_f64(), tree.nodes.len());
+    println!(
+        "call tree: {:.3} s, {} nodes",
+        t0.elapsed().as_secs_f64(),
+        tree.nodes.len()
+    );
 }

@@ -78,8 +78,21 @@ impl CallTree {
     /// Builds the tree of the chosen threads (all when `threads` is `None`),
     /// merged across threads, optionally restricted to a window.
     pub fn of(session: &Session, threads: Option<&[ThreadId]>, window: Option<&IntervalSet>) -> CallTree {
-        let root = CallNode { method: None, parent: None, children: Vec::new(), calls: 0, incl_real_ns: 0, excl_real_ns: 0, incl_cpu_ns: 0, excl_cpu_ns: 0 };
-        let mut b = Builder { nodes: vec![root], index: FxHashMap::default(), path: Vec::new() };
+        let root = CallNode {
+            method: None,
+            parent: None,
+            children: Vec::new(),
+            calls: 0,
+            incl_real_ns: 0,
+            excl_real_ns: 0,
+            incl_cpu_ns: 0,
+            excl_cpu_ns: 0,
+        };
+        let mut b = Builder {
+            nodes: vec![root],
+            index: FxHashMap::default(),
+            path: Vec::new(),
+        };
         let mut w = Walker::default();
         for (id, _, calls) in session.thread_calls() {
             if threads.is_some_and(|t| !t.contains(&id)) {

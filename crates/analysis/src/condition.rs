@@ -133,7 +133,10 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, Error> {
             out.push(Tok::Close);
             i += 1;
         } else if c == '"' {
-            let end = chars[i + 1..].iter().position(|&x| x == '"').ok_or_else(|| Error::Condition(format!("unclosed quote at column {}", i + 1)))?;
+            let end = chars[i + 1..]
+                .iter()
+                .position(|&x| x == '"')
+                .ok_or_else(|| Error::Condition(format!("unclosed quote at column {}", i + 1)))?;
             out.push(Tok::Quoted(chars[i + 1..i + 1 + end].iter().collect()));
             i += end + 2;
         } else if "<>=!".contains(c) {
@@ -196,7 +199,9 @@ impl Parser {
         }
         let label = self.words("a context label")?;
         let op = match self.toks.get(self.pos) {
-            Some(Tok::Op(o)) => Op::parse(o).ok_or_else(|| Error::Condition(format!("unknown operator `{o}` (use == != < > <= >=)")))?,
+            Some(Tok::Op(o)) => {
+                Op::parse(o).ok_or_else(|| Error::Condition(format!("unknown operator `{o}` (use == != < > <= >=)")))?
+            }
             _ => return Err(Error::Condition(format!("expected an operator after `{label}`"))),
         };
         self.pos += 1;
@@ -223,10 +228,15 @@ impl Parser {
 impl Condition {
     /// Parses a condition such as `Screen orientation == 1 and CPU > 0.5`.
     pub fn parse(s: &str) -> Result<Condition, Error> {
-        let mut p = Parser { toks: tokenize(s)?, pos: 0 };
+        let mut p = Parser {
+            toks: tokenize(s)?,
+            pos: 0,
+        };
         let c = p.expr()?;
         if p.pos != p.toks.len() {
-            return Err(Error::Condition(format!("unexpected text after the condition in {s:?}")));
+            return Err(Error::Condition(format!(
+                "unexpected text after the condition in {s:?}"
+            )));
         }
         Ok(c)
     }
@@ -247,7 +257,9 @@ impl Condition {
     /// to `horizon` (ns; step-valued items hold their last value until then).
     pub fn intervals(&self, session: &Session, horizon: i64) -> Result<IntervalSet, Error> {
         match self {
-            Condition::And(a, b) => Ok(a.intervals(session, horizon)?.intersect(&b.intervals(session, horizon)?)),
+            Condition::And(a, b) => Ok(a
+                .intervals(session, horizon)?
+                .intersect(&b.intervals(session, horizon)?)),
             Condition::Or(a, b) => Ok(a.intervals(session, horizon)?.union(&b.intervals(session, horizon)?)),
             Condition::Compare { label, op, value } => {
                 let track = find_track(session, label)?;
@@ -297,9 +309,20 @@ fn parse_value(track: &ContextTrack, op: Op, value: &str) -> Result<ContextValue
             ContextType::Int | ContextType::Long => "== != < > <= >=",
             ContextType::String => "== !=",
         };
-        return Err(Error::Condition(format!("`{}` is a {} item: its operators are {allowed}, not {}", track.label, kind.name(), op.symbol())));
+        return Err(Error::Condition(format!(
+            "`{}` is a {} item: its operators are {allowed}, not {}",
+            track.label,
+            kind.name(),
+            op.symbol()
+        )));
     }
-    let bad = || Error::Condition(format!("`{value}` is not a {} value (for `{}`)", kind.name(), track.label));
+    let bad = || {
+        Error::Condition(format!(
+            "`{value}` is not a {} value (for `{}`)",
+            kind.name(),
+            track.label
+        ))
+    };
     Ok(match kind {
         ContextType::Int => ContextValue::Int(value.parse().map_err(|_| bad())?),
         ContextType::Long => ContextValue::Long(value.parse().map_err(|_| bad())?),
@@ -328,7 +351,11 @@ fn compare_intervals(track: &ContextTrack, op: Op, value: &str, horizon: i64) ->
     if !track.kind().is_continuous() {
         for i in 0..n {
             let start = track.times[i];
-            let end = if i + 1 < n { track.times[i + 1] } else { horizon.max(start + 1) };
+            let end = if i + 1 < n {
+                track.times[i + 1]
+            } else {
+                horizon.max(start + 1)
+            };
             if compare(&track.samples.get(i), op, &want) {
                 out.push(Interval { start, end });
             }
@@ -338,7 +365,9 @@ fn compare_intervals(track: &ContextTrack, op: Op, value: &str, horizon: i64) ->
     let c = want.as_f64().unwrap_or(f64::NAN);
     for i in 0..n.saturating_sub(1) {
         let (t0, t1) = (track.times[i], track.times[i + 1]);
-        let (Some(v0), Some(v1)) = (track.samples.get_f64(i), track.samples.get_f64(i + 1)) else { continue };
+        let (Some(v0), Some(v1)) = (track.samples.get_f64(i), track.samples.get_f64(i + 1)) else {
+            continue;
+        };
         if t1 <= t0 {
             continue;
         }
@@ -391,7 +420,8 @@ mod tests {
         assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(200, 400));
         let c = Condition::parse("Screen orientation == 1 and CPU > 0.5").unwrap();
         assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(200, 300));
-        let c = Condition::parse("(Screen orientation == 1 or CPU < 0.25) and \"Wifi connection state\" == CONNECTED").unwrap();
+        let c = Condition::parse("(Screen orientation == 1 or CPU < 0.25) and \"Wifi connection state\" == CONNECTED")
+            .unwrap();
         assert_eq!(c.intervals(&s, 1000).unwrap(), IntervalSet::single(50, 300));
         assert!(c.holds_at(&s, 150).unwrap());
         assert!(!c.holds_at(&s, 10).unwrap());
@@ -413,13 +443,19 @@ mod tests {
         let s = session();
         let e = Condition::parse("CPU == 0.5").unwrap().intervals(&s, 10).unwrap_err();
         assert!(e.to_string().contains("operators are < >"), "{e}");
-        let e = Condition::parse("Wifi connection state < A").unwrap().intervals(&s, 10).unwrap_err();
+        let e = Condition::parse("Wifi connection state < A")
+            .unwrap()
+            .intervals(&s, 10)
+            .unwrap_err();
         assert!(e.to_string().contains("== !="), "{e}");
         let e = Condition::parse("Battery == 1").unwrap().intervals(&s, 10).unwrap_err();
         assert!(e.to_string().contains("Screen orientation"), "{e}");
         assert!(Condition::parse("CPU >").is_err());
         assert!(Condition::parse("CPU => 1").is_err());
         assert!(Condition::parse("(CPU > 1").is_err());
-        assert!(Condition::parse("Screen orientation == x").unwrap().intervals(&s, 10).is_err());
+        assert!(Condition::parse("Screen orientation == x")
+            .unwrap()
+            .intervals(&s, 10)
+            .is_err());
     }
 }

@@ -55,7 +55,11 @@ pub fn snapshot(session: &Session, t: i64) -> Vec<ContextReading> {
     session
         .context
         .iter()
-        .map(|tr| ContextReading { label: tr.label.clone(), kind: tr.kind().name(), value: value_at(tr, t) })
+        .map(|tr| ContextReading {
+            label: tr.label.clone(),
+            kind: tr.kind().name(),
+            value: value_at(tr, t),
+        })
         .collect()
 }
 

@@ -84,10 +84,19 @@ pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
     let mut out: Vec<Hint> = labels
         .into_iter()
         .map(|(label, kind)| {
-            let tracks: Vec<Option<&ContextTrack>> = sessions.iter().map(|s| s.context.iter().find(|t| t.label == label && t.kind() == kind)).collect();
+            let tracks: Vec<Option<&ContextTrack>> = sessions
+                .iter()
+                .map(|s| s.context.iter().find(|t| t.label == label && t.kind() == kind))
+                .collect();
             let values: Vec<ContextValue> = occurrences
                 .iter()
-                .filter_map(|o| tracks.get(o.session).copied().flatten().and_then(|t| value_at(t, o.ts_ns as i64)))
+                .filter_map(|o| {
+                    tracks
+                        .get(o.session)
+                        .copied()
+                        .flatten()
+                        .and_then(|t| value_at(t, o.ts_ns as i64))
+                })
                 .collect();
             let defined = values.len();
             let (stats, score) = match kind {
@@ -98,7 +107,13 @@ pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
                 }
                 ContextType::String => discrete(&values, sessions, &tracks),
             };
-            Hint { label, kind: kind.name(), stats, score, defined }
+            Hint {
+                label,
+                kind: kind.name(),
+                stats,
+                score,
+                defined,
+            }
         })
         .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.label.cmp(&b.label)));
@@ -117,7 +132,14 @@ fn discrete(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&Con
     let n = values.len().max(1) as f64;
     let mut top: Vec<(usize, ContextValue, usize)> = counts.values().cloned().collect();
     top.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
-    let top_values = top.iter().take(5).map(|(c, v, _)| ValueShare { value: v.clone(), share: *c as f64 / n }).collect();
+    let top_values = top
+        .iter()
+        .take(5)
+        .map(|(c, v, _)| ValueShare {
+            value: v.clone(),
+            share: *c as f64 / n,
+        })
+        .collect();
     // Time-weighted baseline over each session's defined span.
     let mut base: HashMap<String, f64> = HashMap::new();
     let mut total = 0.0;
@@ -150,7 +172,11 @@ fn discrete(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&Con
 
 /// Time-weighted KS distance for step-valued numbers (int, long).
 fn ordered_score(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&ContextTrack>]) -> f64 {
-    let mut occ: Vec<(f64, f64)> = values.iter().filter_map(ContextValue::as_f64).map(|v| (v, 1.0)).collect();
+    let mut occ: Vec<(f64, f64)> = values
+        .iter()
+        .filter_map(ContextValue::as_f64)
+        .map(|v| (v, 1.0))
+        .collect();
     let mut base: Vec<(f64, f64)> = Vec::new();
     for (s, t) in sessions.iter().zip(tracks) {
         let Some(t) = t else { continue };
@@ -207,13 +233,22 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
 }
 
 fn continuous(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&ContextTrack>]) -> (HintStats, f64) {
-    let mut v: Vec<f64> = values.iter().filter_map(ContextValue::as_f64).filter(|x| x.is_finite()).collect();
+    let mut v: Vec<f64> = values
+        .iter()
+        .filter_map(ContextValue::as_f64)
+        .filter(|x| x.is_finite())
+        .collect();
     v.sort_by(f64::total_cmp);
-    let stats = HintStats::Continuous { p5: percentile(&v, 0.05), p95: percentile(&v, 0.95) };
+    let stats = HintStats::Continuous {
+        p5: percentile(&v, 0.05),
+        p95: percentile(&v, 0.95),
+    };
     let mut base: Vec<f64> = Vec::new();
     for (_, t) in sessions.iter().zip(tracks) {
         let Some(t) = t else { continue };
-        let (Some(&a), Some(&b)) = (t.times.first(), t.times.last()) else { continue };
+        let (Some(&a), Some(&b)) = (t.times.first(), t.times.last()) else {
+            continue;
+        };
         if b <= a {
             base.extend(t.samples.get_f64(0));
             continue;

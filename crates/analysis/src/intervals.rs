@@ -129,7 +129,10 @@ mod tests {
     #[test]
     fn normalises_and_queries() {
         let s = set(&[(5, 10), (0, 2), (8, 12), (20, 20)]);
-        assert_eq!(s.spans(), &[Interval { start: 0, end: 2 }, Interval { start: 5, end: 12 }]);
+        assert_eq!(
+            s.spans(),
+            &[Interval { start: 0, end: 2 }, Interval { start: 5, end: 12 }]
+        );
         assert_eq!(s.total(), 9);
         assert!(s.contains(5) && !s.contains(12) && !s.contains(3));
         assert_eq!(s.overlap(1, 6), 2);

@@ -85,7 +85,13 @@ fn call_starts(session: &Session, methods: &[MethodId], name: &str, markers: boo
         }
     }
     if markers {
-        out.extend(session.markers.iter().filter(|m| m.name == name).map(|m| (m.ts_ns, m.thread)));
+        out.extend(
+            session
+                .markers
+                .iter()
+                .filter(|m| m.name == name)
+                .map(|m| (m.ts_ns, m.thread)),
+        );
     }
     out.sort();
     out
@@ -93,14 +99,24 @@ fn call_starts(session: &Session, methods: &[MethodId], name: &str, markers: boo
 
 /// Finds a problem's occurrences in one or more sessions.
 pub fn find(sessions: &[Session], def: &ProblemDef) -> Result<ProblemMatch, Error> {
-    let mut m = ProblemMatch { occurrences: Vec::new(), calls_inside: 0, calls_outside: 0, intervals: Vec::new(), calls: Vec::new() };
+    let mut m = ProblemMatch {
+        occurrences: Vec::new(),
+        calls_inside: 0,
+        calls_outside: 0,
+        intervals: Vec::new(),
+        calls: Vec::new(),
+    };
     match def {
         ProblemDef::Brb { method } => {
             for (si, s) in sessions.iter().enumerate() {
                 let ids = s.methods.find(method);
                 let starts = call_starts(s, &ids, method, true);
                 m.calls_inside += starts.len() as u64;
-                m.occurrences.extend(starts.iter().map(|&(ts_ns, thread)| Occurrence { session: si, ts_ns, thread }));
+                m.occurrences.extend(starts.iter().map(|&(ts_ns, thread)| Occurrence {
+                    session: si,
+                    ts_ns,
+                    thread,
+                }));
                 m.calls.push(starts.into_iter().map(|(t, th)| (t, th, true)).collect());
                 m.intervals.push(None);
             }
@@ -120,7 +136,11 @@ pub fn find(sessions: &[Session], def: &ProblemDef) -> Result<ProblemMatch, Erro
                     let inside = iv.as_ref().is_none_or(|iv| iv.contains(ts_ns as i64));
                     if inside {
                         m.calls_inside += 1;
-                        m.occurrences.push(Occurrence { session: si, ts_ns, thread });
+                        m.occurrences.push(Occurrence {
+                            session: si,
+                            ts_ns,
+                            thread,
+                        });
                     } else {
                         m.calls_outside += 1;
                     }

@@ -8,8 +8,8 @@
 
 use crate::intervals::IntervalSet;
 use crate::walk::{Closed, Visitor, Walker};
-use serde::Serialize;
 use rustc_hash::FxHashMap;
+use serde::Serialize;
 use tracekit_model::{Clocks, MethodId, Session, ThreadId};
 
 /// What to profile.
@@ -101,7 +101,11 @@ impl Visitor for Acc {
         r.excl_real_ns += c.real - c.child_real;
         r.excl_cpu_ns += c.cpu - c.child_cpu;
         let key = (c.parent.map_or(u32::MAX, |p| p.0), c.method.0);
-        let e = self.edges.entry(key).or_insert_with(|| EdgeProfile { parent: c.parent, child: c.method, ..Default::default() });
+        let e = self.edges.entry(key).or_insert_with(|| EdgeProfile {
+            parent: c.parent,
+            child: c.method,
+            ..Default::default()
+        });
         if c.counted {
             e.calls += 1;
         }
@@ -139,11 +143,28 @@ impl Profile {
         }
         let total_real_ns = methods.iter().map(|r| r.excl_real_ns).sum();
         let total_cpu_ns = methods.iter().map(|r| r.excl_cpu_ns).sum();
-        let key = |r: &MethodProfile| if session.clocks.wall { r.incl_real_ns } else { r.incl_cpu_ns };
+        let key = |r: &MethodProfile| {
+            if session.clocks.wall {
+                r.incl_real_ns
+            } else {
+                r.incl_cpu_ns
+            }
+        };
         methods.sort_by(|a, b| key(b).cmp(&key(a)).then(a.method.cmp(&b.method)));
         let mut edges: Vec<EdgeProfile> = acc.edges.into_values().collect();
-        edges.sort_by(|a, b| b.incl_real_ns.cmp(&a.incl_real_ns).then(a.child.cmp(&b.child)).then(a.parent.cmp(&b.parent)));
-        Profile { clocks: session.clocks, methods, edges, total_real_ns, total_cpu_ns }
+        edges.sort_by(|a, b| {
+            b.incl_real_ns
+                .cmp(&a.incl_real_ns)
+                .then(a.child.cmp(&b.child))
+                .then(a.parent.cmp(&b.parent))
+        });
+        Profile {
+            clocks: session.clocks,
+            methods,
+            edges,
+            total_real_ns,
+            total_cpu_ns,
+        }
     }
 
     /// The row of one method.

@@ -58,7 +58,13 @@ pub(crate) struct Walker {
 
 impl Walker {
     /// Walks one thread's events.
-    pub(crate) fn walk(&mut self, calls: &CallColumns, n_methods: usize, window: Option<&IntervalSet>, v: &mut impl Visitor) {
+    pub(crate) fn walk(
+        &mut self,
+        calls: &CallColumns,
+        n_methods: usize,
+        window: Option<&IntervalSet>,
+        v: &mut impl Visitor,
+    ) {
         self.on_stack.clear();
         self.on_stack.resize(n_methods, 0);
         self.stack.clear();
@@ -80,14 +86,27 @@ impl Walker {
                     real += ov;
                     if has_cpu {
                         let dc = c.saturating_sub(prev_cpu);
-                        cpu += if dw == 0 { if w.contains(ts as i64) { dc } else { 0 } } else { ((dc as u128 * ov as u128) / dw as u128) as u64 };
+                        cpu += if dw == 0 {
+                            if w.contains(ts as i64) {
+                                dc
+                            } else {
+                                0
+                            }
+                        } else {
+                            ((dc as u128 * ov as u128) / dw as u128) as u64
+                        };
                     }
                 }
                 (Some(_), None) => {}
             }
             prev_ts = Some(ts);
             prev_cpu = c;
-            let e = CallEvent { kind: CallKind::from_bits(word).unwrap_or(CallKind::Exit), method: MethodId(word >> 2), ts_ns: ts, cpu_ns: None };
+            let e = CallEvent {
+                kind: CallKind::from_bits(word).unwrap_or(CallKind::Exit),
+                method: MethodId(word >> 2),
+                ts_ns: ts,
+                cpu_ns: None,
+            };
             let m = e.method.0 as usize;
             if m >= self.on_stack.len() {
                 self.on_stack.resize(m + 1, 0);
@@ -96,7 +115,15 @@ impl Walker {
                 CallKind::Enter => {
                     let counted = window.is_none_or(|w| w.contains(e.ts_ns as i64));
                     v.enter(e.method, self.stack.len(), counted);
-                    self.stack.push(Frame { method: e.method, real0: real, cpu0: cpu, child_real: 0, child_cpu: 0, outermost: self.on_stack[m] == 0, counted });
+                    self.stack.push(Frame {
+                        method: e.method,
+                        real0: real,
+                        cpu0: cpu,
+                        child_real: 0,
+                        child_cpu: 0,
+                        outermost: self.on_stack[m] == 0,
+                        counted,
+                    });
                     self.on_stack[m] += 1;
                 }
                 CallKind::Exit | CallKind::Unwind => {

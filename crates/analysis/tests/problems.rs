@@ -60,7 +60,10 @@ fn brb_hints_point_at_portrait() {
     }
     let since = h.iter().find(|x| x.label == "Time since orientation change").unwrap();
     match since.stats {
-        HintStats::Continuous { p5: Some(a), p95: Some(b) } => assert!((a - 1.5).abs() < 1e-9 && (b - 1.5).abs() < 1e-9),
+        HintStats::Continuous {
+            p5: Some(a),
+            p95: Some(b),
+        } => assert!((a - 1.5).abs() < 1e-9 && (b - 1.5).abs() < 1e-9),
         ref other => panic!("{other:?}"),
     }
     assert!(h[0].score > h[2].score);
@@ -70,7 +73,10 @@ fn brb_hints_point_at_portrait() {
 #[test]
 fn method_with_condition_splits_calls() {
     let s = firefox_like();
-    let def = ProblemDef::Method { method: "View.draw".into(), when: Some(Condition::parse("Screen orientation == 1").unwrap()) };
+    let def = ProblemDef::Method {
+        method: "View.draw".into(),
+        when: Some(Condition::parse("Screen orientation == 1").unwrap()),
+    };
     let m = find(std::slice::from_ref(&s), &def).unwrap();
     assert_eq!((m.calls_inside, m.calls_outside), (50, 50));
     // Pooled over two sessions.
@@ -78,6 +84,9 @@ fn method_with_condition_splits_calls() {
     let m2 = find(&two, &def).unwrap();
     assert_eq!(m2.occurrences.len(), 100);
     assert_eq!(m2.occurrences[99].session, 1);
-    let bad = ProblemDef::Method { method: "nope".into(), when: None };
+    let bad = ProblemDef::Method {
+        method: "nope".into(),
+        when: None,
+    };
     assert!(find(&two, &bad).is_err());
 }

@@ -8,7 +8,9 @@ use tracekit_model::*;
 fn session(clocks: Clocks, events: &[(u8, u32, u64, u64)]) -> (Session, Vec<MethodId>) {
     let mut s = Session::new("t", clocks);
     let t = s.add_thread(Thread::new(1, "main"));
-    let ids: Vec<MethodId> = (0..4).map(|i| s.methods.intern(Method::new("C", format!("m{i}"), "()V"))).collect();
+    let ids: Vec<MethodId> = (0..4)
+        .map(|i| s.methods.intern(Method::new("C", format!("m{i}"), "()V")))
+        .collect();
     for &(k, m, ts, cpu) in events {
         let cpu = clocks.thread_cpu.then_some(cpu);
         let e = match k {
@@ -26,7 +28,16 @@ fn recursion_counts_outermost_inclusive_once() {
     // m0 -> m1 -> m1 (recursive) -> m2
     let (s, ids) = session(
         Clocks::DUAL,
-        &[(0, 0, 0, 0), (0, 1, 10, 5), (0, 1, 20, 10), (0, 2, 30, 15), (1, 2, 60, 30), (1, 1, 70, 35), (2, 1, 90, 45), (1, 0, 100, 50)],
+        &[
+            (0, 0, 0, 0),
+            (0, 1, 10, 5),
+            (0, 1, 20, 10),
+            (0, 2, 30, 15),
+            (1, 2, 60, 30),
+            (1, 1, 70, 35),
+            (2, 1, 90, 45),
+            (1, 0, 100, 50),
+        ],
     );
     let p = Profile::of(&s, &ProfileOptions::default());
     let m1 = p.method(ids[1]).unwrap();
@@ -43,30 +54,46 @@ fn recursion_counts_outermost_inclusive_once() {
     assert_eq!(p.children(ids[1]).len(), 2);
 
     let tree = CallTree::of(&s, None, None);
-    let order: Vec<String> = tree.depth_first(None).iter().map(|&(n, d)| format!("{d}:{}", s.methods.get(tree.nodes[n].method.unwrap()).name)).collect();
+    let order: Vec<String> = tree
+        .depth_first(None)
+        .iter()
+        .map(|&(n, d)| format!("{d}:{}", s.methods.get(tree.nodes[n].method.unwrap()).name))
+        .collect();
     assert_eq!(order, ["0:m0", "1:m1", "2:m1", "3:m2"]);
     assert_eq!(tree.root().incl_real_ns, 100);
 }
 
 #[test]
 fn wall_only_has_no_cpu_and_windows_clip() {
-    let (s, ids) = session(Clocks::WALL, &[(0, 0, 0, 0), (0, 1, 40, 0), (1, 1, 60, 0), (1, 0, 100, 0)]);
+    let (s, ids) = session(
+        Clocks::WALL,
+        &[(0, 0, 0, 0), (0, 1, 40, 0), (1, 1, 60, 0), (1, 0, 100, 0)],
+    );
     let p = Profile::of(&s, &ProfileOptions::default());
     assert_eq!(p.method(ids[0]).unwrap().incl_cpu_ns, 0);
-    let w = ProfileOptions { threads: None, window: Some(IntervalSet::single(50, 80)) };
+    let w = ProfileOptions {
+        threads: None,
+        window: Some(IntervalSet::single(50, 80)),
+    };
     let p = Profile::of(&s, &w);
     let m0 = p.method(ids[0]).unwrap();
     let m1 = p.method(ids[1]).unwrap();
     assert_eq!((m0.incl_real_ns, m0.excl_real_ns, m0.calls), (30, 20, 0));
     assert_eq!((m1.incl_real_ns, m1.calls), (10, 0), "m1 started before the window");
-    let w = ProfileOptions { threads: None, window: Some(IntervalSet::single(30, 80)) };
+    let w = ProfileOptions {
+        threads: None,
+        window: Some(IntervalSet::single(30, 80)),
+    };
     assert_eq!(Profile::of(&s, &w).method(ids[1]).unwrap().calls, 1);
 }
 
 #[test]
 fn cpu_is_apportioned_inside_a_window() {
     let (s, ids) = session(Clocks::DUAL, &[(0, 0, 0, 0), (1, 0, 100, 50)]);
-    let w = ProfileOptions { threads: None, window: Some(IntervalSet::single(0, 50)) };
+    let w = ProfileOptions {
+        threads: None,
+        window: Some(IntervalSet::single(0, 50)),
+    };
     let r = Profile::of(&s, &w).method(ids[0]).unwrap().clone();
     assert_eq!((r.incl_real_ns, r.incl_cpu_ns), (50, 25));
 }

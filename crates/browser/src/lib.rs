@@ -120,8 +120,18 @@ impl Browser {
         let host = rest.split('/').next().unwrap_or_default().to_owned();
         let stream = TcpStream::connect(&host).map_err(|e| format!("connect {host}: {e}"))?;
         let (ws, _) = tungstenite::client(url.as_str(), stream).map_err(|e| format!("websocket {url}: {e}"))?;
-        ws.get_ref().set_read_timeout(Some(Duration::from_millis(200))).map_err(|e| e.to_string())?;
-        let mut b = Browser { child, ws, session: String::new(), next_id: 1, profile, errors, page_errors: Vec::new() };
+        ws.get_ref()
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .map_err(|e| e.to_string())?;
+        let mut b = Browser {
+            child,
+            ws,
+            session: String::new(),
+            next_id: 1,
+            profile,
+            errors,
+            page_errors: Vec::new(),
+        };
         let target = b.call("Target.createTarget", json!({"url": "about:blank"}))?;
         let id = target["targetId"].as_str().ok_or("no targetId")?.to_owned();
         let att = b.call("Target.attachToTarget", json!({"targetId": id, "flatten": true}))?;
@@ -144,7 +154,9 @@ impl Browser {
         if !self.session.is_empty() {
             msg["sessionId"] = Value::from(self.session.clone());
         }
-        self.ws.send(Message::text(msg.to_string())).map_err(|e| format!("{method}: {e}"))?;
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .map_err(|e| format!("{method}: {e}"))?;
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             if Instant::now() > deadline {
@@ -152,7 +164,11 @@ impl Browser {
             }
             let m = match self.ws.read() {
                 Ok(m) => m,
-                Err(tungstenite::Error::Io(e)) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+                Err(tungstenite::Error::Io(e))
+                    if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                {
+                    continue
+                }
                 Err(e) => return Err(format!("{method}: {e}")),
             };
             let Message::Text(text) = m else { continue };
@@ -166,7 +182,8 @@ impl Browser {
             match v["method"].as_str() {
                 Some("Runtime.exceptionThrown") => {
                     let d = &v["params"]["exceptionDetails"];
-                    self.page_errors.push(format!("{} {}", d["text"], d["exception"]["description"]));
+                    self.page_errors
+                        .push(format!("{} {}", d["text"], d["exception"]["description"]));
                 }
                 Some("Runtime.consoleAPICalled") if v["params"]["type"] == "error" => {
                     self.page_errors.push(v["params"]["args"].to_string());
@@ -185,9 +202,15 @@ impl Browser {
     /// Evaluates a JavaScript expression in the page (promises awaited) and
     /// returns its value.
     pub fn eval(&mut self, expr: &str) -> Result<Value> {
-        let r = self.call("Runtime.evaluate", json!({"expression": expr, "returnByValue": true, "awaitPromise": true}))?;
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+        )?;
         if let Some(ex) = r.get("exceptionDetails") {
-            return Err(format!("{expr}: {}", ex["exception"]["description"].as_str().unwrap_or(&ex.to_string())));
+            return Err(format!(
+                "{expr}: {}",
+                ex["exception"]["description"].as_str().unwrap_or(&ex.to_string())
+            ));
         }
         Ok(r["result"]["value"].clone())
     }
@@ -208,7 +231,10 @@ impl Browser {
                 return Ok(v);
             }
             if Instant::now() > deadline {
-                return Err(format!("timed out after {seconds} s waiting for {expr}; page errors: {:?}", self.page_errors));
+                return Err(format!(
+                    "timed out after {seconds} s waiting for {expr}; page errors: {:?}",
+                    self.page_errors
+                ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -252,8 +278,12 @@ impl Browser {
     /// Presses and releases a key (`"w"`, `"ArrowLeft"`, …).
     pub fn key(&mut self, key: &str) -> Result<()> {
         let text = if key.chars().count() == 1 { key } else { "" };
-        self.call("Input.dispatchKeyEvent", json!({"type": "keyDown", "key": key, "text": text}))?;
-        self.call("Input.dispatchKeyEvent", json!({"type": "keyUp", "key": key})).map(|_| ())
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyDown", "key": key, "text": text}),
+        )?;
+        self.call("Input.dispatchKeyEvent", json!({"type": "keyUp", "key": key}))
+            .map(|_| ())
     }
 
     /// Saves a PNG screenshot of the viewport.
@@ -291,15 +321,18 @@ impl Drop for Browser {
 fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
     t ^ (N.fetch_add(1, Ordering::Relaxed) << 48)
 }
 
 /// Where tests put screenshots and other artefacts: `$CARGO_TARGET_DIR` or
 /// the workspace's `target/`, under `viewer-artifacts/`.
 pub fn artifacts_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")
-    });
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
     target.join("viewer-artifacts")
 }

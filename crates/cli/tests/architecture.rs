@@ -58,13 +58,20 @@ fn crates_depend_only_on_the_layers_below_them() {
     for entry in std::fs::read_dir(&crates).unwrap() {
         let dir = entry.unwrap().path();
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else { continue };
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
         if name == "cli" {
             continue; // the binary may use everything
         }
-        let ok = allowed.get(name.as_str()).unwrap_or_else(|| panic!("crates/{name} is new: add it to ALLOWED here and to ARCHITECTURE.md's code map"));
+        let ok = allowed.get(name.as_str()).unwrap_or_else(|| {
+            panic!("crates/{name} is new: add it to ALLOWED here and to ARCHITECTURE.md's code map")
+        });
         for dep in normal_deps(&manifest) {
-            assert!(ok.contains(&dep.as_str()), "crates/{name} depends on tracekit-{dep}, which ARCHITECTURE.md's layering forbids");
+            assert!(
+                ok.contains(&dep.as_str()),
+                "crates/{name} depends on tracekit-{dep}, which ARCHITECTURE.md's layering forbids"
+            );
         }
     }
 }

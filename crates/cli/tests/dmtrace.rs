@@ -6,13 +6,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn tracekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracekit")).args(args).output().expect("run tracekit")
+    Command::new(env!("CARGO_BIN_EXE_tracekit"))
+        .args(args)
+        .output()
+        .expect("run tracekit")
 }
 
 /// Copies fixture `name` into a fresh scratch dir as `base.trace` (bytes
 /// possibly changed by `edit`) and returns the base path.
 fn stage(name: &str, base: &str, edit: impl FnOnce(&mut Vec<u8>)) -> String {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dmtrace/tests/fixtures").join(name);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../dmtrace/tests/fixtures")
+        .join(name);
     let dir: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dmtrace-e2e-{base}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -38,7 +43,9 @@ fn every_fixture_reads_through_the_cli() {
         assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8(out.stdout).unwrap();
         let field = |name: &str| {
-            text.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_owned())).unwrap_or_default()
+            text.lines()
+                .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_owned()))
+                .unwrap_or_default()
         };
         assert_eq!(field("clock"), clock, "{file}:\n{text}");
         assert_eq!(field("threads"), threads, "{file}:\n{text}");
@@ -65,14 +72,21 @@ fn damaged_traces_fail_with_file_and_offset() {
     let out = tracekit(&["info", &base]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    let fixture = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../dmtrace/tests/fixtures/v3-dual.trace")).unwrap();
+    let fixture =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../dmtrace/tests/fixtures/v3-dual.trace")).unwrap();
     let at = header_at(&fixture);
-    assert!(err.contains("badmagic.trace") && err.contains(&format!("byte {at}")), "{err}");
+    assert!(
+        err.contains("badmagic.trace") && err.contains(&format!("byte {at}")),
+        "{err}"
+    );
     assert!(err.contains("magic"), "{err}");
 
     let base = stage("v3-dual.trace", "cut", |b| b.truncate(100));
     let out = tracekit(&["info", &base]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cut.trace") && err.contains("line ") && err.contains("byte "), "{err}");
+    assert!(
+        err.contains("cut.trace") && err.contains("line ") && err.contains("byte "),
+        "{err}"
+    );
 }

@@ -125,11 +125,7 @@ fn expectations(arch: &str, name: &str) -> BTreeMap<String, BTreeMap<String, u64
 /// Mnemonic counts of one process (over ARM/Thumb types) from the analysis.
 fn mnemonics(dir: &Path, pid: u64) -> BTreeMap<String, u64> {
     let a = tracekit_emu::run::analysis_for(dir, None).unwrap();
-    let p = a
-        .processes
-        .iter()
-        .find(|p| u64::from(p.pid) == pid)
-        .unwrap();
+    let p = a.processes.iter().find(|p| u64::from(p.pid) == pid).unwrap();
     let mut m = BTreeMap::new();
     for c in &p.mnemonics {
         *m.entry(c.mnemonic.clone()).or_default() += c.count;
@@ -142,17 +138,9 @@ fn check_process(dir: &Path, proc_json: &Value, want: &BTreeMap<String, u64>, wh
     let got = mnemonics(dir, pid);
     for (k, v) in want {
         match k.as_str() {
-            "instructions" => assert_eq!(
-                proc_json["instructions"].as_u64(),
-                Some(*v),
-                "{what}: instructions"
-            ),
+            "instructions" => assert_eq!(proc_json["instructions"].as_u64(), Some(*v), "{what}: instructions"),
             "signal" => {}
-            m => assert_eq!(
-                got.get(m).copied().unwrap_or(0),
-                *v,
-                "{what}: executions of {m}"
-            ),
+            m => assert_eq!(got.get(m).copied().unwrap_or(0), *v, "{what}: executions of {m}"),
         }
     }
 }
@@ -165,22 +153,13 @@ fn fork_programs_count_exactly_per_process_on_every_isa() {
         for mode in ["tb", "insn"] {
             let dir = tmp.path().join(format!("{arch}-{mode}"));
             let out = run(arch, mode, &dir, &workload(arch, "fork"), &[]);
-            assert!(
-                out.status.success(),
-                "{arch}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
             let report = report_json(&dir);
             let procs = report["processes"].as_array().unwrap();
             assert_eq!(procs.len(), 2, "{arch}/{mode}: one parent and one child");
             let parent = procs.iter().find(|p| p["parent"] == 0).unwrap();
             let child = procs.iter().find(|p| p["parent"] == parent["pid"]).unwrap();
-            check_process(
-                &dir,
-                parent,
-                &want["parent"],
-                &format!("{arch}/{mode} parent"),
-            );
+            check_process(&dir, parent, &want["parent"], &format!("{arch}/{mode} parent"));
             check_process(&dir, child, &want["child"], &format!("{arch}/{mode} child"));
             assert!(parent["blocks"].as_u64().unwrap() > 0);
         }
@@ -191,9 +170,7 @@ fn fork_programs_count_exactly_per_process_on_every_isa() {
 fn thumb_code_is_recognized_in_the_arm_fork_program() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("arm");
-    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[])
-        .status
-        .success());
+    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[]).status.success());
     let report = report_json(&dir);
     let child = report["processes"]
         .as_array()
@@ -278,18 +255,11 @@ fn block_counts_equal_the_per_instruction_callback_counts_on_the_c_suite() {
         for mode in ["tb", "insn"] {
             let dir = tmp.path().join(format!("{arch}-{mode}"));
             let out = run(arch, mode, &dir, &workload(arch, "suite"), &["all", "1"]);
-            assert!(
-                out.status.success(),
-                "{arch}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
             stdout.push(out.stdout);
             let caps = tracekit_emu::run::load_capture(&dir).unwrap();
             assert_eq!(caps.len(), 1);
-            per_mode.push((
-                tracekit_emu::analysis::address_counts(&caps[0]),
-                report_json(&dir),
-            ));
+            per_mode.push((tracekit_emu::analysis::address_counts(&caps[0]), report_json(&dir)));
         }
         assert_eq!(
             stdout[0], stdout[1],
@@ -315,10 +285,7 @@ fn block_counts_equal_the_per_instruction_callback_counts_on_the_c_suite() {
         // The shipped default profile classifies ≥ 99% of what ran.
         let total = t["instructions"].as_u64().unwrap();
         let undefined = t["categories"]["Undefined"].as_u64().unwrap();
-        assert!(
-            undefined * 100 <= total,
-            "{arch}: {undefined} of {total} uncategorized"
-        );
+        assert!(undefined * 100 <= total, "{arch}: {undefined} of {total} uncategorized");
     }
 }
 
@@ -374,9 +341,7 @@ fn estimate_reproduces_the_seed_figure_exactly() {
 fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[])
-        .status
-        .success());
+    assert!(run("arm", "tb", &dir, &workload("arm", "fork"), &[]).status.success());
     let d = dir.to_str().unwrap();
 
     // A profile without a category for the mnemonics the program runs.
@@ -388,11 +353,7 @@ fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
     )
     .unwrap();
     let out = tracekit(&["emu", "profile", "import", f, "--into", d]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let listed = tracekit(&["emu", "profile", "uncategorized", d, "--profile", "mine"]);
     let text = String::from_utf8_lossy(&listed.stdout).to_string();
     assert!(text.contains("subs") && text.contains("thumb"), "{text}");
@@ -411,27 +372,16 @@ fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
     ])
     .status
     .success());
-    assert!(tracekit(&[
-        "emu",
-        "profile",
-        "assign",
-        "--profile",
-        f,
-        "Loop",
-        "subs",
-        "bne"
-    ])
-    .status
-    .success());
+    assert!(
+        tracekit(&["emu", "profile", "assign", "--profile", f, "Loop", "subs", "bne"])
+            .status
+            .success()
+    );
     let wrong = tracekit(&["emu", "profile", "assign", "--profile", f, "NoSuch", "subs"]);
     assert!(!wrong.status.success());
     let loop_count = |profile: &str| -> u64 {
         let out = tracekit(&["emu", "report", d, "--json", "--profile", profile]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v["processes"]
             .as_array()
@@ -441,32 +391,15 @@ fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
             .sum()
     };
     // By path: the cached analysis of the unedited "mine" must not answer.
-    assert_eq!(
-        loop_count(f),
-        100 + 100 + 200 + 200,
-        "parent and child subs/bne"
-    );
-    assert_eq!(
-        loop_count("mine"),
-        0,
-        "the imported copy is still the old one"
-    );
-    assert!(tracekit(&["emu", "profile", "import", f, "--into", d])
-        .status
-        .success());
+    assert_eq!(loop_count(f), 100 + 100 + 200 + 200, "parent and child subs/bne");
+    assert_eq!(loop_count("mine"), 0, "the imported copy is still the old one");
+    assert!(tracekit(&["emu", "profile", "import", f, "--into", d]).status.success());
     assert_eq!(loop_count("mine"), 600);
 
     // Export of a built-in parses back; two organizations side by side.
     let exported = tracekit(&["emu", "profile", "export", "armv7-cortex-a9"]);
-    let p = tracekit_emu::profile::Profile::parse(
-        Path::new("x"),
-        &String::from_utf8_lossy(&exported.stdout),
-    )
-    .unwrap();
-    assert_eq!(
-        p,
-        tracekit_emu::profile::Profile::builtin("armv7-cortex-a9").unwrap()
-    );
+    let p = tracekit_emu::profile::Profile::parse(Path::new("x"), &String::from_utf8_lossy(&exported.stdout)).unwrap();
+    assert_eq!(p, tracekit_emu::profile::Profile::builtin("armv7-cortex-a9").unwrap());
     let side = tracekit(&[
         "emu",
         "report",
@@ -494,12 +427,7 @@ fn a_damaged_block_log_is_reported_with_file_and_line() {
         .success());
     for entry in std::fs::read_dir(&dir).unwrap() {
         let p = entry.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .starts_with("analysis-")
-        {
+        if p.file_name().unwrap().to_str().unwrap().starts_with("analysis-") {
             std::fs::remove_file(p).unwrap();
         }
     }
@@ -585,17 +513,9 @@ fn estimate_can_take_the_instruction_count_from_a_run() {
         dir.to_str().unwrap(),
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     // fork-x86_64.S: parent 214 + child 606 instructions.
     assert_eq!(v["time_s"].as_f64(), Some(1.5 * 820.0 / 2e9));
-    assert_eq!(
-        v["power_w"].as_f64(),
-        Some(1.0),
-        "no misses, no memory power"
-    );
+    assert_eq!(v["power_w"].as_f64(), Some(1.0), "no misses, no memory power");
 }

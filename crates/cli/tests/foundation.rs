@@ -60,10 +60,7 @@ fn demo_finds_the_portrait_pattern() {
         .skip(1)
         .take(3)
         .collect();
-    assert!(
-        hints[0].contains("Time since orientation change"),
-        "{hints:?}"
-    );
+    assert!(hints[0].contains("Time since orientation change"), "{hints:?}");
     assert!(
         hints
             .iter()
@@ -93,23 +90,14 @@ fn profile_json_contract() {
     ] {
         assert!(methods[0].get(key).is_some(), "missing {key}");
     }
-    let looper = methods
-        .iter()
-        .find(|m| m["class"] == "android/os/Looper")
-        .unwrap();
+    let looper = methods.iter().find(|m| m["class"] == "android/os/Looper").unwrap();
     assert_eq!(looper["calls"], 1);
     assert!(looper["incl_real_us"].as_f64().unwrap() > 19.0e6);
     for m in methods {
         assert!(m["excl_real_us"].as_f64().unwrap() <= m["incl_real_us"].as_f64().unwrap());
     }
     // A condition restricts the profile to the time it holds.
-    let w = json(&[
-        "profile",
-        &base,
-        "--json",
-        "--when",
-        "Screen orientation == 1",
-    ]);
+    let w = json(&["profile", &base, "--json", "--when", "Screen orientation == 1"]);
     let looper_w = w["methods"]
         .as_array()
         .unwrap()
@@ -132,10 +120,7 @@ fn problems_json_contract_and_pooling() {
     assert_eq!(occ[0]["thread"], "main");
     assert_eq!(v["calls_inside"].as_u64().unwrap(), occ.len() as u64);
     let hints = v["hints"].as_array().unwrap();
-    let orient = hints
-        .iter()
-        .find(|h| h["label"] == "Screen orientation")
-        .unwrap();
+    let orient = hints.iter().find(|h| h["label"] == "Screen orientation").unwrap();
     assert_eq!(orient["type"], "int");
     assert_eq!(orient["top_values"][0]["value"], 1);
     let since = hints
@@ -178,11 +163,7 @@ fn context_at_an_instant() {
     assert_eq!(screen["value"], 1);
     // Before the log started nothing is defined; a float after its last record is undefined too.
     let v = json(&["context", &base, "--at", "-1000000", "--json"]);
-    assert!(v["context"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|i| i["value"].is_null()));
+    assert!(v["context"].as_array().unwrap().iter().all(|i| i["value"].is_null()));
 }
 
 #[test]
@@ -196,23 +177,10 @@ fn missing_and_broken_inputs_are_clear_errors() {
     // No .clog: method analysis still works, hints are absent.
     let base = example(&d, "8", "10");
     std::fs::remove_file(format!("{base}.clog")).unwrap();
-    assert!(
-        json(&["profile", &base, "--json"])["methods"]
-            .as_array()
-            .unwrap()
-            .len()
-            > 5
-    );
+    assert!(json(&["profile", &base, "--json"])["methods"].as_array().unwrap().len() > 5);
     let v = json(&["problems", &base, "--brb", "--json"]);
     assert!(v["hints"].as_array().unwrap().is_empty());
-    let out = tracekit(&[
-        "problems",
-        &base,
-        "--method",
-        "onDraw",
-        "--when",
-        "CPU > 0.5",
-    ]);
+    let out = tracekit(&["problems", &base, "--method", "onDraw", "--when", "CPU > 0.5"]);
     assert!(!out.status.success());
 
     // A corrupt context log names the file and the byte offset.
@@ -225,10 +193,7 @@ fn missing_and_broken_inputs_are_clear_errors() {
     let out = tracekit(&["info", &base]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("s.clog") && err.contains(&format!("byte {data}")),
-        "{err}"
-    );
+    assert!(err.contains("s.clog") && err.contains(&format!("byte {data}")), "{err}");
 
     // A truncated trace is repaired, and the repair is reported.
     let base = example(&d.join("t"), "8", "10");
@@ -236,11 +201,7 @@ fn missing_and_broken_inputs_are_clear_errors() {
     let bytes = std::fs::read(&trace).unwrap();
     std::fs::write(&trace, &bytes[..bytes.len() - 100]).unwrap();
     let out = tracekit(&["info", &base, "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!v["repairs"].as_array().unwrap().is_empty());
 

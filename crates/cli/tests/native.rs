@@ -13,15 +13,12 @@ use std::process::Command;
 
 /// Names of the functions a module defines (demangled, without parameters).
 fn defined_functions(module: &Path) -> BTreeSet<String> {
-    let text = run(Command::new("nm")
-        .args(["-C", "--defined-only"])
-        .arg(module));
+    let text = run(Command::new("nm").args(["-C", "--defined-only"]).arg(module));
     text.lines()
         .filter_map(|l| {
             let mut f = l.splitn(3, ' ');
             let (_, kind, name) = (f.next()?, f.next()?, f.next()?);
-            matches!(kind, "t" | "T" | "W")
-                .then(|| name.split('(').next().unwrap_or(name).to_owned())
+            matches!(kind, "t" | "T" | "W").then(|| name.split('(').next().unwrap_or(name).to_owned())
         })
         .collect()
 }
@@ -37,11 +34,7 @@ fn tracekit_sequences(dir: &Path, cmd: &[&str], cwd: &Path) -> Sequences {
         .arg("--")
         .args(cmd)
         .current_dir(cwd));
-    let json: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
-        .arg("replay")
-        .arg(&rec)
-        .arg("--json")))
-    .unwrap();
+    let json: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&rec).arg("--json"))).unwrap();
     let mut by_task: BTreeMap<(u64, u64), Vec<(usize, String)>> = BTreeMap::new();
     for e in json["events"].as_array().unwrap() {
         for key in ["pid", "tid", "ts_ns", "kind", "name", "depth"] {
@@ -62,12 +55,7 @@ fn tracekit_sequences(dir: &Path, cmd: &[&str], cwd: &Path) -> Sequences {
 
 /// uftrace: per task, the entered functions the program defines, with their
 /// depth counted in such functions only (uftrace also shows library calls).
-fn uftrace_sequences(
-    dir: &Path,
-    cmd: &[&str],
-    cwd: &Path,
-    defined: &BTreeSet<String>,
-) -> Sequences {
+fn uftrace_sequences(dir: &Path, cmd: &[&str], cwd: &Path, defined: &BTreeSet<String>) -> Sequences {
     let data = dir.join("uftrace.data");
     run(Command::new("uftrace")
         .arg("record")
@@ -75,11 +63,12 @@ fn uftrace_sequences(
         .arg(&data)
         .args(cmd)
         .current_dir(cwd));
-    let text = run(Command::new("uftrace")
-        .arg("replay")
-        .arg("-d")
-        .arg(&data)
-        .args(["--no-pager", "--no-event", "-f", "tid"]));
+    let text =
+        run(Command::new("uftrace")
+            .arg("replay")
+            .arg("-d")
+            .arg(&data)
+            .args(["--no-pager", "--no-event", "-f", "tid"]));
     let mut frames: BTreeMap<u64, Vec<Option<String>>> = BTreeMap::new();
     let mut by_task: BTreeMap<u64, Vec<(usize, String)>> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
@@ -99,10 +88,7 @@ fn uftrace_sequences(
         let kept_depth = st.iter().filter(|f| f.is_some()).count();
         let keep = defined.contains(&name);
         if keep {
-            by_task
-                .entry(tid)
-                .or_default()
-                .push((kept_depth, name.clone()));
+            by_task.entry(tid).or_default().push((kept_depth, name.clone()));
         }
         if body.ends_with('{') {
             st.push(keep.then_some(name));
@@ -132,10 +118,7 @@ fn compare_with_uftrace(tag: &str, source: &str, args: &[&str]) {
     let ours = tracekit_sequences(&dir, &cmd, &dir);
     let theirs = uftrace_sequences(&dir, &cmd, &dir, &defined);
     assert!(!theirs.is_empty(), "uftrace recorded nothing for {tag}");
-    assert_eq!(
-        ours, theirs,
-        "{tag}: tracekit (left) and uftrace (right) disagree"
-    );
+    assert_eq!(ours, theirs, "{tag}: tracekit (left) and uftrace (right) disagree");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

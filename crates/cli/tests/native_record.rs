@@ -33,16 +33,10 @@ fn explicit_object_proxy_stub_and_marker_events() {
     assert_eq!(names_of(&v, "marker"), vec!["brb"]);
     assert!(names_of(&v, "enter").contains(&"CallManager.Dial".to_string()));
     // The proxy call nests inside Dial, which nests inside main.
-    let proxy = events(&v)
-        .iter()
-        .find(|e| e["kind"] == "proxy_sync")
-        .unwrap();
+    let proxy = events(&v).iter().find(|e| e["kind"] == "proxy_sync").unwrap();
     assert_eq!(proxy["depth"], 2);
     let stub = events(&v).iter().find(|e| e["kind"] == "stub").unwrap();
-    assert_ne!(
-        stub["pid"], proxy["pid"],
-        "the stub runs in the child process"
-    );
+    assert_ne!(stub["pid"], proxy["pid"], "the stub runs in the child process");
 
     // Object trace conversion, and the diagram drawn from it and from the recording agree.
     let otr = dir.join("ipc.otr");
@@ -72,14 +66,27 @@ fn explicit_object_proxy_stub_and_marker_events() {
         .args(["--format", "svg"]));
     assert!(svg.starts_with("<svg") && svg.contains("RadioStub"));
     // The typed context sample recorded through the C API is a context track.
-    let ctx: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("context").arg(dir.join("rec")).args(["--at", "1000000", "--json"]))).unwrap();
-    let item = ctx["context"].as_array().unwrap().iter().find(|c| c["label"] == "Signal strength").cloned();
+    let ctx: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
+        .arg("context")
+        .arg(dir.join("rec"))
+        .args(["--at", "1000000", "--json"])))
+    .unwrap();
+    let item = ctx["context"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["label"] == "Signal strength")
+        .cloned();
     assert_eq!(item.map(|c| c["value"].clone()), Some(serde_json::json!(3)), "{ctx}");
     // The big-red-button marker is a problem occurrence for the foundation's analysis.
     let problems = run(Command::new(TRACEKIT).arg("problems").arg(dir.join("rec")).arg("--brb"));
     assert!(problems.contains("1 occurrence"), "{problems}");
     // Selection by class keeps only the matching objects' events.
-    let v = record_and_replay(&dir.join("cls"), &["--filter", "class:Radio*"], &[exe.to_str().unwrap(), "ok"]);
+    let v = record_and_replay(
+        &dir.join("cls"),
+        &["--filter", "class:Radio*"],
+        &[exe.to_str().unwrap(), "ok"],
+    );
     assert_eq!(names_of(&v, "create"), vec!["RadioProxy"]);
     assert_eq!(names_of(&v, "stub"), vec!["RadioStub.Connect"]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -113,16 +120,11 @@ fn events_written_before_a_crash_survive() {
     let exe = build(&dir, "crash.c", &[]);
     for how in ["segv", "abort", "kill"] {
         let v = record_and_replay(&dir.join(how), &[], &[exe.to_str().unwrap(), how, "5"]);
-        let calls = names_of(&v, "enter")
-            .iter()
-            .filter(|n| *n == "before_crash")
-            .count();
+        let calls = names_of(&v, "enter").iter().filter(|n| *n == "before_crash").count();
         assert_eq!(calls, 5, "{how}: {v}");
         assert!(names_of(&v, "enter").contains(&"die".to_string()), "{how}");
-        let meta: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(how).join("recording.json")).unwrap(),
-        )
-        .unwrap();
+        let meta: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(how).join("recording.json")).unwrap()).unwrap();
         assert!(meta["signal"].is_number(), "{how}: {meta}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -151,11 +153,7 @@ fn a_full_buffer_counts_every_lost_event() {
     );
     let (recorded, lost) = stats(&rec);
     assert_eq!(recorded, 65_536);
-    assert_eq!(
-        recorded + lost,
-        expected,
-        "recorded {recorded} + lost {lost}"
-    );
+    assert_eq!(recorded + lost, expected, "recorded {recorded} + lost {lost}");
     // Through a tiny ring: whatever the drainer misses is counted too.
     for overflow in ["drop", "wait"] {
         let rec = dir.join(overflow);
@@ -183,18 +181,10 @@ fn a_full_buffer_counts_every_lost_event() {
 fn selection_by_function_name_and_module() {
     let dir = work_dir("filter");
     let exe = build(&dir, "recursion.c", &[]);
-    let v = record_and_replay(
-        &dir.join("fib"),
-        &["--filter", "fib"],
-        &[exe.to_str().unwrap()],
-    );
+    let v = record_and_replay(&dir.join("fib"), &["--filter", "fib"], &[exe.to_str().unwrap()]);
     let names: std::collections::BTreeSet<String> = names_of(&v, "enter").into_iter().collect();
     assert_eq!(names.into_iter().collect::<Vec<_>>(), vec!["fib"]);
-    let v = record_and_replay(
-        &dir.join("odd"),
-        &["--filter", "is_*"],
-        &[exe.to_str().unwrap()],
-    );
+    let v = record_and_replay(&dir.join("odd"), &["--filter", "is_*"], &[exe.to_str().unwrap()]);
     assert_eq!(names_of(&v, "enter").len(), 6);
     let v = record_and_replay(
         &dir.join("mod"),
@@ -227,14 +217,7 @@ fn context_sampler_reads_a_fixture_tree_beside_the_program() {
     w("sys/class/backlight/panel/brightness", "120\n");
     let rec = dir.join("rec");
     run(Command::new(TRACEKIT)
-        .args([
-            "record",
-            "--context",
-            "all",
-            "--context-period-ms",
-            "10",
-            "--proc-root",
-        ])
+        .args(["record", "--context", "all", "--context-period-ms", "10", "--proc-root"])
         .arg(root.join("proc"))
         .arg("--sys-root")
         .arg(root.join("sys"))
@@ -244,10 +227,7 @@ fn context_sampler_reads_a_fixture_tree_beside_the_program() {
         .arg(&exe));
     let ctx = std::fs::read_to_string(rec.join("context.jsonl")).unwrap();
     let first: Value = serde_json::from_str(ctx.lines().next().unwrap()).unwrap();
-    assert_eq!(
-        first["absent"],
-        serde_json::json!(["network", "thermal", "cpufreq"])
-    );
+    assert_eq!(first["absent"], serde_json::json!(["network", "thermal", "cpufreq"]));
     assert!(
         ctx.contains("\"label\":\"Memory used\"") && ctx.contains("{\"long\":1500}"),
         "{ctx}"
@@ -280,11 +260,7 @@ fn bad_object_trace_names_file_and_line() {
     let dir = work_dir("badotr");
     let p = dir.join("bad.otr");
     std::fs::write(&p, "C 1 0xa 1 Foo\nE 1 0xa 2 Foo\n").unwrap();
-    let out = Command::new(TRACEKIT)
-        .arg("seqdiag")
-        .arg(&p)
-        .output()
-        .unwrap();
+    let out = Command::new(TRACEKIT).arg("seqdiag").arg(&p).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.otr: line 2:"), "{err}");
@@ -296,25 +272,16 @@ fn runtime_without_the_recorder_writes_a_readable_directory() {
     let dir = work_dir("norecorder");
     let exe = build(&dir, "recursion.c", &[]);
     let bin = std::path::Path::new(TRACEKIT).parent().unwrap();
-    let rt = [
-        bin.join("libtracekit_rt.so"),
-        bin.join("deps/libtracekit_rt.so"),
-    ]
-    .into_iter()
-    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-    .max()
-    .unwrap()
-    .1;
+    let rt = [bin.join("libtracekit_rt.so"), bin.join("deps/libtracekit_rt.so")]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .unwrap()
+        .1;
     let out = dir.join("direct");
-    run(Command::new(&exe)
-        .env("LD_PRELOAD", &rt)
-        .env("TRACEKIT_DIR", &out));
+    run(Command::new(&exe).env("LD_PRELOAD", &rt).env("TRACEKIT_DIR", &out));
     assert!(!out.join("recording.json").exists());
-    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
-        .arg("replay")
-        .arg(&out)
-        .arg("--json")))
-    .unwrap();
+    let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&out).arg("--json"))).unwrap();
     let fibs = names_of(&v, "enter").iter().filter(|n| *n == "fib").count();
     assert_eq!(fibs, 25, "fib(6) makes 25 calls");
     // Ticks were converted with the runtime's own clock pairs: durations are sane.
@@ -328,7 +295,11 @@ fn exec_keeps_both_program_images_of_one_process() {
     let dir = work_dir("exec");
     let exe = build(&dir, "exec.c", &[]);
     let target = build(&dir, "recursion.c", &[]);
-    let v = record_and_replay(&dir.join("rec"), &[], &[exe.to_str().unwrap(), target.to_str().unwrap()]);
+    let v = record_and_replay(
+        &dir.join("rec"),
+        &[],
+        &[exe.to_str().unwrap(), target.to_str().unwrap()],
+    );
     let enters: Vec<&Value> = events(&v).iter().filter(|e| e["kind"] == "enter").collect();
     let pid_of = |name: &str| enters.iter().find(|e| e["name"] == name).map(|e| e["pid"].clone());
     assert!(pid_of("before_exec").is_some() && pid_of("fib").is_some(), "{v}");
@@ -343,7 +314,10 @@ fn replay_lists_an_object_trace_written_by_another_tool() {
     let otr = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../objtrace/tests/corpus/sample.otr");
     let v: Value = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&otr).arg("--json"))).unwrap();
     let line = |kind: &str, name: &str| {
-        events(&v).iter().find(|e| e["kind"] == kind && e["name"] == name).map(|e| (e["pid"].as_u64().unwrap(), e["depth"].as_u64().unwrap()))
+        events(&v)
+            .iter()
+            .find(|e| e["kind"] == kind && e["name"] == name)
+            .map(|e| (e["pid"].as_u64().unwrap(), e["depth"].as_u64().unwrap()))
     };
     assert_eq!(line("proxy_sync", "RadioProxy.Connect"), Some((210, 1)));
     assert_eq!(line("stub", "RadioStub.Connect"), Some((305, 0)));

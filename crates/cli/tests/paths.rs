@@ -54,8 +54,8 @@ fn err_text(args: &[&str]) -> String {
 
 fn encode(cfg: &str, scheme: &str, width: &str, path: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
-        "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", scheme, "--width", width,
-        "--path", path, "--json",
+        "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", scheme, "--width", width, "--path", path,
+        "--json",
     ];
     args.extend_from_slice(extra);
     serde_json::from_str(&ok_stdout(&args)).unwrap()
@@ -63,8 +63,8 @@ fn encode(cfg: &str, scheme: &str, width: &str, path: &str, extra: &[&str]) -> s
 
 fn decode(cfg: &str, scheme: &str, width: &str, trace: &str, extra: &[&str]) -> Vec<String> {
     let mut args = vec![
-        "paths", "decode", "--cfg", cfg, "--method", "m", "--scheme", scheme, "--width", width,
-        "--trace", trace, "--json",
+        "paths", "decode", "--cfg", cfg, "--method", "m", "--scheme", scheme, "--width", width, "--trace", trace,
+        "--json",
     ];
     args.extend_from_slice(extra);
     let v: serde_json::Value = serde_json::from_str(&ok_stdout(&args)).unwrap();
@@ -77,8 +77,8 @@ fn seed_pap_example_exactly() {
     let cfg = write(&d, "seed.json", SEED_CFG);
     let cfg = cfg.to_str().unwrap();
     let out = ok_stdout(&[
-        "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", "pap", "--width", "3",
-        "--path", SEED_PATH, "--json",
+        "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", "pap", "--width", "3", "--path", SEED_PATH,
+        "--json",
     ]);
     assert_eq!(out.trim(), r#"{"trace":[7,"C",1],"bits":8}"#);
     let path = decode(cfg, "pap", "3", r#"[7, "C", 1]"#, &[]);
@@ -105,22 +105,10 @@ fn seed_adaptracer_first_and_second_execution() {
         &["--inc", "3", "--update-model", model],
     );
     assert_eq!(back.join(","), SEED_PATH);
-    let run2 = encode(
-        cfg,
-        "adaptracer",
-        "3",
-        SEED_PATH,
-        &["--inc", "3", "--model", model],
-    );
+    let run2 = encode(cfg, "adaptracer", "3", SEED_PATH, &["--inc", "3", "--model", model]);
     assert_eq!(run2["bits"], 3);
     let trace2 = run2["trace"].to_string();
-    let back = decode(
-        cfg,
-        "adaptracer",
-        "3",
-        &trace2,
-        &["--inc", "3", "--model", model],
-    );
+    let back = decode(cfg, "adaptracer", "3", &trace2, &["--inc", "3", "--model", model]);
     assert_eq!(back.join(","), SEED_PATH);
 }
 
@@ -143,12 +131,7 @@ fn every_scheme_roundtrips_through_the_binary() {
             let t = encode(cfg, scheme, width, path, &[]);
             let trace = t["trace"].to_string();
             let n: u64 = width.parse().unwrap();
-            let words = t["trace"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|x| x.is_u64())
-                .count() as u64;
+            let words = t["trace"].as_array().unwrap().iter().filter(|x| x.is_u64()).count() as u64;
             assert!(t["bits"].as_u64().unwrap() >= words * n);
             assert_eq!(
                 decode(cfg, scheme, width, &trace, &[]).join(","),
@@ -186,10 +169,7 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
     let p = decode(cfg, "adaptracer", "3", &trace1, &["--update-model", m1s]);
     assert_eq!(p.join(","), long_path);
     let model = std::fs::read_to_string(&m1).unwrap();
-    assert!(
-        model.contains("method\tfrom\tto\tprobability\tcounter"),
-        "{model}"
-    );
+    assert!(model.contains("method\tfrom\tto\tprobability\tcounter"), "{model}");
     assert!(model.contains("m\tH\tT\t"), "{model}");
     let run2 = encode(cfg, "adaptracer", "3", &long_path, &["--model", m1s]);
     assert!(
@@ -205,14 +185,8 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
     let freq = ["--model", m1s, "--symbol-order", "frequency"];
     let run2f = encode(cfg, "adaptracer", "3", &long_path, &freq);
     let trace2f = run2f["trace"].to_string();
-    assert_eq!(
-        decode(cfg, "adaptracer", "3", &trace2f, &freq).join(","),
-        long_path
-    );
-    assert_ne!(
-        trace2f, trace2,
-        "H→T is symbol 1 by successor order, 0 by frequency"
-    );
+    assert_eq!(decode(cfg, "adaptracer", "3", &trace2f, &freq).join(","), long_path);
+    assert_ne!(trace2f, trace2, "H→T is symbol 1 by successor order, 0 by frequency");
     // Run contexts: the model file gains per-context rows and still decodes.
     let m2 = d.join("m2.tsv");
     let m2s = m2.to_str().unwrap();
@@ -227,17 +201,12 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
         &["--context", "runs", "--update-model", m2s],
     );
     assert_eq!(back.join(","), long_path);
-    assert!(std::fs::read_to_string(&m2)
-        .unwrap()
-        .contains("counter\tcontext\n"));
+    assert!(std::fs::read_to_string(&m2).unwrap().contains("counter\tcontext\n"));
     let ctx2 = ["--context", "runs", "--model", m2s];
     let r2 = encode(cfg, "adaptracer", "3", &long_path, &ctx2);
     assert!(r2["bits"].as_u64() < r1["bits"].as_u64(), "{r1} {r2}");
     let t2 = r2["trace"].to_string();
-    assert_eq!(
-        decode(cfg, "adaptracer", "3", &t2, &ctx2).join(","),
-        long_path
-    );
+    assert_eq!(decode(cfg, "adaptracer", "3", &t2, &ctx2).join(","), long_path);
 }
 
 #[test]
@@ -254,13 +223,7 @@ fn interprocedural_adaptracer() {
     let cfg = cfg.to_str().unwrap();
     let path = "m::A,f::E,f::T,f::R,m::B,m::A,f::E,f::F,f::R,m::B,m::X";
     let t = encode(cfg, "adaptracer", "5", path, &["--interprocedural"]);
-    let back = decode(
-        cfg,
-        "adaptracer",
-        "5",
-        &t["trace"].to_string(),
-        &["--interprocedural"],
-    );
+    let back = decode(cfg, "adaptracer", "5", &t["trace"].to_string(), &["--interprocedural"]);
     assert_eq!(back.join(","), path);
 }
 
@@ -270,16 +233,11 @@ fn text_output_is_readable() {
     let cfg = write(&d, "seed.json", SEED_CFG);
     let cfg = cfg.to_str().unwrap();
     let out = ok_stdout(&[
-        "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", "pap", "--width", "3",
-        "--path", SEED_PATH,
+        "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", "pap", "--width", "3", "--path", SEED_PATH,
     ]);
-    assert!(
-        out.contains("trace: 7 C 1\n") && out.contains("bits: 8\n"),
-        "{out}"
-    );
+    assert!(out.contains("trace: 7 C 1\n") && out.contains("bits: 8\n"), "{out}");
     let out = ok_stdout(&[
-        "paths", "decode", "--cfg", cfg, "--method", "m", "--scheme", "blpp", "--width", "3",
-        "--trace", "[0, 1]",
+        "paths", "decode", "--cfg", cfg, "--method", "m", "--scheme", "blpp", "--width", "3", "--trace", "[0, 1]",
     ]);
     assert!(out.contains("path: A B C B C D\n"), "{out}");
 }
@@ -289,40 +247,31 @@ fn clear_errors() {
     let d = scratch();
     let good = write(&d, "seed.json", SEED_CFG);
     let good = good.to_str().unwrap();
-    let bad = write(
-        &d,
-        "bad.json",
-        "{\"methods\": [\n  {\"name\": \"m\", \"entry\": 5}]}",
-    );
+    let bad = write(&d, "bad.json", "{\"methods\": [\n  {\"name\": \"m\", \"entry\": 5}]}");
     let bad = bad.to_str().unwrap();
 
     let e = err_text(&[
-        "paths", "encode", "--cfg", bad, "--method", "m", "--scheme", "pap", "--width", "3",
-        "--path", "A,D",
+        "paths", "encode", "--cfg", bad, "--method", "m", "--scheme", "pap", "--width", "3", "--path", "A,D",
     ]);
     assert!(e.contains("bad.json") && e.contains("line 2 column"), "{e}");
 
     let e = err_text(&[
-        "paths", "encode", "--cfg", good, "--method", "m", "--scheme", "pap", "--width", "3",
-        "--path", "A,B,D",
+        "paths", "encode", "--cfg", good, "--method", "m", "--scheme", "pap", "--width", "3", "--path", "A,B,D",
     ]);
     assert!(e.contains("step 2") && e.contains("\"B\" -> \"D\""), "{e}");
 
     let e = err_text(&[
-        "paths", "encode", "--cfg", good, "--method", "nope", "--scheme", "pap", "--width", "3",
-        "--path", "A,D",
+        "paths", "encode", "--cfg", good, "--method", "nope", "--scheme", "pap", "--width", "3", "--path", "A,D",
     ]);
     assert!(e.contains("no method \"nope\""), "{e}");
 
     let e = err_text(&[
-        "paths", "decode", "--cfg", good, "--method", "m", "--scheme", "pap", "--width", "3",
-        "--trace", "[9]",
+        "paths", "decode", "--cfg", good, "--method", "m", "--scheme", "pap", "--width", "3", "--trace", "[9]",
     ]);
     assert!(e.contains("does not fit in 3 bits"), "{e}");
 
     let e = err_text(&[
-        "paths", "encode", "--cfg", good, "--method", "m", "--scheme", "pap", "--width", "2",
-        "--path", "A,D",
+        "paths", "encode", "--cfg", good, "--method", "m", "--scheme", "pap", "--width", "2", "--path", "A,D",
     ]);
     assert!(e.contains("outside 3..=64"), "{e}");
 

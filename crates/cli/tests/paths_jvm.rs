@@ -154,18 +154,14 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
         let r = raw.unwrap();
         let guarded = invocations_of(&r, "Shapes.guarded(I)I");
         assert_eq!(guarded.len(), 25);
-        let distinct: std::collections::HashSet<String> =
-            guarded.iter().map(|g| g["path"].to_string()).collect();
+        let distinct: std::collections::HashSet<String> = guarded.iter().map(|g| g["path"].to_string()).collect();
         assert_eq!(
             distinct.len(),
             3,
             "normal, ArithmeticException and IllegalStateException paths"
         );
         let classify = invocations_of(&r, "Shapes.classify(I)I");
-        assert_eq!(
-            classify.iter().filter(|c| c["thread"] == "worker").count(),
-            25
-        );
+        assert_eq!(classify.iter().filter(|c| c["thread"] == "worker").count(), 25);
         let main = invocations_of(&r, "Shapes.main([Ljava/lang/String;)V");
         assert_eq!(main.len(), 1);
         assert_eq!(
@@ -174,10 +170,7 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
             "{variant}: main ends by exception or System.exit"
         );
         let throwers = invocations_of(&r, "Shapes.thrower(I)V");
-        assert_eq!(
-            throwers.iter().filter(|t| t["aborted"] == true).count(),
-            throwers.len()
-        );
+        assert_eq!(throwers.iter().filter(|t| t["aborted"] == true).count(), throwers.len());
     }
 }
 
@@ -197,24 +190,13 @@ fn adaptive_model_shrinks_the_next_run() {
         "model names methods and edges"
     );
     let run2 = dir.join("run2.jar");
-    instrument(
-        &jar,
-        &run2,
-        "adaptracer",
-        &["--model", model.to_str().unwrap()],
-    );
+    instrument(&jar, &run2, "adaptracer", &["--model", model.to_str().unwrap()]);
     let log2 = dir.join("run2.log");
     assert!(run(&run2, &log2, &["Skewed", "3000"]));
     let d2 = decode(&log2, &run2, &[]);
-    assert_eq!(
-        d1["invocations"], d2["invocations"],
-        "same workload, same paths"
-    );
+    assert_eq!(d1["invocations"], d2["invocations"], "same workload, same paths");
     let (b1, b2) = (d1["bits"].as_u64().unwrap(), d2["bits"].as_u64().unwrap());
-    assert!(
-        b2 < b1,
-        "run 2 ({b2} bits) must be smaller than run 1 ({b1} bits)"
-    );
+    assert!(b2 < b1, "run 2 ({b2} bits) must be smaller than run 1 ({b1} bits)");
 }
 
 #[test]

@@ -44,15 +44,14 @@ fn browser() -> Option<Browser> {
     if std::env::var_os("TRACEKIT_SKIP_BROWSER").is_some() {
         return None;
     }
-    Some(
-        Browser::launch(1400, 900)
-            .unwrap_or_else(|e| panic!("headless Chromium is needed (run scripts/setup): {e}")),
-    )
+    Some(Browser::launch(1400, 900).unwrap_or_else(|e| panic!("headless Chromium is needed (run scripts/setup): {e}")))
 }
 
 fn labels(b: &mut Browser, kind: &str) -> Vec<String> {
     let v = b
-        .eval(&format!("Array.from(document.querySelectorAll('.tk-label[data-kind={kind}]')).map(e => e.firstChild.textContent)"))
+        .eval(&format!(
+            "Array.from(document.querySelectorAll('.tk-label[data-kind={kind}]')).map(e => e.firstChild.textContent)"
+        ))
         .unwrap();
     serde_json::from_value(v).unwrap()
 }
@@ -80,10 +79,7 @@ fn html_report_is_self_contained_and_shows_the_session() {
             && !html.contains("@import")
             && !html.contains("url(http")
     );
-    assert!(
-        html.contains("default-src 'none'"),
-        "the page forbids requests"
-    );
+    assert!(html.contains("default-src 'none'"), "the page forbids requests");
 
     let bad = Command::new(env!("CARGO_BIN_EXE_tracekit"))
         .args([
@@ -102,8 +98,7 @@ fn html_report_is_self_contained_and_shows_the_session() {
 
     let Some(mut b) = browser() else { return };
     b.navigate(&format!("file://{}", out.display())).unwrap();
-    b.wait_for("document.body.dataset.painted === '1'", 90.0)
-        .unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     assert_eq!(labels(&mut b, "thread"), THREADS);
     let context = labels(&mut b, "context");
     assert!(
@@ -116,38 +111,26 @@ fn html_report_is_self_contained_and_shows_the_session() {
         .unwrap();
     assert_eq!(
         presets,
-        serde_json::json!([
-            "BRB (brb)",
-            "GeckoLayerClient.setPageRect when Screen orientation == 1"
-        ])
+        serde_json::json!(["BRB (brb)", "GeckoLayerClient.setPageRect when Screen orientation == 1"])
     );
-    b.eval("document.querySelectorAll('.tk-preset')[0].click()")
+    b.eval("document.querySelectorAll('.tk-preset')[0].click()").unwrap();
+    b.wait_for("document.querySelectorAll('.tk-occurrence').length > 0", 10.0)
         .unwrap();
-    b.wait_for(
-        "document.querySelectorAll('.tk-occurrence').length > 0",
-        10.0,
-    )
-    .unwrap();
     let top = b
         .eval("document.querySelector('#tk-hints tbody tr').textContent")
         .unwrap();
     assert!(
-        top.as_str()
-            .unwrap()
-            .contains("Time since orientation change"),
+        top.as_str().unwrap().contains("Time since orientation change"),
         "the analysis's top hint: {top}"
     );
-    b.screenshot(&artifacts_dir().join("cli-report-brb.png"))
-        .unwrap();
-    b.eval("document.querySelectorAll('.tk-preset')[1].click()")
-        .unwrap();
+    b.screenshot(&artifacts_dir().join("cli-report-brb.png")).unwrap();
+    b.eval("document.querySelectorAll('.tk-preset')[1].click()").unwrap();
     b.wait_for(
         "TK.state.problem.intervals.length > 0 && TK.state.problem.calls_inside.length > 0",
         10.0,
     )
     .unwrap();
-    b.screenshot(&artifacts_dir().join("cli-report-condition.png"))
-        .unwrap();
+    b.screenshot(&artifacts_dir().join("cli-report-condition.png")).unwrap();
     assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
 }
 
@@ -169,15 +152,11 @@ fn ui_serves_the_same_views_on_loopback() {
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_owned();
-    assert!(
-        url.starts_with("http://127.0.0.1:"),
-        "binds loopback only: {url}"
-    );
+    assert!(url.starts_with("http://127.0.0.1:"), "binds loopback only: {url}");
     let result = std::panic::catch_unwind(|| {
         let Some(mut b) = browser() else { return };
         b.navigate(&url).unwrap();
-        b.wait_for("document.body.dataset.painted === '1'", 90.0)
-            .unwrap();
+        b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
         assert_eq!(labels(&mut b, "thread"), THREADS);
         assert!(labels(&mut b, "context").contains(&"Wifi connection state".to_owned()));
         // Define a problem in the form; the server's analysis answers.
@@ -187,8 +166,7 @@ fn ui_serves_the_same_views_on_loopback() {
             .unwrap();
         b.eval("document.getElementById('tk-when').value = 'Screen orientation == 1'")
             .unwrap();
-        b.eval("document.getElementById('tk-apply').click()")
-            .unwrap();
+        b.eval("document.getElementById('tk-apply').click()").unwrap();
         b.wait_for("TK.state.problem && TK.state.problem.def.kind === 'method' && document.querySelectorAll('.tk-occurrence').length > 0", 20.0).unwrap();
         assert!(b
             .eval("document.getElementById('tk-hints').textContent")
@@ -198,11 +176,8 @@ fn ui_serves_the_same_views_on_loopback() {
             .contains("Screen orientation"));
         // A bad condition is reported, not swallowed.
         b.eval("document.getElementById('tk-when').value = 'No such item == 1'; document.getElementById('tk-apply').click()").unwrap();
-        b.wait_for(
-            "document.querySelector('#tk-problem-result .tk-error')",
-            10.0,
-        )
-        .unwrap();
+        b.wait_for("document.querySelector('#tk-problem-result .tk-error')", 10.0)
+            .unwrap();
         // Select an interval: the server recomputes the profile for it.
         let x0 = b
             .eval("TK.$('tk-canvas').getBoundingClientRect().x")

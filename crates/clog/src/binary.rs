@@ -29,13 +29,19 @@ impl<'a> Cursor<'a> {
 /// Reads the binary data part starting at `at`.
 pub(crate) fn read_data(key: KeyPart, bytes: &[u8], at: usize) -> Result<ReadOutcome, Error> {
     let mut c = Cursor { bytes, pos: at };
-    let header_err = |offset: usize| Error::Data { offset: offset as u64, message: "data header truncated (needs magic, version, start time)".into() };
+    let header_err = |offset: usize| Error::Data {
+        offset: offset as u64,
+        message: "data header truncated (needs magic, version, start time)".into(),
+    };
     let magic = c.u32().ok_or_else(|| header_err(at))?;
     debug_assert_eq!(magic, MAGIC);
     let vpos = c.pos;
     let version = c.take(1).ok_or_else(|| header_err(vpos))?[0];
     if version != 1 {
-        return Err(Error::Data { offset: vpos as u64, message: format!("unsupported data version {version} (only 1 is defined)") });
+        return Err(Error::Data {
+            offset: vpos as u64,
+            message: format!("unsupported data version {version} (only 1 is defined)"),
+        });
     }
     let start = c.u64().ok_or_else(|| header_err(c.pos))? as i64;
     let mut records = Vec::new();
@@ -52,7 +58,12 @@ pub(crate) fn read_data(key: KeyPart, bytes: &[u8], at: usize) -> Result<ReadOut
         }
     }
     Ok(ReadOutcome {
-        log: ContextLog { version: key.version, start_unix_us: start, defs: key.defs, records },
+        log: ContextLog {
+            version: key.version,
+            start_unix_us: start,
+            defs: key.defs,
+            records,
+        },
         form: DataForm::Binary,
         truncated_at,
     })
@@ -64,7 +75,11 @@ fn read_record(c: &mut Cursor<'_>, key: &KeyPart) -> Result<Option<Record>, Erro
     let Some(id) = c.u32() else { return Ok(None) };
     let kind = key.kind_of(id).ok_or_else(|| Error::Data {
         offset: id_at as u64,
-        message: format!("record names log id {} but the key part declares ids 0..{}", id as i32, key.defs.len()),
+        message: format!(
+            "record names log id {} but the key part declares ids 0..{}",
+            id as i32,
+            key.defs.len()
+        ),
     })?;
     let Some(delta) = c.u64() else { return Ok(None) };
     let value = match kind {
@@ -95,7 +110,11 @@ fn read_record(c: &mut Cursor<'_>, key: &KeyPart) -> Result<Option<Record>, Erro
             ContextValue::Str(s)
         }
     };
-    Ok(Some(Record { log_id: id, delta_us: delta as i64, value }))
+    Ok(Some(Record {
+        log_id: id,
+        delta_us: delta as i64,
+        value,
+    }))
 }
 
 /// Writes the binary data part.

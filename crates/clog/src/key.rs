@@ -20,7 +20,11 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(KeyPart, usize), Error> {
     let mut defs: Vec<LogDef> = Vec::new();
     loop {
         if pos >= bytes.len() {
-            return Err(Error::Key { line: line_no + 1, offset: pos as u64, message: "file ends before `*end`".into() });
+            return Err(Error::Key {
+                line: line_no + 1,
+                offset: pos as u64,
+                message: "file ends before `*end`".into(),
+            });
         }
         line_no += 1;
         let start = pos;
@@ -30,7 +34,11 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(KeyPart, usize), Error> {
             None => (&bytes[pos..], bytes.len()),
         };
         pos = next;
-        let err = |message: String| Error::Key { line: line_no, offset: start as u64, message };
+        let err = |message: String| Error::Key {
+            line: line_no,
+            offset: start as u64,
+            message,
+        };
         let text = std::str::from_utf8(raw).map_err(|_| err("key part is not UTF-8 text".into()))?;
         let line = text.trim_end_matches('\r');
         if line.trim().is_empty() {
@@ -67,7 +75,10 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(KeyPart, usize), Error> {
                 if version.is_some() {
                     return Err(err(format!("unexpected line in version section: {:?}", clip(line))));
                 }
-                let v: u32 = line.trim().parse().map_err(|_| err(format!("bad version number {:?}", clip(line))))?;
+                let v: u32 = line
+                    .trim()
+                    .parse()
+                    .map_err(|_| err(format!("bad version number {:?}", clip(line))))?;
                 if v != 1 {
                     return Err(err(format!("unsupported context log version {v} (only 1 is defined)")));
                 }
@@ -81,15 +92,22 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(KeyPart, usize), Error> {
 fn parse_def(line: &str) -> Result<LogDef, String> {
     let mut parts = line.trim_start().splitn(3, ' ');
     let id = parts.next().unwrap_or("");
-    let kind = parts.next().ok_or_else(|| format!("log line needs `<id> <type> <label>`: {:?}", clip(line)))?;
+    let kind = parts
+        .next()
+        .ok_or_else(|| format!("log line needs `<id> <type> <label>`: {:?}", clip(line)))?;
     let label = parts.next().unwrap_or("").trim();
     let id: u32 = id.parse().map_err(|_| format!("bad log id {:?}", clip(id)))?;
     let code: u32 = kind.parse().map_err(|_| format!("bad log type {:?}", clip(kind)))?;
-    let kind = ContextType::from_code(code).ok_or_else(|| format!("unknown log type {code} (1 int, 2 long, 3 float, 4 double, 5 string)"))?;
+    let kind = ContextType::from_code(code)
+        .ok_or_else(|| format!("unknown log type {code} (1 int, 2 long, 3 float, 4 double, 5 string)"))?;
     if label.is_empty() {
         return Err(format!("log {id} has no label"));
     }
-    Ok(LogDef { id, kind, label: label.to_owned() })
+    Ok(LogDef {
+        id,
+        kind,
+        label: label.to_owned(),
+    })
 }
 
 fn check_ids(defs: &[LogDef]) -> Result<(), String> {
@@ -97,7 +115,11 @@ fn check_ids(defs: &[LogDef]) -> Result<(), String> {
     for d in defs {
         let i = d.id as usize;
         if i >= defs.len() {
-            return Err(format!("log ids must form the series 0..{}; found {}", defs.len(), d.id));
+            return Err(format!(
+                "log ids must form the series 0..{}; found {}",
+                defs.len(),
+                d.id
+            ));
         }
         if seen[i] {
             return Err(format!("log id {} declared twice", d.id));
@@ -138,10 +160,20 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let e = parse(b"*version\n1\n*logs\n0 9 CPU\n*end\n").unwrap_err();
-        assert_eq!(e, Error::Key { line: 4, offset: 17, message: "unknown log type 9 (1 int, 2 long, 3 float, 4 double, 5 string)".into() });
+        assert_eq!(
+            e,
+            Error::Key {
+                line: 4,
+                offset: 17,
+                message: "unknown log type 9 (1 int, 2 long, 3 float, 4 double, 5 string)".into()
+            }
+        );
         let e = parse(b"*version\n1\n*logs\n0 1 A\n2 1 B\n*end\n").unwrap_err();
         assert!(e.to_string().contains("series 0..2"), "{e}");
-        assert!(parse(b"*version\n1\n*logs\n0 1 A\n").unwrap_err().to_string().contains("before `*end`"));
+        assert!(parse(b"*version\n1\n*logs\n0 1 A\n")
+            .unwrap_err()
+            .to_string()
+            .contains("before `*end`"));
         assert!(parse(b"hello").is_err());
     }
 }

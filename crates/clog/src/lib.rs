@@ -105,7 +105,10 @@ impl ContextLog {
     pub fn to_tracks(&self) -> Vec<ContextTrack> {
         let mut defs: Vec<&LogDef> = self.defs.iter().collect();
         defs.sort_by_key(|d| d.id);
-        let mut tracks: Vec<ContextTrack> = defs.iter().map(|d| ContextTrack::new(d.label.clone(), d.kind)).collect();
+        let mut tracks: Vec<ContextTrack> = defs
+            .iter()
+            .map(|d| ContextTrack::new(d.label.clone(), d.kind))
+            .collect();
         let slot: std::collections::HashMap<u32, usize> = defs.iter().enumerate().map(|(i, d)| (d.id, i)).collect();
         for r in &self.records {
             if let Some(&i) = slot.get(&r.log_id) {
@@ -124,16 +127,29 @@ impl ContextLog {
         let defs: Vec<LogDef> = tracks
             .iter()
             .enumerate()
-            .map(|(i, t)| LogDef { id: i as u32, kind: t.kind(), label: t.label.clone() })
+            .map(|(i, t)| LogDef {
+                id: i as u32,
+                kind: t.kind(),
+                label: t.label.clone(),
+            })
             .collect();
         let mut records: Vec<Record> = Vec::new();
         for (i, t) in tracks.iter().enumerate() {
             for j in 0..t.len() {
-                records.push(Record { log_id: i as u32, delta_us: t.times[j].div_euclid(1000), value: t.samples.get(j) });
+                records.push(Record {
+                    log_id: i as u32,
+                    delta_us: t.times[j].div_euclid(1000),
+                    value: t.samples.get(j),
+                });
             }
         }
         records.sort_by_key(|r| (r.delta_us, r.log_id));
-        ContextLog { version: 1, start_unix_us, defs, records }
+        ContextLog {
+            version: 1,
+            start_unix_us,
+            defs,
+            records,
+        }
     }
 }
 

@@ -38,14 +38,21 @@ pub(crate) fn read_data(key: KeyPart, bytes: &[u8], at: usize) -> Result<ReadOut
             None => (&bytes[pos..], false),
         };
         pos += raw.len() + 1;
-        let err = |message: String| Error::TextData { line: line_no, offset: line_start as u64, message };
+        let err = |message: String| Error::TextData {
+            line: line_no,
+            offset: line_start as u64,
+            message,
+        };
         let Ok(text) = std::str::from_utf8(raw) else {
             if !complete {
                 truncated_at = Some(line_start as u64);
                 break;
             }
             if !saw_data {
-                return Err(Error::Data { offset: line_start as u64, message: "data part is neither binary (magic 0x574F4C53) nor text".into() });
+                return Err(Error::Data {
+                    offset: line_start as u64,
+                    message: "data part is neither binary (magic 0x574F4C53) nor text".into(),
+                });
             }
             return Err(err("line is not UTF-8".into()));
         };
@@ -55,13 +62,17 @@ pub(crate) fn read_data(key: KeyPart, bytes: &[u8], at: usize) -> Result<ReadOut
         }
         if !saw_data {
             if line.trim() != "*data" {
-                return Err(err("data part is neither binary (magic 0x574F4C53) nor text (`*data`)".into()));
+                return Err(err(
+                    "data part is neither binary (magic 0x574F4C53) nor text (`*data`)".into()
+                ));
             }
             saw_data = true;
             continue;
         }
         if start.is_none() {
-            let v = line.strip_prefix("start-usec=").ok_or_else(|| err("expected `start-usec=<µs since the epoch>`".into()))?;
+            let v = line
+                .strip_prefix("start-usec=")
+                .ok_or_else(|| err("expected `start-usec=<µs since the epoch>`".into()))?;
             start = Some(v.trim().parse().map_err(|_| err(format!("bad start time {v:?}")))?);
             continue;
         }
@@ -75,10 +86,18 @@ pub(crate) fn read_data(key: KeyPart, bytes: &[u8], at: usize) -> Result<ReadOut
         }
     }
     let Some(start) = start else {
-        return Err(Error::Data { offset: bytes.len() as u64, message: "text data part has no `start-usec=` line".into() });
+        return Err(Error::Data {
+            offset: bytes.len() as u64,
+            message: "text data part has no `start-usec=` line".into(),
+        });
     };
     Ok(ReadOutcome {
-        log: ContextLog { version: key.version, start_unix_us: start, defs: key.defs, records },
+        log: ContextLog {
+            version: key.version,
+            start_unix_us: start,
+            defs: key.defs,
+            records,
+        },
         form: DataForm::Text,
         truncated_at,
     })
@@ -91,16 +110,29 @@ fn parse_record(line: &str, key: &KeyPart) -> Result<Record, String> {
     let value = f.next().ok_or("expected `<delta µs>\\t<log id>\\t<value>`")?;
     let delta_us: i64 = delta.trim().parse().map_err(|_| format!("bad delta {delta:?}"))?;
     let log_id: u32 = id.trim().parse().map_err(|_| format!("bad log id {id:?}"))?;
-    let kind = key.kind_of(log_id).ok_or_else(|| format!("log id {log_id} is not declared in the key part"))?;
+    let kind = key
+        .kind_of(log_id)
+        .ok_or_else(|| format!("log id {log_id} is not declared in the key part"))?;
     let bad = |_| format!("bad {} value {value:?}", kind.name());
     let value = match kind {
         ContextType::Int => ContextValue::Int(value.trim().parse().map_err(bad)?),
         ContextType::Long => ContextValue::Long(value.trim().parse().map_err(bad)?),
-        ContextType::Float => ContextValue::Float(value.trim().parse().map_err(|_| format!("bad float value {value:?}"))?),
-        ContextType::Double => ContextValue::Double(value.trim().parse().map_err(|_| format!("bad double value {value:?}"))?),
+        ContextType::Float => {
+            ContextValue::Float(value.trim().parse().map_err(|_| format!("bad float value {value:?}"))?)
+        }
+        ContextType::Double => ContextValue::Double(
+            value
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad double value {value:?}"))?,
+        ),
         ContextType::String => ContextValue::Str(unescape(value)?),
     };
-    Ok(Record { log_id, delta_us, value })
+    Ok(Record {
+        log_id,
+        delta_us,
+        value,
+    })
 }
 
 fn escape(s: &str) -> String {
@@ -130,7 +162,12 @@ fn unescape(s: &str) -> Result<String, String> {
             Some('t') => o.push('\t'),
             Some('n') => o.push('\n'),
             Some('r') => o.push('\r'),
-            other => return Err(format!("bad escape `\\{}` in string value", other.map(String::from).unwrap_or_default())),
+            other => {
+                return Err(format!(
+                    "bad escape `\\{}` in string value",
+                    other.map(String::from).unwrap_or_default()
+                ))
+            }
         }
     }
     Ok(o)

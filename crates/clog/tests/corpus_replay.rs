@@ -19,7 +19,11 @@ fn corpus_files_behave() {
             assert!(result.is_ok(), "{name}: {:?}", result.err());
         } else if name.starts_with("err-") {
             let e = result.expect_err(&name);
-            assert!(e.offset() <= bytes.len() as u64, "{name}: offset {} past end", e.offset());
+            assert!(
+                e.offset() <= bytes.len() as u64,
+                "{name}: offset {} past end",
+                e.offset()
+            );
         }
         n += 1;
     }

@@ -20,32 +20,53 @@ fn value(k: ContextType) -> BoxedStrategy<ContextValue> {
         ContextType::Int => any::<i32>().prop_map(ContextValue::Int).boxed(),
         ContextType::Long => any::<i64>().prop_map(ContextValue::Long).boxed(),
         // NaN never equals itself; every other bit pattern must survive.
-        ContextType::Float => any::<f32>().prop_filter("not NaN", |v| !v.is_nan()).prop_map(ContextValue::Float).boxed(),
-        ContextType::Double => any::<f64>().prop_filter("not NaN", |v| !v.is_nan()).prop_map(ContextValue::Double).boxed(),
+        ContextType::Float => any::<f32>()
+            .prop_filter("not NaN", |v| !v.is_nan())
+            .prop_map(ContextValue::Float)
+            .boxed(),
+        ContextType::Double => any::<f64>()
+            .prop_filter("not NaN", |v| !v.is_nan())
+            .prop_map(ContextValue::Double)
+            .boxed(),
         ContextType::String => ".{0,24}".prop_map(ContextValue::Str).boxed(),
     }
 }
 
 fn log() -> impl Strategy<Value = ContextLog> {
-    (prop::collection::vec((kind(), "[A-Za-z][A-Za-z0-9 ]{0,20}"), 1..6), any::<i64>()).prop_flat_map(|(kinds, start)| {
-        let defs: Vec<LogDef> = kinds
-            .iter()
-            .enumerate()
-            .map(|(i, (k, l))| LogDef { id: i as u32, kind: *k, label: l.trim().to_string() + "x" })
-            .collect();
-        let n = defs.len();
-        let kinds: Vec<ContextType> = defs.iter().map(|d| d.kind).collect();
-        let rec = (0..n).prop_flat_map(move |id| {
-            let k = kinds[id];
-            (Just(id as u32), 0i64..10_000_000_000, value(k))
-        });
-        prop::collection::vec(rec, 0..40).prop_map(move |rs| ContextLog {
-            version: 1,
-            start_unix_us: start,
-            defs: defs.clone(),
-            records: rs.into_iter().map(|(log_id, delta_us, value)| Record { log_id, delta_us, value }).collect(),
+    (
+        prop::collection::vec((kind(), "[A-Za-z][A-Za-z0-9 ]{0,20}"), 1..6),
+        any::<i64>(),
+    )
+        .prop_flat_map(|(kinds, start)| {
+            let defs: Vec<LogDef> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, (k, l))| LogDef {
+                    id: i as u32,
+                    kind: *k,
+                    label: l.trim().to_string() + "x",
+                })
+                .collect();
+            let n = defs.len();
+            let kinds: Vec<ContextType> = defs.iter().map(|d| d.kind).collect();
+            let rec = (0..n).prop_flat_map(move |id| {
+                let k = kinds[id];
+                (Just(id as u32), 0i64..10_000_000_000, value(k))
+            });
+            prop::collection::vec(rec, 0..40).prop_map(move |rs| ContextLog {
+                version: 1,
+                start_unix_us: start,
+                defs: defs.clone(),
+                records: rs
+                    .into_iter()
+                    .map(|(log_id, delta_us, value)| Record {
+                        log_id,
+                        delta_us,
+                        value,
+                    })
+                    .collect(),
+            })
         })
-    })
 }
 
 proptest! {

@@ -34,9 +34,11 @@ fn generate(records: u32) -> Vec<u8> {
         if stacks[t].len() < 30 && x % 2 == 0 && depth_left > stacks.iter().map(Vec::len).sum::<usize>() + 1 {
             let m = ((x >> 8) % 500) as u32;
             stacks[t].push(m);
-            w.write_record(t as u16 + 1, (m + 1) << 2, CallKind::Enter, wall / 2, wall).unwrap();
+            w.write_record(t as u16 + 1, (m + 1) << 2, CallKind::Enter, wall / 2, wall)
+                .unwrap();
         } else if let Some(m) = stacks[t].pop() {
-            w.write_record(t as u16 + 1, (m + 1) << 2, CallKind::Exit, wall / 2, wall).unwrap();
+            w.write_record(t as u16 + 1, (m + 1) << 2, CallKind::Exit, wall / 2, wall)
+                .unwrap();
         }
     }
     w.finish().unwrap().into_inner()
@@ -47,8 +49,12 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("dmtrace-read-200k-dual");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(20);
-    g.bench_function("tracekit", |b| b.iter(|| tracekit_dmtrace::read_bytes(black_box(&bytes)).unwrap()));
-    g.bench_function("android_trace_log", |b| b.iter(|| android_trace_log::parse(black_box(&bytes)).unwrap().events.len()));
+    g.bench_function("tracekit", |b| {
+        b.iter(|| tracekit_dmtrace::read_bytes(black_box(&bytes)).unwrap())
+    });
+    g.bench_function("android_trace_log", |b| {
+        b.iter(|| android_trace_log::parse(black_box(&bytes)).unwrap().events.len())
+    });
     g.finish();
 }
 

@@ -14,13 +14,30 @@ const MAX_DEPTH: usize = 40;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let out = args.next().ok_or("usage: gen_dmtrace OUT [RECORDS] [dual|wall|thread-cpu]")?;
+    let out = args
+        .next()
+        .ok_or("usage: gen_dmtrace OUT [RECORDS] [dual|wall|thread-cpu]")?;
     let records: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(10_000_000);
     let clocks = Clocks::from_name(&args.next().unwrap_or_else(|| "dual".into())).ok_or("bad clock")?;
     let mut info = TraceInfo::new(clocks);
     info.start_unix_us = 1_700_000_000_000_000;
-    info.properties = vec![("clock-call-overhead-nsec".into(), "150".into()), ("vm".into(), "art".into()), ("pid".into(), "4242".into())];
-    info.threads = (1..=THREADS).map(|t| (t, if t == 1 { "main".to_string() } else { format!("worker-{t}") })).collect();
+    info.properties = vec![
+        ("clock-call-overhead-nsec".into(), "150".into()),
+        ("vm".into(), "art".into()),
+        ("pid".into(), "4242".into()),
+    ];
+    info.threads = (1..=THREADS)
+        .map(|t| {
+            (
+                t,
+                if t == 1 {
+                    "main".to_string()
+                } else {
+                    format!("worker-{t}")
+                },
+            )
+        })
+        .collect();
     info.methods = (0..METHODS)
         .map(|i| MethodLine {
             id: (i + 1) << 2,
@@ -54,14 +71,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu[thread] += (r >> 24) % (step + 1);
         let stack = &mut stacks[thread];
         let room = records - written;
-        let enter = stack.len() < MAX_DEPTH && (stack.is_empty() || (r >> 30) % 100 < 52) && room > stack.len() as u64 + 1;
+        let enter =
+            stack.len() < MAX_DEPTH && (stack.is_empty() || (r >> 30) % 100 < 52) && room > stack.len() as u64 + 1;
         let tid = thread as u16 + 1;
         if enter {
             let m = ((r >> 34) % u64::from(METHODS)) as u32;
             stack.push(m);
             w.write_record(tid, (m + 1) << 2, CallKind::Enter, cpu[thread], wall)?;
         } else if let Some(m) = stack.pop() {
-            let kind = if (r >> 40) % 500 == 0 { CallKind::Unwind } else { CallKind::Exit };
+            let kind = if (r >> 40) % 500 == 0 {
+                CallKind::Unwind
+            } else {
+                CallKind::Exit
+            };
             w.write_record(tid, (m + 1) << 2, kind, cpu[thread], wall)?;
         } else {
             continue;

@@ -90,11 +90,17 @@ impl Builder {
     pub(crate) fn new(keys: &KeySection, clocks: Clocks, start_unix_us: u64) -> Builder {
         let mut session = Session::new("", clocks);
         session.anchor_unix_ns = i64::try_from(u128::from(start_unix_us) * 1000).ok();
-        session.duration_ns = keys.property("elapsed-time-usec").and_then(|v| v.trim().parse::<u64>().ok()).map(|us| us.saturating_mul(1000));
+        session.duration_ns = keys
+            .property("elapsed-time-usec")
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|us| us.saturating_mul(1000));
         session.properties = keys.properties.clone();
         let pid = keys.property("pid").and_then(|v| v.trim().parse::<u32>().ok());
         if let Some(pid) = pid {
-            session.processes.push(Process { pid, name: String::new() });
+            session.processes.push(Process {
+                pid,
+                name: String::new(),
+            });
         }
         if keys.property("data-file-overflow").map(str::trim) == Some("true") {
             session.note_repair(repair::DATA_FILE_OVERFLOW, 1, "the recorder's buffer overflowed (data-file-overflow=true): records stop early and open calls were closed at the end");
@@ -105,7 +111,10 @@ impl Builder {
             has_cpu: clocks.thread_cpu,
             has_wall: clocks.wall,
             pid,
-            thread_of_tid: vec![NO_THREAD; 1 << 16].into_boxed_slice().try_into().expect("65536 slots"),
+            thread_of_tid: vec![NO_THREAD; 1 << 16]
+                .into_boxed_slice()
+                .try_into()
+                .expect("65536 slots"),
             threads: Vec::new(),
             methods: IdMap::with_max_id(max_id),
             wall: Unwrap::default(),
@@ -113,15 +122,18 @@ impl Builder {
             tid_records: Vec::new(),
         };
         for m in &keys.methods {
-            b.add_method(m.id, Method {
-                class: m.class.clone(),
-                name: m.name.clone(),
-                signature: m.signature.clone(),
-                source_file: m.source_file.clone(),
-                line: m.line,
-                module: None,
-                address: Some(u64::from(m.id)),
-            });
+            b.add_method(
+                m.id,
+                Method {
+                    class: m.class.clone(),
+                    name: m.name.clone(),
+                    signature: m.signature.clone(),
+                    source_file: m.source_file.clone(),
+                    line: m.line,
+                    module: None,
+                    address: Some(u64::from(m.id)),
+                },
+            );
         }
         for (tid, name) in &keys.threads {
             b.add_thread(*tid, name.clone());
@@ -152,7 +164,11 @@ impl Builder {
                 return id;
             }
         }
-        let id = self.session.add_thread(Thread { tid, pid: self.pid, name });
+        let id = self.session.add_thread(Thread {
+            tid,
+            pid: self.pid,
+            name,
+        });
         if let Some(slot) = self.thread_of_tid.get_mut(tid as usize) {
             *slot = id.0 + 1;
         }
@@ -216,7 +232,8 @@ impl Builder {
         let tid = self.session.thread(id).tid as usize;
         let n = self.tid_records.get(tid).copied().unwrap_or(0) as usize;
         if n > 0 && self.session.calls(id).is_empty() {
-            self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
+            self.session
+                .set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
         }
     }
 
@@ -230,9 +247,21 @@ impl Builder {
         let tid = self.thread(r.tid);
         let method = self.method(r.word & !3);
         let (cpu_raw, wall_raw) = raw_times::<WALL, CPU>(r);
-        let wall_us = if WALL { self.wall.next(wall_raw, &mut self.counts.wraps_wall) } else { 0 };
+        let wall_us = if WALL {
+            self.wall.next(wall_raw, &mut self.counts.wraps_wall)
+        } else {
+            0
+        };
         let st = &mut self.threads[tid.0 as usize];
-        apply::<WALL, CPU>(st, self.session.calls_mut(tid), &mut self.counts, kind, method, wall_us, cpu_raw);
+        apply::<WALL, CPU>(
+            st,
+            self.session.calls_mut(tid),
+            &mut self.counts,
+            kind,
+            method,
+            wall_us,
+            cpu_raw,
+        );
     }
 
     /// Adds a method without a file id of 32 bits (the newer format names
@@ -244,7 +273,8 @@ impl Builder {
     /// Gives thread `id` room for `n` events (before its first event).
     pub(crate) fn reserve_thread(&mut self, id: ThreadId, n: usize) {
         if n > 0 && self.session.calls(id).is_empty() {
-            self.session.set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
+            self.session
+                .set_calls(id, CallColumns::with_capacity(n + SLACK, self.has_cpu));
         }
     }
 
@@ -291,14 +321,46 @@ impl Builder {
         }
         let c = &self.counts;
         let s = &mut self.session;
-        s.note_repair(repair::CLOCK_WRAP, c.wraps_wall + c.wraps_cpu, "32-bit µs clock deltas wrapped (every ~71.6 min) and were unwrapped");
-        s.note_repair(repair::EXIT_WITHOUT_ENTRY, c.exit_without_entry, "methods exited without an entry in the trace; an enter was synthesized at the thread's first timestamp");
-        s.note_repair(repair::MISMATCHED_EXIT, c.mismatched_exit, "exits did not match the innermost open method; the methods above the match were closed");
-        s.note_repair(repair::OPEN_AT_END, c.open_at_end, "methods were still running when tracing stopped; exits were synthesized at the thread's last timestamp");
-        s.note_repair(repair::UNKNOWN_METHOD, c.unknown_method, "records named method ids missing from *methods; placeholders named (0x<id>) were created");
-        s.note_repair(repair::UNKNOWN_THREAD, c.unknown_thread, "records named thread ids missing from *threads; threads named [<tid>] were created");
-        s.note_repair(repair::INVALID_ACTION, c.invalid_action, "records with the unused action value 3 were skipped");
-        s.note_repair(repair::TIME_BACKWARDS, c.time_backwards, "a thread's timestamps went backwards and were held at the previous value");
+        s.note_repair(
+            repair::CLOCK_WRAP,
+            c.wraps_wall + c.wraps_cpu,
+            "32-bit µs clock deltas wrapped (every ~71.6 min) and were unwrapped",
+        );
+        s.note_repair(
+            repair::EXIT_WITHOUT_ENTRY,
+            c.exit_without_entry,
+            "methods exited without an entry in the trace; an enter was synthesized at the thread's first timestamp",
+        );
+        s.note_repair(
+            repair::MISMATCHED_EXIT,
+            c.mismatched_exit,
+            "exits did not match the innermost open method; the methods above the match were closed",
+        );
+        s.note_repair(
+            repair::OPEN_AT_END,
+            c.open_at_end,
+            "methods were still running when tracing stopped; exits were synthesized at the thread's last timestamp",
+        );
+        s.note_repair(
+            repair::UNKNOWN_METHOD,
+            c.unknown_method,
+            "records named method ids missing from *methods; placeholders named (0x<id>) were created",
+        );
+        s.note_repair(
+            repair::UNKNOWN_THREAD,
+            c.unknown_thread,
+            "records named thread ids missing from *threads; threads named [<tid>] were created",
+        );
+        s.note_repair(
+            repair::INVALID_ACTION,
+            c.invalid_action,
+            "records with the unused action value 3 were skipped",
+        );
+        s.note_repair(
+            repair::TIME_BACKWARDS,
+            c.time_backwards,
+            "a thread's timestamps went backwards and were held at the previous value",
+        );
         self.session
     }
 
@@ -332,7 +394,11 @@ fn apply<const WALL: bool, const CPU: bool>(
     wall_us: u64,
     cpu_raw: u32,
 ) {
-    let cpu_ns = if CPU { st.cpu.next(cpu_raw, &mut counts.wraps_cpu).saturating_mul(1000) } else { 0 };
+    let cpu_ns = if CPU {
+        st.cpu.next(cpu_raw, &mut counts.wraps_cpu).saturating_mul(1000)
+    } else {
+        0
+    };
     place::<WALL, CPU>(st, calls, counts, kind, method, wall_us.saturating_mul(1000), cpu_ns);
 }
 
@@ -368,9 +434,24 @@ fn place<const WALL: bool, const CPU: bool>(
         calls.push(CallEvent::enter(method, ts, cpu));
     } else if st.stack.last() == Some(&method) {
         st.stack.pop();
-        calls.push(CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+        calls.push(CallEvent {
+            kind,
+            method,
+            ts_ns: ts,
+            cpu_ns: cpu,
+        });
     } else {
-        unmatched_exit(st, calls, counts, CallEvent { kind, method, ts_ns: ts, cpu_ns: cpu });
+        unmatched_exit(
+            st,
+            calls,
+            counts,
+            CallEvent {
+                kind,
+                method,
+                ts_ns: ts,
+                cpu_ns: cpu,
+            },
+        );
     }
 }
 

@@ -44,11 +44,18 @@ impl Error {
     }
 
     pub(crate) fn text(offset: u64, line: usize, message: impl Into<String>) -> Error {
-        Error::Text { offset, line, message: message.into() }
+        Error::Text {
+            offset,
+            line,
+            message: message.into(),
+        }
     }
 
     pub(crate) fn binary(offset: u64, message: impl Into<String>) -> Error {
-        Error::Binary { offset, message: message.into() }
+        Error::Binary {
+            offset,
+            message: message.into(),
+        }
     }
 }
 

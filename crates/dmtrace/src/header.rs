@@ -36,7 +36,10 @@ impl BinaryHeader {
         read_exact_or(r, &mut fixed, offset, "file ends inside the binary header")?;
         let magic = u32::from_le_bytes(fixed[0..4].try_into().expect("4 bytes"));
         if magic != MAGIC {
-            return Err(Error::binary(offset, format!("bad magic {magic:#010x}, expected {MAGIC:#010x} (\"SLOW\")")));
+            return Err(Error::binary(
+                offset,
+                format!("bad magic {magic:#010x}, expected {MAGIC:#010x} (\"SLOW\")"),
+            ));
         }
         let raw_version = u16::from_le_bytes([fixed[4], fixed[5]]);
         let streaming = raw_version & 0xF0 == STREAMING_FLAG;
@@ -46,16 +49,29 @@ impl BinaryHeader {
             let start_monotonic_ns = u64::from_le_bytes(fixed[6..14].try_into().expect("8 bytes"));
             let mut rest = [0u8; 16];
             read_exact_or(r, &mut rest, offset + 16, "file ends inside the binary header")?;
-            return Ok(BinaryHeader { version, streaming, data_offset: HEADER_LEN, start_unix_us: 0, record_size: 0, start_monotonic_ns });
+            return Ok(BinaryHeader {
+                version,
+                streaming,
+                data_offset: HEADER_LEN,
+                start_unix_us: 0,
+                record_size: 0,
+                start_monotonic_ns,
+            });
         }
         if !(1..=3).contains(&version) {
-            return Err(Error::binary(offset + 4, format!("unsupported trace version {raw_version:#x}")));
+            return Err(Error::binary(
+                offset + 4,
+                format!("unsupported trace version {raw_version:#x}"),
+            ));
         }
         let data_offset = u16::from_le_bytes([fixed[6], fixed[7]]);
         let start_unix_us = u64::from_le_bytes(fixed[8..16].try_into().expect("8 bytes"));
         let min_len = if version >= 3 { 18 } else { 16 };
         if data_offset < min_len {
-            return Err(Error::binary(offset + 6, format!("header length {data_offset} is shorter than {min_len}")));
+            return Err(Error::binary(
+                offset + 6,
+                format!("header length {data_offset} is shorter than {min_len}"),
+            ));
         }
         let mut record_size = 0;
         let mut rest = vec![0u8; usize::from(data_offset) - 16];
@@ -63,14 +79,25 @@ impl BinaryHeader {
         if version >= 3 {
             record_size = u16::from_le_bytes([rest[0], rest[1]]);
         }
-        Ok(BinaryHeader { version, streaming, data_offset, start_unix_us, record_size, start_monotonic_ns: 0 })
+        Ok(BinaryHeader {
+            version,
+            streaming,
+            data_offset,
+            start_unix_us,
+            record_size,
+            start_monotonic_ns: 0,
+        })
     }
 
     /// Serialises a 32-byte header.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN as usize] {
         let mut b = [0u8; HEADER_LEN as usize];
         b[0..4].copy_from_slice(&MAGIC.to_le_bytes());
-        let v = if self.streaming { self.version | STREAMING_FLAG } else { self.version };
+        let v = if self.streaming {
+            self.version | STREAMING_FLAG
+        } else {
+            self.version
+        };
         b[4..6].copy_from_slice(&v.to_le_bytes());
         b[6..8].copy_from_slice(&HEADER_LEN.to_le_bytes());
         b[8..16].copy_from_slice(&self.start_unix_us.to_le_bytes());
@@ -111,7 +138,11 @@ impl Layout {
                 format!("record size {record_size} is too small for {times} clock(s) (needs {needed})"),
             ));
         }
-        Ok(Layout { tid_bytes, times, record_size })
+        Ok(Layout {
+            tid_bytes,
+            times,
+            record_size,
+        })
     }
 
     /// Decodes one record from `b` (at least `record_size` bytes).
@@ -124,7 +155,11 @@ impl Layout {
         };
         let word = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
         let t1 = u32::from_le_bytes([rest[4], rest[5], rest[6], rest[7]]);
-        let t2 = if self.times > 1 { u32::from_le_bytes([rest[8], rest[9], rest[10], rest[11]]) } else { 0 };
+        let t2 = if self.times > 1 {
+            u32::from_le_bytes([rest[8], rest[9], rest[10], rest[11]])
+        } else {
+            0
+        };
         RawRecord { tid, word, t1, t2 }
     }
 }
@@ -161,7 +196,14 @@ mod tests {
 
     #[test]
     fn header_round_trip() {
-        let h = BinaryHeader { version: 3, streaming: true, data_offset: 32, start_unix_us: 1_700_000_000_000_000, record_size: 14, start_monotonic_ns: 0 };
+        let h = BinaryHeader {
+            version: 3,
+            streaming: true,
+            data_offset: 32,
+            start_unix_us: 1_700_000_000_000_000,
+            record_size: 14,
+            start_monotonic_ns: 0,
+        };
         let b = h.to_bytes();
         assert_eq!(&b[0..4], b"SLOW");
         assert_eq!(b[4], 0xF3);
@@ -171,7 +213,15 @@ mod tests {
     #[test]
     fn rejects_bad_headers() {
         assert!(BinaryHeader::read(&mut &b"SLOW"[..], 0).is_err());
-        let mut b = BinaryHeader { version: 3, streaming: false, data_offset: 32, start_unix_us: 0, record_size: 14, start_monotonic_ns: 0 }.to_bytes();
+        let mut b = BinaryHeader {
+            version: 3,
+            streaming: false,
+            data_offset: 32,
+            start_unix_us: 0,
+            record_size: 14,
+            start_monotonic_ns: 0,
+        }
+        .to_bytes();
         b[4] = 9;
         assert!(BinaryHeader::read(&mut &b[..], 0).is_err());
         b[4] = 3;
@@ -181,13 +231,32 @@ mod tests {
 
     #[test]
     fn layouts() {
-        let h = BinaryHeader { version: 1, streaming: false, data_offset: 32, start_unix_us: 0, record_size: 0, start_monotonic_ns: 0 };
+        let h = BinaryHeader {
+            version: 1,
+            streaming: false,
+            data_offset: 32,
+            start_unix_us: 0,
+            record_size: 0,
+            start_monotonic_ns: 0,
+        };
         let l = Layout::new(&h, 1, 0).unwrap();
         assert_eq!(l.record_size, 9);
         let r = l.decode(&[7, 0x05, 0x10, 0, 0, 100, 0, 0, 0]);
-        assert_eq!(r, RawRecord { tid: 7, word: 0x1005, t1: 100, t2: 0 });
+        assert_eq!(
+            r,
+            RawRecord {
+                tid: 7,
+                word: 0x1005,
+                t1: 100,
+                t2: 0
+            }
+        );
         assert!(Layout::new(&h, 2, 0).is_err());
-        let h3 = BinaryHeader { version: 3, record_size: 12, ..h };
+        let h3 = BinaryHeader {
+            version: 3,
+            record_size: 12,
+            ..h
+        };
         assert!(Layout::new(&h3, 2, 0).is_err());
     }
 }

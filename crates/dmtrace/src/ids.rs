@@ -41,8 +41,15 @@ impl IdMap {
     /// A map whose dense part covers ids up to `max_id`, when that is small.
     pub(crate) fn with_max_id(max_id: u32) -> IdMap {
         let slots = (max_id as usize >> 2) + 1;
-        let dense = if slots <= DENSE_LIMIT { vec![NONE; slots] } else { Vec::new() };
-        IdMap { dense, sparse: HashMap::default() }
+        let dense = if slots <= DENSE_LIMIT {
+            vec![NONE; slots]
+        } else {
+            Vec::new()
+        };
+        IdMap {
+            dense,
+            sparse: HashMap::default(),
+        }
     }
 
     #[inline(always)]

@@ -64,7 +64,11 @@ pub(crate) struct KeyParser {
 
 impl KeyParser {
     pub(crate) fn new() -> KeyParser {
-        KeyParser { part: Part::Start, keys: KeySection::default(), line_no: 0 }
+        KeyParser {
+            part: Part::Start,
+            keys: KeySection::default(),
+            line_no: 0,
+        }
     }
 
     /// Feeds one line (without its `\n`). Returns true after `*end`.
@@ -97,12 +101,16 @@ impl KeyParser {
         match self.part {
             Part::Start => unreachable!("handled above"),
             Part::VersionNumber => {
-                self.keys.version =
-                    line.trim().parse().map_err(|_| err(format!("bad version number `{}`", line.trim())))?;
+                self.keys.version = line
+                    .trim()
+                    .parse()
+                    .map_err(|_| err(format!("bad version number `{}`", line.trim())))?;
                 self.part = Part::Options;
             }
             Part::Options => {
-                let (k, v) = line.split_once('=').ok_or_else(|| err(format!("expected key=value, found `{line}`")))?;
+                let (k, v) = line
+                    .split_once('=')
+                    .ok_or_else(|| err(format!("expected key=value, found `{line}`")))?;
                 self.keys.properties.push((k.trim().to_owned(), v.trim().to_owned()));
             }
             Part::Threads => {
@@ -153,7 +161,14 @@ pub(crate) fn parse_method_line(line: &str) -> Option<MethodLine> {
     let signature = fields.next().unwrap_or("").to_owned();
     let source_file = fields.next().filter(|f| !f.is_empty()).map(str::to_owned);
     let line_no = fields.next().and_then(|l| l.trim().parse().ok());
-    Some(MethodLine { id: id & !3, class, name, signature, source_file, line: line_no })
+    Some(MethodLine {
+        id: id & !3,
+        class,
+        name,
+        signature,
+        source_file,
+        line: line_no,
+    })
 }
 
 /// Reads the key section from `r`, advancing `pos` by the bytes consumed.
@@ -165,20 +180,32 @@ pub(crate) fn read_key_section<R: BufRead>(r: &mut R, pos: &mut u64) -> Result<K
         buf.clear();
         let n = read_line_limited(r, &mut buf)?;
         if n == 0 {
-            return Err(Error::text(start, parser.line_no + 1, "file ends inside the key section (no `*end`)"));
+            return Err(Error::text(
+                start,
+                parser.line_no + 1,
+                "file ends inside the key section (no `*end`)",
+            ));
         }
         *pos += n as u64;
         let ended_with_newline = buf.last() == Some(&b'\n');
         if ended_with_newline {
             buf.pop();
         } else if buf.len() >= MAX_LINE {
-            return Err(Error::text(start, parser.line_no + 1, "line too long for a trace key section"));
+            return Err(Error::text(
+                start,
+                parser.line_no + 1,
+                "line too long for a trace key section",
+            ));
         }
         if parser.line(&buf, start)? {
             return Ok(parser.finish());
         }
         if !ended_with_newline {
-            return Err(Error::text(start, parser.line_no, "file ends inside the key section (no `*end`)"));
+            return Err(Error::text(
+                start,
+                parser.line_no,
+                "file ends inside the key section (no `*end`)",
+            ));
         }
     }
 }
@@ -224,7 +251,15 @@ fn read_line_limited<R: BufRead>(r: &mut R, out: &mut Vec<u8>) -> Result<usize> 
 
 /// Writes one `*methods` line.
 pub(crate) fn write_method_line<W: Write>(w: &mut W, m: &MethodLine) -> std::io::Result<()> {
-    write!(w, "{:#x}\t{}\t{}\t{}\t{}", m.id, m.class, m.name, m.signature, m.source_file.as_deref().unwrap_or(""))?;
+    write!(
+        w,
+        "{:#x}\t{}\t{}\t{}\t{}",
+        m.id,
+        m.class,
+        m.name,
+        m.signature,
+        m.source_file.as_deref().unwrap_or("")
+    )?;
     if let Some(line) = m.line {
         write!(w, "\t{line}")?;
     }

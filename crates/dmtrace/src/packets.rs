@@ -89,7 +89,9 @@ pub(crate) fn read_packets<I: Input>(input: &mut I, pos: u64, header: BinaryHead
             id
         });
         decode_block(&blk, clocks, |word, wall_ns, cpu_ns| {
-            let Some(kind) = CallKind::from_bits(word as u32) else { return };
+            let Some(kind) = CallKind::from_bits(word as u32) else {
+                return;
+            };
             let ptr = word & !3;
             let method = *methods.entry(ptr).or_insert_with(|| {
                 unknown.1 += 1;
@@ -108,18 +110,35 @@ pub(crate) fn read_packets<I: Input>(input: &mut I, pos: u64, header: BinaryHead
             decode(blk, &mut b)?;
         }
     }
-    b.note(repair::UNKNOWN_THREAD, unknown.0, "records named thread ids missing from the thread packets; threads named [<tid>] were created");
-    b.note(repair::UNKNOWN_METHOD, unknown.1, "records named method ids missing from the method packets; placeholders named (0x<id>) were created");
+    b.note(
+        repair::UNKNOWN_THREAD,
+        unknown.0,
+        "records named thread ids missing from the thread packets; threads named [<tid>] were created",
+    );
+    b.note(
+        repair::UNKNOWN_METHOD,
+        unknown.1,
+        "records named method ids missing from the method packets; placeholders named (0x<id>) were created",
+    );
     if meta.truncated {
-        b.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a packet; the partial packet was dropped");
+        b.note(
+            repair::TRUNCATED_RECORD,
+            1,
+            "the file ends inside a packet; the partial packet was dropped",
+        );
     }
     if meta.summary.is_none() {
-        b.note(repair::MISSING_SUMMARY, 1, "the trace has no summary packet (tracing did not stop cleanly); defaults were used for its keys");
+        b.note(
+            repair::MISSING_SUMMARY,
+            1,
+            "the trace has no summary packet (tracing did not stop cleanly); defaults were used for its keys",
+        );
     }
     let mut s = b.finish();
     s.anchor_unix_ns = None;
     s.duration_ns = keys.property("elapsed-time-nsec").and_then(|v| v.trim().parse().ok());
-    s.properties.push(("start-monotonic-nsec".into(), header.start_monotonic_ns.to_string()));
+    s.properties
+        .push(("start-monotonic-nsec".into(), header.start_monotonic_ns.to_string()));
     Ok(s)
 }
 
@@ -145,7 +164,12 @@ fn scan<R: BufRead>(r: &mut R, base: u64, mut on_block: impl FnMut(Block) -> Res
             meta.truncated = true;
             return Ok(meta);
         }
-        let le = |from: usize, len: usize| head[from..from + len].iter().rev().fold(0u64, |a, &b| (a << 8) | u64::from(b));
+        let le = |from: usize, len: usize| {
+            head[from..from + len]
+                .iter()
+                .rev()
+                .fold(0u64, |a, &b| (a << 8) | u64::from(b))
+        };
         let len = match head[0] {
             THREAD => le(5, 2),
             METHOD => le(9, 2),
@@ -160,7 +184,9 @@ fn scan<R: BufRead>(r: &mut R, base: u64, mut on_block: impl FnMut(Block) -> Res
         }
         let body_at = off + fixed as u64;
         match head[0] {
-            THREAD => meta.threads.push((le(1, 4) as u32, String::from_utf8_lossy(&body).into_owned())),
+            THREAD => meta
+                .threads
+                .push((le(1, 4) as u32, String::from_utf8_lossy(&body).into_owned())),
             METHOD => {
                 let text = String::from_utf8_lossy(&body);
                 let mut f = text.trim_end_matches(['\n', '\r']).split('\t');
@@ -175,12 +201,19 @@ fn scan<R: BufRead>(r: &mut R, base: u64, mut on_block: impl FnMut(Block) -> Res
                 let count = le(5, 3) as u32;
                 // Reserve only what the bytes can hold (a record takes two bytes at least).
                 *meta.records.entry(tid).or_default() += u64::from(count).min(body.len() as u64 / 2);
-                on_block(Block { tid, count, bytes: body, at: body_at })?;
+                on_block(Block {
+                    tid,
+                    count,
+                    bytes: body,
+                    at: body_at,
+                })?;
             }
-            _ => meta.summary = Some(parse_key_text(&body, body_at).map_err(|e| match e {
-                Error::Text { offset, message, .. } => Error::binary(offset, message),
-                other => other,
-            })?),
+            _ => {
+                meta.summary = Some(parse_key_text(&body, body_at).map_err(|e| match e {
+                    Error::Text { offset, message, .. } => Error::binary(offset, message),
+                    other => other,
+                })?)
+            }
         }
         off = body_at + len;
     }

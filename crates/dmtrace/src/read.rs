@@ -74,7 +74,10 @@ pub fn read_path(path: impl AsRef<Path>) -> Result<Session> {
     let path = path.as_ref();
     let mut input = BufReader::with_capacity(64 * 1024, File::open(path)?);
     let mut s = read_input(&mut input)?;
-    s.name = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    s.name = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     Ok(s)
 }
 
@@ -92,7 +95,11 @@ pub fn read<R: Read>(reader: R) -> Result<Session> {
 pub(crate) fn read_input<I: Input>(input: &mut I) -> Result<Session> {
     let mut pos = 0u64;
     let starts_binary = input.fill_buf()?.starts_with(b"SLOW");
-    let keys = if starts_binary { None } else { Some(read_key_section(input, &mut pos)?) };
+    let keys = if starts_binary {
+        None
+    } else {
+        Some(read_key_section(input, &mut pos)?)
+    };
     let header_at = pos;
     let header = BinaryHeader::read(input, header_at)?;
     pos += u64::from(header.data_offset);
@@ -112,7 +119,11 @@ pub(crate) fn read_input<I: Input>(input: &mut I) -> Result<Session> {
         _ => second_pass::<I, false, true>(input, &mut builder, pos, layout)?,
     };
     if trailing > 0 {
-        builder.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a record; the partial record was dropped");
+        builder.note(
+            repair::TRUNCATED_RECORD,
+            1,
+            "the file ends inside a record; the partial record was dropped",
+        );
     }
     Ok(builder.finish())
 }
@@ -199,10 +210,18 @@ pub(crate) fn decode_slice(bytes: &[u8], layout: Layout, f: &mut impl FnMut(RawR
 #[inline(always)]
 fn decode_chunk<const TID: usize, const TIMES: usize>(chunk: &[u8], size: usize, f: &mut impl FnMut(RawRecord)) {
     for c in chunk.chunks_exact(size) {
-        let tid = if TID == 1 { u16::from(c[0]) } else { u16::from_le_bytes([c[0], c[1]]) };
+        let tid = if TID == 1 {
+            u16::from(c[0])
+        } else {
+            u16::from_le_bytes([c[0], c[1]])
+        };
         let word = u32::from_le_bytes([c[TID], c[TID + 1], c[TID + 2], c[TID + 3]]);
         let t1 = u32::from_le_bytes([c[TID + 4], c[TID + 5], c[TID + 6], c[TID + 7]]);
-        let t2 = if TIMES == 2 { u32::from_le_bytes([c[TID + 8], c[TID + 9], c[TID + 10], c[TID + 11]]) } else { 0 };
+        let t2 = if TIMES == 2 {
+            u32::from_le_bytes([c[TID + 8], c[TID + 9], c[TID + 10], c[TID + 11]])
+        } else {
+            0
+        };
         f(RawRecord { tid, word, t1, t2 });
     }
 }

@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use crate::header::{BinaryHeader, Layout, RawRecord};
 use crate::keys::{parse_key_text, parse_method_line, KeySection, MethodLine};
 use crate::read::clocks_of;
-use crate::repair;
 use crate::read::Input;
+use crate::repair;
 use std::io::{BufRead, Read};
 use tracekit_model::{Clocks, Method, Session};
 
@@ -33,8 +33,17 @@ struct Meta {
 /// packets and counts records and a second builds the session, so memory
 /// stays the model's; otherwise the records are held until the summary
 /// (which says the clock) has been read.
-pub(crate) fn read_streaming<I: Input>(input: &mut I, pos: u64, header: BinaryHeader, prefix_keys: Option<KeySection>) -> Result<Session> {
-    let times = if header.version >= 3 && header.record_size >= 14 { 2 } else { 1 };
+pub(crate) fn read_streaming<I: Input>(
+    input: &mut I,
+    pos: u64,
+    header: BinaryHeader,
+    prefix_keys: Option<KeySection>,
+) -> Result<Session> {
+    let times = if header.version >= 3 && header.record_size >= 14 {
+        2
+    } else {
+        1
+    };
     let layout = Layout::new(&header, times, pos)?;
     let mut per_tid = vec![0u32; 1 << 16];
     let rewindable = input.rewind_to(pos)?;
@@ -71,10 +80,18 @@ pub(crate) fn read_streaming<I: Input>(input: &mut I, pos: u64, header: BinaryHe
         held.into_iter().for_each(|r| b.record(r));
     }
     if meta.truncated {
-        b.note(repair::TRUNCATED_RECORD, 1, "the file ends inside a record or packet; the partial data was dropped");
+        b.note(
+            repair::TRUNCATED_RECORD,
+            1,
+            "the file ends inside a record or packet; the partial data was dropped",
+        );
     }
     if missing_summary {
-        b.note(repair::MISSING_SUMMARY, 1, "the streaming trace has no summary packet (tracing did not stop cleanly); defaults were used for its keys");
+        b.note(
+            repair::MISSING_SUMMARY,
+            1,
+            "the streaming trace has no summary packet (tracing did not stop cleanly); defaults were used for its keys",
+        );
     }
     Ok(b.finish())
 }
@@ -114,7 +131,10 @@ fn scan<R: BufRead>(r: &mut R, base: u64, layout: Layout, mut on_record: impl Fn
             meta.truncated = true;
             return Ok(meta);
         }
-        let len = rec[len_at..len_at + len_bytes].iter().rev().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        let len = rec[len_at..len_at + len_bytes]
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
         let mut text = Vec::new();
         r.by_ref().take(len).read_to_end(&mut text)?;
         if (text.len() as u64) < len {
@@ -131,7 +151,8 @@ fn scan<R: BufRead>(r: &mut R, base: u64, layout: Layout, mut on_record: impl Fn
             }
             OP_THREAD => {
                 let tid = u16::from_le_bytes([rec[3], rec[4]]);
-                meta.threads.push((u32::from(tid), String::from_utf8_lossy(&text).into_owned()));
+                meta.threads
+                    .push((u32::from(tid), String::from_utf8_lossy(&text).into_owned()));
             }
             _ => meta.summary = Some(parse_key_text(&text, text_at)?),
         }

@@ -55,7 +55,10 @@ impl TraceInfo {
 
     fn record_layout(&self) -> Result<(usize, usize)> {
         if !(1..=3).contains(&self.version) {
-            return Err(Error::Unwritable(format!("version {} (only 1, 2 and 3 are written)", self.version)));
+            return Err(Error::Unwritable(format!(
+                "version {} (only 1, 2 and 3 are written)",
+                self.version
+            )));
         }
         if !self.clocks.wall && !self.clocks.thread_cpu {
             return Err(Error::Unwritable("a trace needs at least one clock".into()));
@@ -77,7 +80,13 @@ fn write_keys<W: Write>(w: &mut W, info: &TraceInfo, counts: Option<(u64, u64)>)
         Some(v) => v.to_string(),
         None => "0".repeat(PAD_DIGITS),
     };
-    write!(text, "*version\n{}\ndata-file-overflow={}\nclock={}\n", info.version, info.data_file_overflow, info.clocks.name())?;
+    write!(
+        text,
+        "*version\n{}\ndata-file-overflow={}\nclock={}\n",
+        info.version,
+        info.data_file_overflow,
+        info.clocks.name()
+    )?;
     text.extend_from_slice(b"elapsed-time-usec=");
     let elapsed_at = text.len() as u64;
     writeln!(text, "{}", num(counts.map(|c| c.0)))?;
@@ -96,7 +105,10 @@ fn write_keys<W: Write>(w: &mut W, info: &TraceInfo, counts: Option<(u64, u64)>)
     text.extend_from_slice(b"*methods\n");
     for m in &info.methods {
         if m.id & 3 != 0 {
-            return Err(Error::Unwritable(format!("method id {:#x} has its low two bits set", m.id)));
+            return Err(Error::Unwritable(format!(
+                "method id {:#x} has its low two bits set",
+                m.id
+            )));
         }
         let clean = MethodLine {
             class: sanitize(&m.class),
@@ -163,7 +175,10 @@ impl<W: Write + Seek> TraceWriter<W> {
             start,
             elapsed_at,
             count_at,
-            enc: RecordEncoder { tid_bytes, clocks: info.clocks },
+            enc: RecordEncoder {
+                tid_bytes,
+                clocks: info.clocks,
+            },
             records: 0,
             max_time_us: 0,
         })
@@ -173,16 +188,28 @@ impl<W: Write + Seek> TraceWriter<W> {
     /// zero); `cpu_us` is the thread's CPU time since its first reading and
     /// `wall_us` the time since the trace start (the clock the file lacks is
     /// ignored). Values are stored as the format's wrapping 32-bit µs.
-    pub fn write_record(&mut self, tid: u16, method_id: u32, action: CallKind, cpu_us: u64, wall_us: u64) -> Result<()> {
+    pub fn write_record(
+        &mut self,
+        tid: u16,
+        method_id: u32,
+        action: CallKind,
+        cpu_us: u64,
+        wall_us: u64,
+    ) -> Result<()> {
         if method_id & 3 != 0 {
-            return Err(Error::Unwritable(format!("method id {method_id:#x} has its low two bits set")));
+            return Err(Error::Unwritable(format!(
+                "method id {method_id:#x} has its low two bits set"
+            )));
         }
         if self.enc.tid_bytes == 1 && tid > 255 {
             return Err(Error::Unwritable(format!("thread id {tid} does not fit version 1")));
         }
-        self.enc.write(&mut self.out, tid, method_id | action as u32, cpu_us, wall_us)?;
+        self.enc
+            .write(&mut self.out, tid, method_id | action as u32, cpu_us, wall_us)?;
         self.records += 1;
-        self.max_time_us = self.max_time_us.max(if self.enc.clocks.wall { wall_us } else { cpu_us });
+        self.max_time_us = self
+            .max_time_us
+            .max(if self.enc.clocks.wall { wall_us } else { cpu_us });
         Ok(())
     }
 
@@ -271,7 +298,8 @@ pub fn write<W: Write>(session: &Session, out: W) -> Result<()> {
         }
     }
     for t in &session.threads {
-        let tid = u16::try_from(t.tid).map_err(|_| Error::Unwritable(format!("thread id {} does not fit 16 bits", t.tid)))?;
+        let tid =
+            u16::try_from(t.tid).map_err(|_| Error::Unwritable(format!("thread id {} does not fit 16 bits", t.tid)))?;
         let name = if t.name.is_empty() { t.label() } else { t.name.clone() };
         info.threads.push((tid, name));
     }
@@ -279,7 +307,12 @@ pub fn write<W: Write>(session: &Session, out: W) -> Result<()> {
     for (_, t, calls) in session.thread_calls() {
         if let Some(&w) = calls.columns().0.iter().max_by_key(|&&w| w >> 2) {
             if (w >> 2) as usize >= ids.len() {
-                return Err(Error::Unwritable(format!("thread {} calls method {} but the session has {} methods", t.tid, w >> 2, ids.len())));
+                return Err(Error::Unwritable(format!(
+                    "thread {} calls method {} but the session has {} methods",
+                    t.tid,
+                    w >> 2,
+                    ids.len()
+                )));
             }
         }
     }
@@ -295,14 +328,26 @@ pub fn write<W: Write>(session: &Session, out: W) -> Result<()> {
     }
     let (_, record_size) = info.record_layout()?;
     let records = session.call_event_count() as u64;
-    let elapsed_us = session.duration_ns.map(|d| d / 1000).unwrap_or_else(|| session.time_span().map_or(0, |(_, hi)| hi / 1000));
+    let elapsed_us = session
+        .duration_ns
+        .map(|d| d / 1000)
+        .unwrap_or_else(|| session.time_span().map_or(0, |(_, hi)| hi / 1000));
     let mut out = BufWriter::with_capacity(1 << 16, out);
     write_keys(&mut out, &info, Some((elapsed_us, records)))?;
     out.write_all(&header(&info, record_size).to_bytes())?;
-    let enc = RecordEncoder { tid_bytes: 2, clocks: session.clocks };
+    let enc = RecordEncoder {
+        tid_bytes: 2,
+        clocks: session.clocks,
+    };
     for_each_in_time_order(session, |thread, e| {
         let cpu_us = e.cpu_ns.unwrap_or(e.ts_ns) / 1000;
-        enc.write(&mut out, info.threads[thread].0, ids[e.method.0 as usize] | e.kind as u32, cpu_us, e.ts_ns / 1000)
+        enc.write(
+            &mut out,
+            info.threads[thread].0,
+            ids[e.method.0 as usize] | e.kind as u32,
+            cpu_us,
+            e.ts_ns / 1000,
+        )
     })?;
     out.flush()?;
     Ok(())

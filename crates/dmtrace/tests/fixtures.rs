@@ -6,14 +6,23 @@ use tracekit_dmtrace::{read_path, repair, write};
 use tracekit_model::{CallEvent, CallKind, Clocks, Session, ThreadId};
 
 fn fixture(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 /// Events of a thread as (kind, qualified method name, ts µs, cpu µs).
 fn events(s: &Session, t: u32) -> Vec<(CallKind, String, u64, Option<u64>)> {
     s.calls(ThreadId(t))
         .iter()
-        .map(|e: CallEvent| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns / 1000, e.cpu_ns.map(|c| c / 1000)))
+        .map(|e: CallEvent| {
+            (
+                e.kind,
+                s.methods.get(e.method).qualified_name(),
+                e.ts_ns / 1000,
+                e.cpu_ns.map(|c| c / 1000),
+            )
+        })
         .collect()
 }
 
@@ -33,13 +42,28 @@ fn version_1_nine_byte_records() {
     assert_eq!(s.clocks, Clocks::THREAD_CPU);
     assert_eq!(s.anchor_unix_ns, Some(1_300_000_000_000_000_000));
     assert_eq!(s.duration_ns, Some(2_000_000));
-    assert_eq!(s.threads.iter().map(|t| (t.tid, t.name.as_str())).collect::<Vec<_>>(), vec![(1, "main"), (3, "worker")]);
+    assert_eq!(
+        s.threads.iter().map(|t| (t.tid, t.name.as_str())).collect::<Vec<_>>(),
+        vec![(1, "main"), (3, "worker")]
+    );
     let run = s.methods.get(s.methods.find("java.lang.Thread.run")[0]);
     assert_eq!(run.address, Some(0x4001_a2c8));
     assert_eq!(run.source_file.as_deref(), Some("Thread.java"));
     assert_eq!(run.line, Some(100));
-    assert_eq!(events(&s, 0), vec![(E, "java.lang.Thread.run".into(), 10, Some(10)), (X, "java.lang.Thread.run".into(), 30, Some(30))]);
-    assert_eq!(events(&s, 1), vec![(E, "com.ex.Work.step".into(), 5, Some(5)), (X, "com.ex.Work.step".into(), 25, Some(25))]);
+    assert_eq!(
+        events(&s, 0),
+        vec![
+            (E, "java.lang.Thread.run".into(), 10, Some(10)),
+            (X, "java.lang.Thread.run".into(), 30, Some(30))
+        ]
+    );
+    assert_eq!(
+        events(&s, 1),
+        vec![
+            (E, "com.ex.Work.step".into(), 5, Some(5)),
+            (X, "com.ex.Work.step".into(), 25, Some(25))
+        ]
+    );
     assert!(s.repairs.is_empty(), "{:?}", s.repairs);
 }
 
@@ -64,7 +88,10 @@ fn version_2_wall_clock_with_repairs() {
     // Thread 7 is not in *threads and method 0x40 not in *methods.
     assert_eq!(s.threads[1].tid, 7);
     assert_eq!(s.threads[1].name, "[7]");
-    assert_eq!(events(&s, 1), vec![(E, "(0x40)".into(), 250, None), (X, "(0x40)".into(), 250, None)]);
+    assert_eq!(
+        events(&s, 1),
+        vec![(E, "(0x40)".into(), 250, None), (X, "(0x40)".into(), 250, None)]
+    );
     assert_eq!(
         repairs(&s),
         vec![
@@ -119,7 +146,13 @@ fn version_3_dual_clock_reads_and_writes_byte_for_byte() {
             (X, "com.ex.App.run".into(), 90, Some(12)),
         ]
     );
-    assert_eq!(events(&s, 1), vec![(E, "com.ex.App.draw".into(), 15, Some(0)), (X, "com.ex.App.draw".into(), 60, Some(30))]);
+    assert_eq!(
+        events(&s, 1),
+        vec![
+            (E, "com.ex.App.draw".into(), 15, Some(0)),
+            (X, "com.ex.App.draw".into(), 60, Some(30))
+        ]
+    );
     assert_eq!(s.threads[1].name, "RenderThread");
     assert!(s.repairs.is_empty());
     let mut out = Vec::new();
@@ -145,7 +178,10 @@ fn art_streaming_dual_clock() {
         ]
     );
     let m = s.methods.get(s.methods.find("com.ex.A.n")[0]);
-    assert_eq!((m.address, m.source_file.as_deref(), m.line), (Some(8), Some("A.java"), None));
+    assert_eq!(
+        (m.address, m.source_file.as_deref(), m.line),
+        (Some(8), Some("A.java"), None)
+    );
     assert!(s.repairs.is_empty(), "{:?}", s.repairs);
 }
 
@@ -194,11 +230,19 @@ fn version_5_dual_clock_new_format() {
     assert_eq!(s.clocks, Clocks::DUAL);
     // The newer format starts on the monotonic clock, not the Unix epoch.
     assert_eq!(s.anchor_unix_ns, None);
-    assert!(s.properties.contains(&("start-monotonic-nsec".into(), "123456789000".into())));
+    assert!(s
+        .properties
+        .contains(&("start-monotonic-nsec".into(), "123456789000".into())));
     assert_eq!(s.duration_ns, Some(10_000));
-    assert_eq!((s.threads[0].tid, s.threads[0].name.as_str(), s.threads[0].pid), (4242, "main", Some(4242)));
+    assert_eq!(
+        (s.threads[0].tid, s.threads[0].name.as_str(), s.threads[0].pid),
+        (4242, "main", Some(4242))
+    );
     let ns = |t: u32| -> Vec<(CallKind, String, u64, Option<u64>)> {
-        s.calls(ThreadId(t)).iter().map(|e| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns, e.cpu_ns)).collect()
+        s.calls(ThreadId(t))
+            .iter()
+            .map(|e| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns, e.cpu_ns))
+            .collect()
     };
     assert_eq!(
         ns(0),
@@ -210,7 +254,10 @@ fn version_5_dual_clock_new_format() {
         ]
     );
     let draw = s.methods.get(s.methods.find("com.ex.A.draw")[0]);
-    assert_eq!((draw.address, draw.signature.as_str(), draw.source_file.as_deref()), (Some(0x7000_0000_1020), "(I)V", Some("A.java")));
+    assert_eq!(
+        (draw.address, draw.signature.as_str(), draw.source_file.as_deref()),
+        (Some(0x7000_0000_1020), "(I)V", Some("A.java"))
+    );
     assert!(s.repairs.is_empty(), "{:?}", s.repairs);
 }
 
@@ -220,15 +267,28 @@ fn version_4_wall_clock_streaming_new_format() {
     assert_eq!(s.clocks, Clocks::WALL);
     assert_eq!(s.duration_ns, Some(400));
     let ns = |t: u32| -> Vec<(CallKind, String, u64, Option<u64>)> {
-        s.calls(ThreadId(t)).iter().map(|e| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns, e.cpu_ns)).collect()
+        s.calls(ThreadId(t))
+            .iter()
+            .map(|e| (e.kind, s.methods.get(e.method).qualified_name(), e.ts_ns, e.cpu_ns))
+            .collect()
     };
     // Deltas restart in every block: the exit is at 300 ns, not 400.
-    assert_eq!(ns(0), vec![(E, "com.ex.B.m".into(), 100, None), (X, "com.ex.B.m".into(), 300, None)]);
+    assert_eq!(
+        ns(0),
+        vec![(E, "com.ex.B.m".into(), 100, None), (X, "com.ex.B.m".into(), 300, None)]
+    );
     assert_eq!(s.threads[1].name, "[99]");
-    assert_eq!(ns(1), vec![(E, "(0x5550)".into(), 350, None), (X, "(0x5550)".into(), 350, None)]);
+    assert_eq!(
+        ns(1),
+        vec![(E, "(0x5550)".into(), 350, None), (X, "(0x5550)".into(), 350, None)]
+    );
     assert_eq!(
         repairs(&s),
-        vec![(repair::OPEN_AT_END.into(), 1), (repair::UNKNOWN_METHOD.into(), 1), (repair::UNKNOWN_THREAD.into(), 1)]
+        vec![
+            (repair::OPEN_AT_END.into(), 1),
+            (repair::UNKNOWN_METHOD.into(), 1),
+            (repair::UNKNOWN_THREAD.into(), 1)
+        ]
     );
     // Both read paths agree (one-pass keeps the blocks until the summary).
     let bytes = std::fs::read(fixture("v4-wall-streaming.trace")).unwrap();

@@ -9,10 +9,19 @@ use tracekit_dmtrace::{read, read_bytes};
 
 fn dir_files(dir: &Path) -> Vec<Vec<u8>> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
-    files.into_iter().filter(|p| p.extension().map_or(true, |e| e != "py" && e != "md")).map(|p| std::fs::read(p).unwrap()).collect()
+    files
+        .into_iter()
+        .filter(|p| p.extension().map_or(true, |e| e != "py" && e != "md"))
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
 }
 
 fn seeds() -> Vec<Vec<u8>> {
@@ -31,7 +40,11 @@ fn check(bytes: &[u8]) {
             for (_, _, calls) in x.thread_calls() {
                 let mut depth = 0i64;
                 for e in calls.iter() {
-                    depth += if e.kind == tracekit_model::CallKind::Enter { 1 } else { -1 };
+                    depth += if e.kind == tracekit_model::CallKind::Enter {
+                        1
+                    } else {
+                        -1
+                    };
                     assert!(depth >= 0);
                 }
                 assert_eq!(depth, 0);
@@ -57,7 +70,11 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<usize>(), proptest::collection::vec(any::<u8>(), 1..16)).prop_map(|(i, v)| Mutation::Insert(i, v)),
         (any::<usize>(), 1usize..32).prop_map(|(i, n)| Mutation::Delete(i, n)),
         any::<usize>().prop_map(Mutation::Truncate),
-        (any::<usize>(), prop_oneof![Just(0u32), Just(u32::MAX), Just(0xF3), Just(3), any::<u32>()]).prop_map(|(i, v)| Mutation::Overwrite(i, v)),
+        (
+            any::<usize>(),
+            prop_oneof![Just(0u32), Just(u32::MAX), Just(0xF3), Just(3), any::<u32>()]
+        )
+            .prop_map(|(i, v)| Mutation::Overwrite(i, v)),
     ]
 }
 

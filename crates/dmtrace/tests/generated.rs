@@ -11,7 +11,9 @@ use tracekit_model::{CallKind, Clocks};
 fn generator() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap();
-    profile_dir.join("examples").join(format!("gen_dmtrace{}", std::env::consts::EXE_SUFFIX))
+    profile_dir
+        .join("examples")
+        .join(format!("gen_dmtrace{}", std::env::consts::EXE_SUFFIX))
 }
 
 #[test]
@@ -27,12 +29,23 @@ fn generated_traces_read_back_for_every_clock() {
         let s = read_path(&path).unwrap();
         assert_eq!(s.clocks, Clocks::from_name(clock).unwrap());
         assert!(s.repairs.is_empty(), "{:?}", s.repairs);
-        let stated: usize = s.properties.iter().find(|(k, _)| k == "num-method-calls").unwrap().1.parse().unwrap();
+        let stated: usize = s
+            .properties
+            .iter()
+            .find(|(k, _)| k == "num-method-calls")
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
         assert_eq!(s.call_event_count(), stated);
         assert!(stated >= 50_000);
         assert_eq!(s.threads.len(), 8);
         assert_eq!(s.processes[0].pid, 4242);
-        let unwinds = s.thread_calls().flat_map(|(_, _, c)| c.iter()).filter(|e| e.kind == CallKind::Unwind).count();
+        let unwinds = s
+            .thread_calls()
+            .flat_map(|(_, _, c)| c.iter())
+            .filter(|e| e.kind == CallKind::Unwind)
+            .count();
         assert!(unwinds > 0);
         let bytes = std::fs::read(&path).unwrap();
         let theirs = android_trace_log::parse(&bytes).unwrap();

@@ -15,7 +15,14 @@ fn trace(clocks: Clocks, records: &[(u16, u32, CallKind, u64, u64)]) -> Vec<u8> 
     info.methods = [A, B, C]
         .iter()
         .zip(["a", "b", "c"])
-        .map(|(&id, n)| MethodLine { id, class: "X".into(), name: n.into(), signature: "()V".into(), source_file: None, line: None })
+        .map(|(&id, n)| MethodLine {
+            id,
+            class: "X".into(),
+            name: n.into(),
+            signature: "()V".into(),
+            source_file: None,
+            line: None,
+        })
         .collect();
     let mut w = TraceWriter::new(Cursor::new(Vec::new()), &info).unwrap();
     for &(tid, m, k, cpu, wall) in records {
@@ -27,7 +34,14 @@ fn trace(clocks: Clocks, records: &[(u16, u32, CallKind, u64, u64)]) -> Vec<u8> 
 fn names(s: &Session, t: u32) -> Vec<String> {
     s.calls(ThreadId(t))
         .iter()
-        .map(|e| format!("{}{}@{}", if e.kind == CallKind::Enter { "+" } else { "-" }, s.methods.get(e.method).name, e.ts_ns / 1000))
+        .map(|e| {
+            format!(
+                "{}{}@{}",
+                if e.kind == CallKind::Enter { "+" } else { "-" },
+                s.methods.get(e.method).name,
+                e.ts_ns / 1000
+            )
+        })
         .collect()
 }
 
@@ -57,7 +71,16 @@ use CallKind::{Enter, Exit, Unwind};
 
 #[test]
 fn exit_below_the_top_closes_the_methods_above() {
-    let s = read_bytes(&trace(Clocks::WALL, &[(1, A, Enter, 0, 1), (1, B, Enter, 0, 2), (1, C, Enter, 0, 3), (1, A, Exit, 0, 9)])).unwrap();
+    let s = read_bytes(&trace(
+        Clocks::WALL,
+        &[
+            (1, A, Enter, 0, 1),
+            (1, B, Enter, 0, 2),
+            (1, C, Enter, 0, 3),
+            (1, A, Exit, 0, 9),
+        ],
+    ))
+    .unwrap();
     assert_eq!(names(&s, 0), ["+a@1", "+b@2", "+c@3", "-c@9", "-b@9", "-a@9"]);
     assert_eq!(count(&s, repair::MISMATCHED_EXIT), 2);
     assert_balanced(&s);
@@ -65,7 +88,16 @@ fn exit_below_the_top_closes_the_methods_above() {
 
 #[test]
 fn several_exits_without_entries_nest_outward() {
-    let s = read_bytes(&trace(Clocks::WALL, &[(1, C, Enter, 0, 5), (1, C, Exit, 0, 6), (1, A, Exit, 0, 7), (1, B, Unwind, 0, 8)])).unwrap();
+    let s = read_bytes(&trace(
+        Clocks::WALL,
+        &[
+            (1, C, Enter, 0, 5),
+            (1, C, Exit, 0, 6),
+            (1, A, Exit, 0, 7),
+            (1, B, Unwind, 0, 8),
+        ],
+    ))
+    .unwrap();
     // a and b were entered before tracing started; b encloses a.
     assert_eq!(names(&s, 0), ["+b@5", "+a@5", "+c@5", "-c@6", "-a@7", "-b@8"]);
     assert_eq!(count(&s, repair::EXIT_WITHOUT_ENTRY), 2);
@@ -74,7 +106,11 @@ fn several_exits_without_entries_nest_outward() {
 
 #[test]
 fn exit_of_a_method_not_on_a_nonempty_stack() {
-    let s = read_bytes(&trace(Clocks::WALL, &[(1, A, Enter, 0, 1), (1, B, Exit, 0, 4), (1, C, Enter, 0, 5)])).unwrap();
+    let s = read_bytes(&trace(
+        Clocks::WALL,
+        &[(1, A, Enter, 0, 1), (1, B, Exit, 0, 4), (1, C, Enter, 0, 5)],
+    ))
+    .unwrap();
     assert_eq!(names(&s, 0), ["+b@1", "+a@1", "-a@4", "-b@4", "+c@5", "-c@5"]);
     assert_eq!(count(&s, repair::EXIT_WITHOUT_ENTRY), 1);
     assert_eq!(count(&s, repair::MISMATCHED_EXIT), 1);
@@ -84,7 +120,15 @@ fn exit_of_a_method_not_on_a_nonempty_stack() {
 
 #[test]
 fn invalid_actions_are_skipped_and_time_never_goes_back() {
-    let mut bytes = trace(Clocks::DUAL, &[(1, A, Enter, 5, 10), (1, B, Enter, 3, 8), (1, B, Exit, 6, 12), (1, A, Exit, 7, 13)]);
+    let mut bytes = trace(
+        Clocks::DUAL,
+        &[
+            (1, A, Enter, 5, 10),
+            (1, B, Enter, 3, 8),
+            (1, B, Exit, 6, 12),
+            (1, A, Exit, 7, 13),
+        ],
+    );
     // Turn the last record's action into the unused value 3.
     let n = bytes.len();
     bytes[n - 12] |= 3;

@@ -12,21 +12,29 @@ fn field() -> impl Strategy<Value = String> {
 }
 
 fn method() -> impl Strategy<Value = Method> {
-    (field(), field(), field(), proptest::option::of("[A-Za-z]{1,8}\\.java"), proptest::option::of(0u32..100_000)).prop_map(
-        |(class, name, sig, file, line)| {
+    (
+        field(),
+        field(),
+        field(),
+        proptest::option::of("[A-Za-z]{1,8}\\.java"),
+        proptest::option::of(0u32..100_000),
+    )
+        .prop_map(|(class, name, sig, file, line)| {
             let mut m = Method::new(class, name, sig);
             m.source_file = file;
             m.line = line;
             m
-        },
-    )
+        })
 }
 
 /// One thread's balanced call sequence as (enter?, method index, unwind?, wall step, cpu step) steps.
 type Steps = Vec<(bool, usize, bool, u32, u32)>;
 
 fn thread_steps() -> impl Strategy<Value = Steps> {
-    proptest::collection::vec((any::<bool>(), 0usize..64, any::<bool>(), 0u32..5_000, 0u32..5_000), 0..60)
+    proptest::collection::vec(
+        (any::<bool>(), 0usize..64, any::<bool>(), 0u32..5_000, 0u32..5_000),
+        0..60,
+    )
 }
 
 /// Builds a session whose timestamps are whole µs. `big` makes steps large
@@ -47,7 +55,12 @@ fn build(clocks: Clocks, methods: Vec<Method>, threads: Vec<Steps>, anchor_us: u
         let push = |s: &mut Session, kind: CallKind, m: u32, wall: u64, cpu: u64| {
             let ts = if clocks.wall { wall } else { cpu };
             let cpu_ns = clocks.thread_cpu.then_some(cpu * 1000);
-            s.calls_mut(id).push(CallEvent { kind, method: tracekit_model::MethodId(m), ts_ns: ts * 1000, cpu_ns });
+            s.calls_mut(id).push(CallEvent {
+                kind,
+                method: tracekit_model::MethodId(m),
+                ts_ns: ts * 1000,
+                cpu_ns,
+            });
         };
         for (enter, mi, unwind, dw, dc) in steps {
             wall += u64::from(dw) * scale;
@@ -58,7 +71,13 @@ fn build(clocks: Clocks, methods: Vec<Method>, threads: Vec<Steps>, anchor_us: u
                 push(&mut s, CallKind::Enter, m, wall, cpu);
             } else {
                 let m = stack.pop().unwrap();
-                push(&mut s, if unwind { CallKind::Unwind } else { CallKind::Exit }, m, wall, cpu);
+                push(
+                    &mut s,
+                    if unwind { CallKind::Unwind } else { CallKind::Exit },
+                    m,
+                    wall,
+                    cpu,
+                );
             }
         }
         while let Some(m) = stack.pop() {
@@ -73,7 +92,12 @@ fn clocks() -> impl Strategy<Value = Clocks> {
 }
 
 fn session(big: bool) -> impl Strategy<Value = Session> {
-    (clocks(), proptest::collection::vec(method(), 1..12), proptest::collection::vec(thread_steps(), 1..4), 0u64..2_000_000_000_000_000)
+    (
+        clocks(),
+        proptest::collection::vec(method(), 1..12),
+        proptest::collection::vec(thread_steps(), 1..4),
+        0u64..2_000_000_000_000_000,
+    )
         .prop_map(move |(c, m, t, a)| build(c, m, t, a, big))
 }
 
@@ -130,7 +154,13 @@ fn streaming_bytes(s: &Session) -> Vec<u8> {
         let m = s.methods.get(e.method);
         let id = m.address.unwrap() as u32;
         if seen_m.insert(id) {
-            let line = format!("{id:#x}\t{}\t{}\t{}\t{}\n", m.class, m.name, m.signature, m.source_file.as_deref().unwrap_or(""));
+            let line = format!(
+                "{id:#x}\t{}\t{}\t{}\t{}\n",
+                m.class,
+                m.name,
+                m.signature,
+                m.source_file.as_deref().unwrap_or("")
+            );
             b.extend([0, 0, tracekit_dmtrace::OP_METHOD]);
             b.extend((line.len() as u16).to_le_bytes());
             b.extend(line.as_bytes());
@@ -187,7 +217,13 @@ fn packet_bytes(s: &Session) -> Vec<u8> {
         b.extend(t.name.as_bytes());
     }
     for (_, m) in s.methods.iter() {
-        let line = format!("{}\t{}\t{}\t{}\n", m.class, m.name, m.signature, m.source_file.as_deref().unwrap_or(""));
+        let line = format!(
+            "{}\t{}\t{}\t{}\n",
+            m.class,
+            m.name,
+            m.signature,
+            m.source_file.as_deref().unwrap_or("")
+        );
         b.push(1);
         b.extend(m.address.unwrap().to_le_bytes());
         b.extend((line.len() as u16).to_le_bytes());
@@ -216,7 +252,11 @@ fn packet_bytes(s: &Session) -> Vec<u8> {
         b.extend((body.len() as u32).to_le_bytes());
         b.extend(body);
     }
-    let summary = format!("*version\n{}\nclock={}\nelapsed-time-nsec=5\n*end\n", if dual { 5 } else { 4 }, s.clocks.name());
+    let summary = format!(
+        "*version\n{}\nclock={}\nelapsed-time-nsec=5\n*end\n",
+        if dual { 5 } else { 4 },
+        s.clocks.name()
+    );
     b.push(3);
     b.extend((summary.len() as u16).to_le_bytes());
     b.extend(summary.as_bytes());
@@ -360,8 +400,12 @@ fn unwritable_sessions_are_errors() {
     assert!(TraceWriter::new(Cursor::new(Vec::new()), &info).is_err());
     let mut s = Session::new("x", Clocks::WALL);
     let t = s.add_thread(Thread::new(1, "main"));
-    s.calls_mut(t).push(CallEvent::enter(tracekit_model::MethodId(3), 0, None));
-    assert!(write(&s, &mut Vec::new()).is_err(), "a call to a method the session lacks");
+    s.calls_mut(t)
+        .push(CallEvent::enter(tracekit_model::MethodId(3), 0, None));
+    assert!(
+        write(&s, &mut Vec::new()).is_err(),
+        "a call to a method the session lacks"
+    );
     let info = TraceInfo::new(Clocks::WALL);
     let mut w = TraceWriter::new(Cursor::new(Vec::new()), &info).unwrap();
     assert!(w.write_record(1, 5, CallKind::Enter, 0, 0).is_err());

@@ -114,9 +114,7 @@ pub struct Analysis {
 
 fn insn_type(mode: IsaMode, symbols: Option<&SymbolTable>, vaddr: u64) -> InsnType {
     let resolved = match mode {
-        IsaMode::Unknown => symbols
-            .and_then(|s| s.mode_at(vaddr))
-            .unwrap_or(IsaMode::Arm),
+        IsaMode::Unknown => symbols.and_then(|s| s.mode_at(vaddr)).unwrap_or(IsaMode::Arm),
         m => m,
     };
     match resolved {
@@ -127,12 +125,7 @@ fn insn_type(mode: IsaMode, symbols: Option<&SymbolTable>, vaddr: u64) -> InsnTy
 }
 
 /// Analyzes every process of a capture; `top` hottest blocks are kept.
-pub fn analyze(
-    captures: &[ProcessCapture],
-    profile: &Profile,
-    symbols: Option<&SymbolTable>,
-    top: usize,
-) -> Analysis {
+pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&SymbolTable>, top: usize) -> Analysis {
     let classifier = profile.classifier();
     let ncat = profile.categories.len() + 1; // default last
     let mut memo: HashMap<(InsnType, String), usize> = HashMap::new();
@@ -171,11 +164,7 @@ pub fn analyze(
                 instructions: executed,
             });
         }
-        hot.sort_by(|a, b| {
-            b.instructions
-                .cmp(&a.instructions)
-                .then(a.vaddr.cmp(&b.vaddr))
-        });
+        hot.sort_by(|a, b| b.instructions.cmp(&a.instructions).then(a.vaddr.cmp(&b.vaddr)));
         hot.truncate(top);
         let cats = profile.categories.iter().chain([&profile.default]);
         let hz = profile.freq_ghz * 1e9;
@@ -297,16 +286,11 @@ impl Analysis {
                 }
             }
             for m in &p.mnemonics {
-                *mn.entry((m.ty, m.mnemonic.clone(), m.category.clone()))
-                    .or_default() += m.count;
+                *mn.entry((m.ty, m.mnemonic.clone(), m.category.clone())).or_default() += m.count;
             }
             t.hottest.extend(p.hottest.iter().cloned());
         }
-        t.power_w = if t.time_s > 0.0 {
-            t.energy_j / t.time_s
-        } else {
-            0.0
-        };
+        t.power_w = if t.time_s > 0.0 { t.energy_j / t.time_s } else { 0.0 };
         t.mnemonics = mn
             .into_iter()
             .map(|((ty, mnemonic, category), count)| MnemonicCount {
@@ -319,12 +303,7 @@ impl Analysis {
         t.mnemonics
             .sort_by(|a, b| b.count.cmp(&a.count).then(a.mnemonic.cmp(&b.mnemonic)));
         t.hottest.sort_by_key(|b| std::cmp::Reverse(b.instructions));
-        let top = self
-            .processes
-            .iter()
-            .map(|p| p.hottest.len())
-            .max()
-            .unwrap_or(0);
+        let top = self.processes.iter().map(|p| p.hottest.len()).max().unwrap_or(0);
         t.hottest.truncate(top);
         t
     }
@@ -503,8 +482,7 @@ mod tests {
 
     #[test]
     fn insn_mode_counts_each_instruction_and_agrees_on_addresses() {
-        let text =
-            "tracekit-emu-blocks 1\nP 5 0 1 x86_64 insn\nB 1 0 2 -\nI 0 90 nop\nI 1 c3 retq\n";
+        let text = "tracekit-emu-blocks 1\nP 5 0 1 x86_64 insn\nB 1 0 2 -\nI 0 90 nop\nI 1 c3 retq\n";
         let cap = capture(text, vec![0, 4, 3]);
         let a = analyze(
             std::slice::from_ref(&cap),

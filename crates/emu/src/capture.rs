@@ -18,9 +18,7 @@ use std::sync::Arc;
 use crate::error::{EmuError, Result};
 
 /// Instruction-set mode of a block (only 32-bit ARM has two).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum IsaMode {
     /// 32-bit ARM encoding.
     Arm,
@@ -122,9 +120,7 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
             ))
         }
     }
-    let (hline, header) = lines
-        .next()
-        .ok_or_else(|| bad(path, 2, "missing P header"))?;
+    let (hline, header) = lines.next().ok_or_else(|| bad(path, 2, "missing P header"))?;
     let h: Vec<&str> = header.split(' ').collect();
     if h.len() != 6 || h[0] != "P" {
         return Err(bad(
@@ -152,24 +148,19 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
         exited_normally: false,
     };
     let mut pending: Option<(Block, usize)> = None;
-    let close =
-        |pending: &mut Option<(Block, usize)>, log: &mut ProcessLog, at: usize| -> Result<()> {
-            if let Some((b, want)) = pending.take() {
-                if b.insns.len() != want {
-                    return Err(bad(
-                        path,
-                        at,
-                        format!(
-                            "block at slot {} has {} of {want} instructions",
-                            b.slot,
-                            b.insns.len()
-                        ),
-                    ));
-                }
-                log.blocks.push(Arc::new(b));
+    let close = |pending: &mut Option<(Block, usize)>, log: &mut ProcessLog, at: usize| -> Result<()> {
+        if let Some((b, want)) = pending.take() {
+            if b.insns.len() != want {
+                return Err(bad(
+                    path,
+                    at,
+                    format!("block at slot {} has {} of {want} instructions", b.slot, b.insns.len()),
+                ));
             }
-            Ok(())
-        };
+            log.blocks.push(Arc::new(b));
+        }
+        Ok(())
+    };
     for (no, line) in lines {
         let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
         match kind {
@@ -180,11 +171,8 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
                     return Err(bad(path, no, "expected 'B <slot> <vaddr> <count> <mode>'"));
                 }
                 let slot = f[0].parse().map_err(|_| bad(path, no, "bad slot"))?;
-                let n: usize = f[2]
-                    .parse()
-                    .map_err(|_| bad(path, no, "bad instruction count"))?;
-                let mode = IsaMode::parse(f[3])
-                    .ok_or_else(|| bad(path, no, format!("bad mode {:?}", f[3])))?;
+                let n: usize = f[2].parse().map_err(|_| bad(path, no, "bad instruction count"))?;
+                let mode = IsaMode::parse(f[3]).ok_or_else(|| bad(path, no, format!("bad mode {:?}", f[3])))?;
                 let block = Block {
                     slot,
                     vaddr: hex(path, no, f[1])?,
@@ -204,11 +192,7 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
                 let vaddr = hex(path, no, f.next().unwrap_or(""))?;
                 let bytes = hex_bytes(path, no, f.next().unwrap_or(""))?;
                 let disas = f.next().unwrap_or("").to_owned();
-                b.insns.push(Insn {
-                    vaddr,
-                    bytes,
-                    disas,
-                });
+                b.insns.push(Insn { vaddr, bytes, disas });
             }
             "X" => {
                 close(&mut pending, &mut log, no)?;
@@ -310,11 +294,7 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
                 visible.entry(b.slot).or_insert_with(|| b.clone());
             }
             limit = limit.min(l.inherited);
-            cur = if l.parent != 0 {
-                logs.get(&l.parent)
-            } else {
-                None
-            };
+            cur = if l.parent != 0 { logs.get(&l.parent) } else { None };
             hops += 1;
             if hops > logs.len() {
                 break; // pid reuse loop: stop rather than spin
@@ -322,14 +302,7 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
         }
         let slots = visible
             .values()
-            .map(|b| {
-                b.slot
-                    + if log.per_insn {
-                        b.insns.len() as u64
-                    } else {
-                        1
-                    }
-            })
+            .map(|b| b.slot + if log.per_insn { b.insns.len() as u64 } else { 1 })
             .max()
             .unwrap_or(1);
         let counts = read_counts(&raw_dir.join(format!("pid-{}.counts", log.pid)), slots)?;
@@ -346,7 +319,8 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
 mod tests {
     use super::*;
 
-    const LOG: &str = "tracekit-emu-blocks 1\nP 7 0 1 arm tb\nB 1 1000 2 T\nI 1000 0120 movs r0, #1\nI 1002 7047 bx lr\nX 2\n";
+    const LOG: &str =
+        "tracekit-emu-blocks 1\nP 7 0 1 arm tb\nB 1 1000 2 T\nI 1000 0120 movs r0, #1\nI 1002 7047 bx lr\nX 2\n";
 
     #[test]
     fn parses_a_complete_log() {
@@ -365,15 +339,14 @@ mod tests {
     #[test]
     fn errors_name_the_file_and_line() {
         let broken = LOG.replace("I 1002 7047", "I 10g2 7047");
-        let e = parse_log(Path::new("pid-7.blocks"), &broken)
-            .unwrap_err()
-            .to_string();
+        let e = parse_log(Path::new("pid-7.blocks"), &broken).unwrap_err().to_string();
         assert!(e.contains("pid-7.blocks") && e.contains("line 5"), "{e}");
     }
 
     #[test]
     fn a_log_cut_inside_a_block_keeps_whole_blocks_only() {
-        let cut = "tracekit-emu-blocks 1\nP 7 0 1 arm tb\nB 1 1000 1 A\nI 1000 00000000 x\nB 2 1004 2 A\nI 1004 00000000 y\n";
+        let cut =
+            "tracekit-emu-blocks 1\nP 7 0 1 arm tb\nB 1 1000 1 A\nI 1000 00000000 x\nB 2 1004 2 A\nI 1004 00000000 y\n";
         let log = parse_log(Path::new("x"), cut).unwrap();
         assert_eq!(log.blocks.len(), 1);
         assert!(!log.exited_normally);

@@ -32,9 +32,7 @@ use std::path::Path;
 use crate::error::{EmuError, Result};
 
 /// Instruction type a mnemonic entry applies to.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InsnType {
     /// Every instruction type (and ISAs with a single one).
@@ -110,26 +108,14 @@ pub struct Profile {
 }
 
 const BUILTIN: &[(&str, &str)] = &[
-    (
-        "armv7-cortex-a8",
-        include_str!("../profiles/armv7-cortex-a8.profile"),
-    ),
-    (
-        "armv7-cortex-a9",
-        include_str!("../profiles/armv7-cortex-a9.profile"),
-    ),
-    (
-        "mips32-generic",
-        include_str!("../profiles/mips32-generic.profile"),
-    ),
+    ("armv7-cortex-a8", include_str!("../profiles/armv7-cortex-a8.profile")),
+    ("armv7-cortex-a9", include_str!("../profiles/armv7-cortex-a9.profile")),
+    ("mips32-generic", include_str!("../profiles/mips32-generic.profile")),
     (
         "aarch64-cortex-a53",
         include_str!("../profiles/aarch64-cortex-a53.profile"),
     ),
-    (
-        "x86_64-generic",
-        include_str!("../profiles/x86_64-generic.profile"),
-    ),
+    ("x86_64-generic", include_str!("../profiles/x86_64-generic.profile")),
 ];
 
 /// Names of the profiles shipped with tracekit.
@@ -171,9 +157,7 @@ pub fn mnemonic_of(target: &str, disas: &str) -> String {
 }
 
 fn valid_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./+".contains(c))
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./+".contains(c))
 }
 
 fn valid_mnemonic(s: &str) -> bool {
@@ -203,11 +187,7 @@ fn parse_costs(origin: &Path, line: usize, words: &[&str]) -> Result<(f64, f64)>
         match k {
             "cycles" => cycles = Some(x),
             "power_mw" => power = Some(x),
-            _ => {
-                return Err(bad(format!(
-                    "unknown cost {k:?} (expected cycles, power_mw)"
-                )))
-            }
+            _ => return Err(bad(format!("unknown cost {k:?} (expected cycles, power_mw)"))),
         }
     }
     Ok((
@@ -220,10 +200,7 @@ impl Profile {
     /// A built-in profile by name.
     pub fn builtin(name: &str) -> Option<Profile> {
         let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
-        Some(
-            Profile::parse(Path::new(&format!("<builtin {name}>")), text)
-                .expect("built-in profiles parse"),
-        )
+        Some(Profile::parse(Path::new(&format!("<builtin {name}>")), text).expect("built-in profiles parse"))
     }
 
     /// A built-in profile by name, or else a profile file.
@@ -274,8 +251,7 @@ impl Profile {
             if line.is_empty() {
                 if !started {
                     if let Some(note) = raw.trim().strip_prefix('#') {
-                        p.notes
-                            .push(note.strip_prefix(' ').unwrap_or(note).to_owned());
+                        p.notes.push(note.strip_prefix(' ').unwrap_or(note).to_owned());
                     }
                 }
                 continue;
@@ -314,8 +290,8 @@ impl Profile {
                     }
                     let (cycles, power) = parse_costs(origin, no, &words[2..])?;
                     let cat = Category::new(name, cycles, power);
-                    let clash = p.categories.iter().any(|c| c.name == *name)
-                        || (seen_default && p.default.name == *name);
+                    let clash =
+                        p.categories.iter().any(|c| c.name == *name) || (seen_default && p.default.name == *name);
                     if clash {
                         return Err(bad(no, format!("category {name:?} defined twice")));
                     }
@@ -330,8 +306,7 @@ impl Profile {
                     }
                 }
                 kw => {
-                    let ty = InsnType::parse(kw)
-                        .ok_or_else(|| bad(no, format!("unknown keyword {kw:?}")))?;
+                    let ty = InsnType::parse(kw).ok_or_else(|| bad(no, format!("unknown keyword {kw:?}")))?;
                     let cat = p
                         .categories
                         .last_mut()
@@ -342,22 +317,14 @@ impl Profile {
                             return Err(bad(no, format!("bad mnemonic {m:?}")));
                         }
                         if let Some(other) = owner.insert((ty, m.clone()), cat.name.clone()) {
-                            return Err(bad(
-                                no,
-                                format!("{kw} {m} is already in category {other}"),
-                            ));
+                            return Err(bad(no, format!("{kw} {m} is already in category {other}")));
                         }
                         cat.mnemonics.entry(ty).or_default().insert(m);
                     }
                 }
             }
         }
-        let missing = |what: &str| {
-            bad(
-                text.lines().count().max(1),
-                format!("missing '{what}' line"),
-            )
-        };
+        let missing = |what: &str| bad(text.lines().count().max(1), format!("missing '{what}' line"));
         if p.name.is_empty() {
             return Err(missing("profile"));
         }
@@ -386,17 +353,9 @@ impl Profile {
         }
         let _ = writeln!(s, "freq_ghz {}", self.freq_ghz);
         let d = &self.default;
-        let _ = writeln!(
-            s,
-            "default {} cycles={} power_mw={}",
-            d.name, d.cycles, d.power_mw
-        );
+        let _ = writeln!(s, "default {} cycles={} power_mw={}", d.name, d.cycles, d.power_mw);
         for c in &self.categories {
-            let _ = writeln!(
-                s,
-                "\ncategory {} cycles={} power_mw={}",
-                c.name, c.cycles, c.power_mw
-            );
+            let _ = writeln!(s, "\ncategory {} cycles={} power_mw={}", c.name, c.cycles, c.power_mw);
             for (ty, set) in &c.mnemonics {
                 let mut line = String::from(ty.keyword());
                 for m in set {
@@ -438,14 +397,10 @@ impl Profile {
     /// Adds an empty category.
     pub fn create_category(&mut self, name: &str, cycles: f64, power_mw: f64) -> Result<()> {
         if !valid_name(name) {
-            return Err(EmuError::Invalid(format!(
-                "bad category name {name:?} (one word)"
-            )));
+            return Err(EmuError::Invalid(format!("bad category name {name:?} (one word)")));
         }
         if self.category(name).is_some() {
-            return Err(EmuError::Invalid(format!(
-                "category {name:?} already exists"
-            )));
+            return Err(EmuError::Invalid(format!("category {name:?} already exists")));
         }
         if !(cycles.is_finite() && cycles >= 0.0 && power_mw.is_finite() && power_mw >= 0.0) {
             return Err(EmuError::Invalid(
@@ -483,11 +438,7 @@ impl Profile {
             }
         }
         if let Some(i) = target {
-            self.categories[i]
-                .mnemonics
-                .entry(ty)
-                .or_default()
-                .insert(m);
+            self.categories[i].mnemonics.entry(ty).or_default().insert(m);
         }
         Ok(())
     }
@@ -554,8 +505,7 @@ impl Classifier<'_> {
 mod tests {
     use super::*;
 
-    const TEXT: &str =
-        "# demo\nprofile demo\nisa armv7\norganization Cortex-A8 (demo)\nfreq_ghz 1\n\
+    const TEXT: &str = "# demo\nprofile demo\nisa armv7\norganization Cortex-A8 (demo)\nfreq_ghz 1\n\
         default Undefined cycles=1 power_mw=100\ncategory CondBranch cycles=3 power_mw=113\n\
         any beq bne\nthumb cbz\ncategory Load cycles=2 power_mw=140\nany ldr*\narm ldrex\n";
 
@@ -593,10 +543,7 @@ mod tests {
         p.assign(InsnType::Any, "beq", "Load").unwrap();
         assert_eq!(p.classifier().category(InsnType::Any, "beq").name, "Load");
         p.assign(InsnType::Any, "beq", "Undefined").unwrap();
-        assert_eq!(
-            p.classifier().category(InsnType::Any, "beq").name,
-            "Undefined"
-        );
+        assert_eq!(p.classifier().category(InsnType::Any, "beq").name, "Undefined");
         assert!(p.assign(InsnType::Any, "beq", "Nope").is_err());
         assert!(p.create_category("Load", 1.0, 1.0).is_err());
     }
@@ -604,9 +551,7 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let dup = TEXT.replace("arm ldrex", "any beq");
-        let e = Profile::parse(Path::new("p.profile"), &dup)
-            .unwrap_err()
-            .to_string();
+        let e = Profile::parse(Path::new("p.profile"), &dup).unwrap_err().to_string();
         assert!(
             e.contains("p.profile: line 12") && e.contains("already in category CondBranch"),
             "{e}"

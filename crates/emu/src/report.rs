@@ -87,12 +87,7 @@ pub fn report_json(record: &RunRecord, a: &Analysis) -> Value {
 /// Human-readable report of one run under one profile.
 pub fn render_report(record: &RunRecord, a: &Analysis, top: usize) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "program  {} {}",
-        record.program.display(),
-        record.args.join(" ")
-    );
+    let _ = writeln!(s, "program  {} {}", record.program.display(), record.args.join(" "));
     let status = match (record.exit_code, record.signal) {
         (Some(c), _) => format!("exit {c}"),
         (None, Some(sig)) => format!("killed by signal {sig}"),
@@ -179,12 +174,7 @@ fn render_process(s: &mut String, p: &ProcessStats, top: usize) {
         "{:<14} {:>14} {:>7} {:>16} {:>12}  histogram",
         "category", "instructions", "%", "cycles", "energy"
     );
-    let max = p
-        .category_costs
-        .iter()
-        .map(|c| c.instructions)
-        .max()
-        .unwrap_or(0);
+    let max = p.category_costs.iter().map(|c| c.instructions).max().unwrap_or(0);
     for c in &p.category_costs {
         let _ = writeln!(
             s,

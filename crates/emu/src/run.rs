@@ -185,8 +185,7 @@ pub fn find_plugin() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os("TRACEKIT_QEMU_PLUGIN") {
         return Ok(PathBuf::from(p));
     }
-    let exe = std::env::current_exe()
-        .map_err(|e| EmuError::Invalid(format!("cannot locate tracekit: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| EmuError::Invalid(format!("cannot locate tracekit: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     for candidate in [dir.join(PLUGIN_FILE), dir.join("..").join(PLUGIN_FILE)] {
         if candidate.is_file() {
@@ -295,11 +294,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
         qemu,
         plugin,
         program,
-        args: req
-            .args
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect(),
+        args: req.args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
         mode: req.mode,
         exit_code: status.code(),
         signal: status.signal(),

@@ -24,12 +24,8 @@ fn with_executable<R>(path: &Path, f: impl FnOnce(&object::File<'_>) -> R) -> Re
         path: path.to_owned(),
         error: e,
     })?;
-    let file = object::File::parse(&*data).map_err(|e| {
-        EmuError::Invalid(format!(
-            "{}: not a readable executable: {e}",
-            path.display()
-        ))
-    })?;
+    let file = object::File::parse(&*data)
+        .map_err(|e| EmuError::Invalid(format!("{}: not a readable executable: {e}", path.display())))?;
     Ok(f(&file))
 }
 
@@ -100,10 +96,7 @@ impl SymbolTable {
 
     /// `name+0xoff` for an address inside (or just after) a known function.
     pub fn describe(&self, addr: u64) -> Option<String> {
-        let i = self
-            .functions
-            .partition_point(|f| f.0 <= addr)
-            .checked_sub(1)?;
+        let i = self.functions.partition_point(|f| f.0 <= addr).checked_sub(1)?;
         let (start, size, name) = &self.functions[i];
         let off = addr - start;
         if *size != 0 && off >= *size {
@@ -118,10 +111,7 @@ impl SymbolTable {
 
     /// ARM/Thumb mode at `addr` according to the mapping symbols.
     pub fn mode_at(&self, addr: u64) -> Option<IsaMode> {
-        let i = self
-            .mapping
-            .partition_point(|m| m.0 <= addr)
-            .checked_sub(1)?;
+        let i = self.mapping.partition_point(|m| m.0 <= addr).checked_sub(1)?;
         self.mapping[i].1
     }
 }

@@ -17,10 +17,7 @@ fn every_corpus_file_is_rejected_with_file_and_line() {
         let text = String::from_utf8_lossy(&bytes);
         let err = match path.extension().and_then(|e| e.to_str()) {
             Some("blocks") => parse_log(&path, &text).map(|_| ()).unwrap_err().to_string(),
-            Some("profile") => Profile::parse(&path, &text)
-                .map(|_| ())
-                .unwrap_err()
-                .to_string(),
+            Some("profile") => Profile::parse(&path, &text).map(|_| ()).unwrap_err().to_string(),
             _ => continue,
         };
         let name = path.file_name().unwrap().to_str().unwrap();

@@ -34,18 +34,11 @@ fn record() -> RunRecord {
 fn analysis(profile: &str) -> Analysis {
     let captures = load_dir(&data()).unwrap();
     let symbols = SymbolTable::load(&data().join("fork")).unwrap();
-    analyze(
-        &captures,
-        &Profile::builtin(profile).unwrap(),
-        Some(&symbols),
-        10,
-    )
+    analyze(&captures, &Profile::builtin(profile).unwrap(), Some(&symbols), 10)
 }
 
 fn check(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
     if std::env::var_os("TRACEKIT_UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, actual).unwrap();
     }
@@ -68,8 +61,7 @@ fn text_report() {
 
 #[test]
 fn json_report() {
-    let json = serde_json::to_string_pretty(&report_json(&record(), &analysis("armv7-cortex-a8")))
-        .unwrap();
+    let json = serde_json::to_string_pretty(&report_json(&record(), &analysis("armv7-cortex-a8"))).unwrap();
     check("arm-fork-report.json", &(json + "\n"));
 }
 

@@ -128,7 +128,9 @@ fn main_thread(m: &Methods, sc: &Scenario, frames: &[u64], rng: &mut Rng) -> Vec
                 });
             }
             Ui::Turn => g.call(m.config_changed, 2_000, |g| {
-                g.call(m.size_changed, 1_500, |g| g.call(m.set_viewport_size, 3_000, |g| g.leaf(m.metrics_init, 40)));
+                g.call(m.size_changed, 1_500, |g| {
+                    g.call(m.set_viewport_size, 3_000, |g| g.leaf(m.metrics_init, 40))
+                });
             }),
             Ui::Bug => g.call(m.handle_message, 800, |g| {
                 g.leaf(m.json_get, 30);
@@ -168,7 +170,9 @@ fn render_thread(m: &Methods, sc: &Scenario, frames: &[u64], rng: &mut Rng) -> V
         g.call(m.draw_frame, 400, |g| {
             g.leaf(m.draw_background, 150);
             for _ in 0..tiles {
-                g.call(m.layer_draw, 250 + rng.int(0, 500), |g| g.leaf(m.gl_draw_arrays, 40 + rng.int(0, 60)));
+                g.call(m.layer_draw, 250 + rng.int(0, 500), |g| {
+                    g.leaf(m.gl_draw_arrays, 40 + rng.int(0, 60))
+                });
             }
         });
     }
@@ -183,7 +187,11 @@ fn gecko_thread(m: &Methods, sc: &Scenario, rng: &mut Rng) -> Vec<tracekit_model
     let mut t = 0u64;
     while t < sc.duration_us {
         let loading = sc.loading(t);
-        t += if loading { 4_000 + rng.int(0, 6_000) } else { 40_000 + rng.int(0, 120_000) };
+        t += if loading {
+            4_000 + rng.int(0, 6_000)
+        } else {
+            40_000 + rng.int(0, 120_000)
+        };
         g.idle_until(t);
         g.call(m.native_event, 200 + rng.int(0, 400), |g| {
             if loading {

@@ -63,7 +63,11 @@ pub(crate) fn context_tracks(sc: &Scenario, rng: &mut Rng) -> Vec<ContextTrack> 
     // Broadcast-driven: orientation (and the last orientation) on change.
     let mut prev = 0;
     for &(at, o) in &sc.orientation {
-        let at = if at == 0 { start } else { at as i64 + 30_000 + rng.int(0, 40_000) as i64 };
+        let at = if at == 0 {
+            start
+        } else {
+            at as i64 + 30_000 + rng.int(0, 40_000) as i64
+        };
         t.put(orient, at, ContextValue::Int(o));
         t.put(last_orient, at, ContextValue::Int(prev));
         prev = o;
@@ -88,7 +92,11 @@ pub(crate) fn context_tracks(sc: &Scenario, rng: &mut Rng) -> Vec<ContextTrack> 
         if k % 2 == 0 {
             let load = (0.12 + busy + rng.range(0.0, 0.25)).min(1.0) as f32;
             t.put(cpu, ts, ContextValue::Float(load));
-            let down = if sc.loading(at) { rng.int(60_000, 400_000) as i64 } else { rng.int(0, 3_000) as i64 };
+            let down = if sc.loading(at) {
+                rng.int(60_000, 400_000) as i64
+            } else {
+                rng.int(0, 3_000) as i64
+            };
             let up = down / 12 + rng.int(0, 800) as i64;
             sent += up + rng.int(0, 2_000) as i64;
             recv += down + rng.int(0, 9_000) as i64;
@@ -109,7 +117,11 @@ pub(crate) fn context_tracks(sc: &Scenario, rng: &mut Rng) -> Vec<ContextTrack> 
             battery -= rng.range(0.1, 0.6);
             t.put(level, ts, ContextValue::Int(battery as i32));
             t.put(temp, ts, ContextValue::Int(291 + rng.int(0, 14) as i32));
-            t.put(volt, ts, ContextValue::Int(3_950 + (battery * 1.3) as i32 + rng.int(0, 20) as i32));
+            t.put(
+                volt,
+                ts,
+                ContextValue::Int(3_950 + (battery * 1.3) as i32 + rng.int(0, 20) as i32),
+            );
         }
         if k % 40 == 7 {
             la += rng.range(-0.0004, 0.0004);
@@ -118,8 +130,17 @@ pub(crate) fn context_tracks(sc: &Scenario, rng: &mut Rng) -> Vec<ContextTrack> 
             t.put(lon, ts, ContextValue::Double(lo));
         }
         // The orientation listener is periodic (every 0.5 s) for the elapsed time.
-        let last_turn = sc.orientation.iter().take_while(|(o, _)| *o <= at).last().map_or(0, |&(o, _)| o);
-        let elapsed = if ts < 0 { (ts - start) as f64 / 1e6 } else { (at - last_turn) as f64 / 1e6 };
+        let last_turn = sc
+            .orientation
+            .iter()
+            .take_while(|(o, _)| *o <= at)
+            .last()
+            .map_or(0, |&(o, _)| o);
+        let elapsed = if ts < 0 {
+            (ts - start) as f64 / 1e6
+        } else {
+            (at - last_turn) as f64 / 1e6
+        };
         t.put(since, ts, ContextValue::Double(elapsed));
         k += 1;
         ts += 500_000;

@@ -36,7 +36,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { seed: 739_177, duration_s: 150.0 }
+        Options {
+            seed: 739_177,
+            duration_s: 150.0,
+        }
     }
 }
 
@@ -53,7 +56,10 @@ pub fn browser_session(opts: &Options) -> Session {
     let mut s = Session::new("browser", Clocks::DUAL);
     s.anchor_unix_ns = Some(START_UNIX_US * 1000);
     s.duration_ns = Some(sc.duration_us * 1000);
-    s.processes.push(tracekit_model::Process { pid: 2817, name: "org.mozilla.fennec".into() });
+    s.processes.push(tracekit_model::Process {
+        pid: 2817,
+        name: "org.mozilla.fennec".into(),
+    });
     browser::trace_threads(&mut s, &sc, &mut rng);
     for t in &mut s.threads {
         t.pid = Some(2817);

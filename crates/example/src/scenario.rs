@@ -53,7 +53,11 @@ impl Scenario {
         while t < duration_us {
             current = 1 - current;
             orientation.push((t, current));
-            let stay = if current == 1 { rng.range(3.5, 8.0) } else { rng.range(7.0, 16.0) };
+            let stay = if current == 1 {
+                rng.range(3.5, 8.0)
+            } else {
+                rng.range(7.0, 16.0)
+            };
             if current == 1 && rng.chance(0.85) {
                 // The defect shows, and the user reacts a moment later.
                 let b = t + (rng.range(0.9, 1.4) * S as f64) as u64;
@@ -69,7 +73,15 @@ impl Scenario {
         let scrolls = spans(rng, duration_us, (1.0, 3.0), (0.4, 2.5), (1.0, 6.0));
         let drop_at = (rng.range(0.4, 0.7) * duration_us as f64) as u64;
         let wifi_drop = (drop_at, drop_at + (rng.range(2.0, 5.0) * S as f64) as u64);
-        Scenario { duration_us, orientation, loads, scrolls, bug, brb, wifi_drop }
+        Scenario {
+            duration_us,
+            orientation,
+            loads,
+            scrolls,
+            bug,
+            brb,
+            wifi_drop,
+        }
     }
 
     /// Whether a page is loading at `t`.

@@ -14,7 +14,12 @@ pub(crate) struct ThreadGen {
 
 impl ThreadGen {
     pub fn new(start_us: u64) -> ThreadGen {
-        ThreadGen { events: Vec::new(), stack: Vec::new(), now_us: start_us, cpu_us: 0.0 }
+        ThreadGen {
+            events: Vec::new(),
+            stack: Vec::new(),
+            now_us: start_us,
+            cpu_us: 0.0,
+        }
     }
 
     fn stamp(&self) -> (u64, Option<u64>) {

@@ -30,7 +30,10 @@ pub struct Error {
 
 impl Error {
     fn new(path: &Path, message: impl Into<String>) -> Error {
-        Error { path: path.to_owned(), message: message.into() }
+        Error {
+            path: path.to_owned(),
+            message: message.into(),
+        }
     }
 }
 
@@ -70,11 +73,17 @@ pub fn open(name: &Path) -> Result<Loaded, Error> {
         trace_path = name.to_owned();
     }
     if !trace_path.is_file() {
-        return Err(Error::new(&trace_path, "no method trace here (tracekit NAME reads NAME.trace and, if present, NAME.clog)"));
+        return Err(Error::new(
+            &trace_path,
+            "no method trace here (tracekit NAME reads NAME.trace and, if present, NAME.clog)",
+        ));
     }
     let mut session = tracekit_dmtrace::read_path(&trace_path).map_err(|e| Error::new(&trace_path, e.to_string()))?;
     if session.name.is_empty() || session.name == "trace" {
-        session.name = base.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        session.name = base
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
     }
     let mut notes = Vec::new();
     let clog_path = with_ext(&base, "clog");
@@ -82,14 +91,22 @@ pub fn open(name: &Path) -> Result<Loaded, Error> {
         let bytes = fs::read(&clog_path).map_err(|e| Error::new(&clog_path, e.to_string()))?;
         let outcome = tracekit_clog::read(&bytes).map_err(|e| Error::new(&clog_path, e.to_string()))?;
         if let Some(at) = outcome.truncated_at {
-            notes.push(format!("{}: the last record was cut off at byte {at}; every record before it was kept", clog_path.display()));
+            notes.push(format!(
+                "{}: the last record was cut off at byte {at}; every record before it was kept",
+                clog_path.display()
+            ));
         }
         attach_context(&mut session, &outcome.log);
         Some(clog_path)
     } else {
         None
     };
-    Ok(Loaded { session, trace_path, clog_path, notes })
+    Ok(Loaded {
+        session,
+        trace_path,
+        clog_path,
+        notes,
+    })
 }
 
 /// Adds a context log's tracks to a session, shifted onto its timeline.
@@ -117,7 +134,16 @@ pub fn save(session: &Session, base: &Path) -> Result<Vec<PathBuf>, Error> {
     if !session.context.is_empty() {
         let clog_path = with_ext(base, "clog");
         let anchor_us = session.anchor_unix_ns.unwrap_or(0).div_euclid(1000);
-        let start_us = anchor_us + session.context.iter().filter_map(|t| t.times.first()).min().copied().unwrap_or(0).min(0).div_euclid(1000);
+        let start_us = anchor_us
+            + session
+                .context
+                .iter()
+                .filter_map(|t| t.times.first())
+                .min()
+                .copied()
+                .unwrap_or(0)
+                .min(0)
+                .div_euclid(1000);
         let shift = (anchor_us - start_us) * 1000;
         let tracks: Vec<_> = session
             .context

@@ -46,8 +46,7 @@ pub fn adapt(
     let mut current: Option<PathBuf> = model.map(Path::to_path_buf);
     let mut out = Vec::new();
     for run in 1..=runs {
-        let r = run_scheme(&cmd, &config, current.as_deref(), &dir)
-            .with_context(|| format!("run {run}"))?;
+        let r = run_scheme(&cmd, &config, current.as_deref(), &dir).with_context(|| format!("run {run}"))?;
         let replay = r.replay.expect("AdapTracer runs are replayed");
         out.push(AdaptRun {
             run,

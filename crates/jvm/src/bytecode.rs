@@ -104,10 +104,7 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                     }
                     let n = (high - low + 1) as usize;
                     for k in 0..n {
-                        targets.push(target(
-                            pc,
-                            be_i32(code, at + 12 + 4 * k).ok_or_else(trunc)? as i64,
-                        )?);
+                        targets.push(target(pc, be_i32(code, at + 12 + 4 * k).ok_or_else(trunc)? as i64)?);
                     }
                     1 + pad + 12 + 4 * n
                 } else {
@@ -116,36 +113,23 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
                         return Err(err(pc, format!("bad lookupswitch pair count {n}")));
                     }
                     for k in 0..n as usize {
-                        targets.push(target(
-                            pc,
-                            be_i32(code, at + 12 + 8 * k).ok_or_else(trunc)? as i64,
-                        )?);
+                        targets.push(target(pc, be_i32(code, at + 12 + 8 * k).ok_or_else(trunc)? as i64)?);
                     }
                     1 + pad + 8 + 8 * n as usize
                 };
                 (len, Flow::Switch(targets))
             }
             0xc4 => {
-                let inner = *code
-                    .get(pc + 1)
-                    .ok_or_else(|| err(pc, "truncated wide".into()))?;
+                let inner = *code.get(pc + 1).ok_or_else(|| err(pc, "truncated wide".into()))?;
                 (
                     if inner == 0x84 { 6 } else { 4 },
-                    if inner == 0xa9 {
-                        Flow::Subroutine
-                    } else {
-                        Flow::Next
-                    },
+                    if inner == 0xa9 { Flow::Subroutine } else { Flow::Next },
                 )
             }
             _ => {
-                let len = fixed_length(op)
-                    .ok_or_else(|| err(pc, format!("unknown opcode 0x{op:02x}")))?;
+                let len = fixed_length(op).ok_or_else(|| err(pc, format!("unknown opcode 0x{op:02x}")))?;
                 if pc + len > code.len() {
-                    return Err(err(
-                        pc,
-                        format!("instruction 0x{op:02x} runs past the end of code"),
-                    ));
+                    return Err(err(pc, format!("instruction 0x{op:02x} runs past the end of code")));
                 }
                 let rel16 = || i16::from_be_bytes([code[pc + 1], code[pc + 2]]) as i64;
                 let flow = match op {
@@ -161,10 +145,7 @@ pub fn decode(code: &[u8], base: usize) -> Result<Vec<Insn>, ClassError> {
             }
         };
         if pc + len > code.len() {
-            return Err(err(
-                pc,
-                format!("instruction 0x{op:02x} runs past the end of code"),
-            ));
+            return Err(err(pc, format!("instruction 0x{op:02x} runs past the end of code")));
         }
         out.push(Insn {
             offset: pc as u32,

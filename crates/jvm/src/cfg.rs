@@ -241,10 +241,7 @@ mod tests {
     #[test]
     fn if_else_diamond() {
         // 0: iload_0; 1: ifeq ->8; 4: iconst_1; 5: ireturn; 6..7 nop; 8: iconst_0; 9: ireturn
-        let m = method(
-            vec![0x1a, 0x99, 0x00, 0x07, 0x04, 0xac, 0x00, 0x00, 0x03, 0xac],
-            vec![],
-        );
+        let m = method(vec![0x1a, 0x99, 0x00, 0x07, 0x04, 0xac, 0x00, 0x00, 0x03, 0xac], vec![]);
         let cfg = build_cfg(&m).unwrap().unwrap();
         // blocks: [0,1] [4,5] [6] [7] [8,9]; nops after return form their own unreachable blocks
         assert_eq!(
@@ -276,9 +273,7 @@ mod tests {
     #[test]
     fn loop_and_uncaught_throw_reach_exit() {
         // 0: goto 0 (endless loop)
-        let cfg = build_cfg(&method(vec![0xa7, 0x00, 0x00], vec![]))
-            .unwrap()
-            .unwrap();
+        let cfg = build_cfg(&method(vec![0xa7, 0x00, 0x00], vec![])).unwrap().unwrap();
         assert_eq!(cfg.succs[1], vec![1, 2]);
         // 0: aconst_null; 1: athrow, handler [0,2) -> 2: pop; 3: return
         let h = Handler {

@@ -221,12 +221,7 @@ fn skip_attributes(r: &mut Reader) -> Result<(), ClassError> {
     Ok(())
 }
 
-fn parse_code(
-    body: &[u8],
-    base: usize,
-    pool: &[Constant],
-    m: &mut MethodInfo,
-) -> Result<(), ClassError> {
+fn parse_code(body: &[u8], base: usize, pool: &[Constant], m: &mut MethodInfo) -> Result<(), ClassError> {
     let mut r = Reader { data: body, pos: 0 };
     let fix = |e: ClassError| ClassError {
         offset: e.offset + base,
@@ -242,21 +237,14 @@ fn parse_code(
             let end = r.u16()? as u32;
             let handler = r.u16()? as u32;
             r.u16()?;
-            m.handlers.push(Handler {
-                start,
-                end,
-                handler,
-            });
+            m.handlers.push(Handler { start, end, handler });
         }
         for _ in 0..r.u16()? {
             let aname = utf8(pool, r.u16()?, &r)?;
             let alen = r.u32()? as usize;
             let abody = r.bytes(alen)?;
             if aname == "LineNumberTable" {
-                let mut lr = Reader {
-                    data: abody,
-                    pos: 0,
-                };
+                let mut lr = Reader { data: abody, pos: 0 };
                 for _ in 0..lr.u16()? {
                     let pc = lr.u16()? as u32;
                     let line = lr.u16()? as u32;
@@ -283,11 +271,7 @@ fn decode_modified_utf8(b: &[u8]) -> String {
             units.push(((c as u16 & 0x1F) << 6) | (b[i + 1] as u16 & 0x3F));
             i += 2;
         } else if c & 0xF0 == 0xE0 && i + 2 < b.len() {
-            units.push(
-                ((c as u16 & 0x0F) << 12)
-                    | ((b[i + 1] as u16 & 0x3F) << 6)
-                    | (b[i + 2] as u16 & 0x3F),
-            );
+            units.push(((c as u16 & 0x0F) << 12) | ((b[i + 1] as u16 & 0x3F) << 6) | (b[i + 2] as u16 & 0x3F));
             i += 3;
         } else {
             units.push(0xFFFD);

@@ -35,9 +35,7 @@ impl JavaCommand {
         let i = argv
             .iter()
             .position(|a| matches!(a.as_str(), "-cp" | "-classpath" | "--class-path" | "-jar"))
-            .context(
-                "the java command has no -cp/-classpath/-jar argument naming the jar to instrument",
-            )?;
+            .context("the java command has no -cp/-classpath/-jar argument naming the jar to instrument")?;
         let value = argv.get(i + 1).context("-cp/-jar without a value")?;
         let classpath: Vec<String> = value.split(':').map(String::from).collect();
         let target = match jar {
@@ -86,16 +84,12 @@ impl JavaCommand {
 /// Runs `argv` with the path log going to `log`; returns wall seconds.
 pub fn run_java(argv: &[String], log: Option<&Path>) -> Result<f64> {
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args(&argv[1..]).stdout(Stdio::null()).stderr(Stdio::piped());
     if let Some(l) = log {
         cmd.env("TRACEKIT_PATHS_LOG", l);
     }
     let t = Instant::now();
-    let out = cmd
-        .output()
-        .with_context(|| format!("cannot run {}", argv[0]))?;
+    let out = cmd.output().with_context(|| format!("cannot run {}", argv[0]))?;
     let secs = t.elapsed().as_secs_f64();
     if !out.status.success() {
         bail!(
@@ -148,29 +142,18 @@ pub struct Comparison {
 
 /// Instruments `cmd`'s jar under `config` into `dir` and runs it; returns the
 /// decoded log, its wall time and the instrumented jar.
-pub fn run_scheme(
-    cmd: &JavaCommand,
-    config: &Config,
-    model: Option<&Path>,
-    dir: &Path,
-) -> Result<SchemeRun> {
-    let name = format!(
-        "{}{}",
-        config.scheme.name(),
-        if config.stream { "-stream" } else { "" }
-    );
+pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir: &Path) -> Result<SchemeRun> {
+    let name = format!("{}{}", config.scheme.name(), if config.stream { "-stream" } else { "" });
     let jar = dir.join(format!("{name}.jar"));
     let log = dir.join(format!("{name}.log"));
     instrument_jar(&cmd.jar(), &jar, config, model, &cmd.other_entries())?;
     let secs = run_java(&cmd.with_jar(&jar), Some(&log))?;
     let stored = Program::from_instrumented_jar(&jar)?;
-    let text = std::fs::read_to_string(&log)
-        .with_context(|| format!("the run wrote no path log {}", log.display()))?;
+    let text = std::fs::read_to_string(&log).with_context(|| format!("the run wrote no path log {}", log.display()))?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let core = CoreProgram::new(&stored)?;
     let mut decoder = Decoder::new(&stored, &core);
-    let decoded = decode_log(&stored, &parsed, &mut decoder)
-        .with_context(|| format!("decoding {}", log.display()))?;
+    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
     let replay = if config.scheme == Scheme::Adaptracer {
         Some(replay_adaptracer(&stored, &core, &parsed, &decoded)?)
     } else {
@@ -251,11 +234,7 @@ pub fn compare(
     let cmd = JavaCommand::parse(argv, jar)?;
     let dir = tempdir()?;
     let repeat = repeat.max(1);
-    let baseline_seconds = median(
-        (0..repeat)
-            .map(|_| run_java(argv, None))
-            .collect::<Result<Vec<_>>>()?,
-    );
+    let baseline_seconds = median((0..repeat).map(|_| run_java(argv, None)).collect::<Result<Vec<_>>>()?);
     let mut rows = Vec::new();
     let mut raw: Option<Decoded> = None;
     let (mut branches, mut ideal_bits, mut words_equal, mut zstd) = (0, 0.0, true, None);
@@ -279,8 +258,7 @@ pub fn compare(
         } else {
             scheme.name().to_string()
         };
-        let run =
-            run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
+        let run = run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
         let mut times = Vec::new();
         let timed = if verify {
             let jar = dir.join(format!("{name}-timed.jar"));
@@ -300,10 +278,7 @@ pub fn compare(
             run.jar.clone()
         };
         while times.len() < repeat {
-            times.push(run_java(
-                &cmd.with_jar(&timed),
-                Some(&dir.join("again.log")),
-            )?);
+            times.push(run_java(&cmd.with_jar(&timed), Some(&dir.join("again.log")))?);
         }
         let exact = if raw.is_none() {
             let choices = choice_stream(&run.program, &run.decoded);
@@ -357,7 +332,9 @@ pub fn render_comparison(c: &Comparison) -> String {
         "reference: ideal AdapTracer code {:.0} bits ({:.3} bits/branch); zstd -19 over the choice stream {}\n",
         c.ideal_bits,
         c.ideal_bits / c.branches.max(1) as f64,
-        c.zstd_bits.map(|z| format!("{z} bits")).unwrap_or_else(|| "n/a (no zstd)".into())
+        c.zstd_bits
+            .map(|z| format!("{z} bits"))
+            .unwrap_or_else(|| "n/a (no zstd)".into())
     );
     s += &format!(
         "{:<17} {:>14} {:>10} {:>14} {:>9} {:>8}  {}\n",

@@ -72,14 +72,7 @@ pub fn bits_for(n: usize) -> u64 {
 /// word (`W` bits; a raw node id costs `ceil(log2 #nodes)`), every PAP
 /// breakpoint node (`ceil(log2 #nodes)`), and for an aborted invocation its
 /// length (`W` bits).
-pub fn record_bits(
-    scheme: Scheme,
-    width: u32,
-    methods: usize,
-    nodes: usize,
-    tokens: &[Token],
-    aborted: bool,
-) -> u64 {
+pub fn record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tokens: &[Token], aborted: bool) -> u64 {
     let node_bits = bits_for(nodes);
     let words: u64 = tokens
         .iter()
@@ -137,18 +130,10 @@ pub fn packed_record_bits(
         Scheme::Adaptracer => {
             let words: Vec<u64> = tokens
                 .iter()
-                .filter_map(|t| {
-                    if let Token::Value(v) = t {
-                        Some(*v)
-                    } else {
-                        None
-                    }
-                })
+                .filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None })
                 .collect();
             let len = match words.iter().rposition(|&w| w != 0) {
-                Some(i) => {
-                    i as u64 * width as u64 + (width as u64 - words[i].trailing_zeros() as u64)
-                }
+                Some(i) => i as u64 * width as u64 + (width as u64 - words[i].trailing_zeros() as u64),
                 None => 0,
             };
             gamma_bits(len + 1) + len
@@ -165,11 +150,7 @@ pub fn packed_record_bits(
 }
 
 /// Decodes every record of `log` against the program stored in the jar.
-pub fn decode_log(
-    stored: &StoredProgram,
-    log: &TraceLog,
-    decoder: &mut Decoder,
-) -> Result<Decoded> {
+pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder) -> Result<Decoded> {
     let program = &stored.program;
     let scheme = stored.config.scheme;
     if log.scheme != scheme.name() || log.width != stored.config.width {
@@ -201,14 +182,9 @@ pub fn decode_log(
         let cfg = &m.cfg;
         let mut path = match &streamed {
             Some(paths) => paths[k].clone(),
-            None => decoder.decode(rec).with_context(|| {
-                format!(
-                    "record {} ({} on thread {})",
-                    k + 1,
-                    m.display_name(),
-                    rec.thread
-                )
-            })?,
+            None => decoder
+                .decode(rec)
+                .with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?,
         };
         check_path(cfg, &path).with_context(|| {
             format!(
@@ -262,11 +238,7 @@ pub fn decode_log(
         out.invocations.push(Invocation {
             method: m.display_name(),
             thread: log.threads[rec.thread].name.clone(),
-            path: path
-                .iter()
-                .filter(|&&v| v != 0 && v != exit)
-                .map(|&v| v - 1)
-                .collect(),
+            path: path.iter().filter(|&&v| v != 0 && v != exit).map(|&v| v - 1).collect(),
             aborted: rec.aborted_after.is_some(),
             method_id: rec.method,
             bits,
@@ -317,13 +289,7 @@ mod tests {
         assert_eq!(record_bits(Scheme::Pap, 3, 2, 4, &pap, false), 1 + 8);
         // AdapTracer word 0b0110_0000 (W = 8): its code is "011", 3 bits, length 4 gamma-coded in 5.
         let at = [Token::Value(0b0110_0000)];
-        assert_eq!(
-            packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &at, None),
-            5 + 3
-        );
-        assert_eq!(
-            packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &[], None),
-            1
-        );
+        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &at, None), 5 + 3);
+        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &[], None), 1);
     }
 }

@@ -35,8 +35,7 @@ pub fn instrument_jar(
     let mut failure = None;
     let tables = write_tables(&program, config, |id, cfg, out| {
         if let Err(e) = schemes.rows(id, cfg, out) {
-            failure
-                .get_or_insert(e.context(format!("method {}", program.methods[id].display_name())));
+            failure.get_or_insert(e.context(format!("method {}", program.methods[id].display_name())));
         }
     });
     if let Some(e) = failure {

@@ -83,9 +83,7 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
     if h.first() != Some(&"tracekit-paths-log") || h.get(1) != Some(&"1") {
         bail!("line 1: not a tracekit path log (version 1)");
     }
-    let scheme = header_field(&h, "scheme")
-        .context("line 1: no scheme=")?
-        .to_string();
+    let scheme = header_field(&h, "scheme").context("line 1: no scheme=")?.to_string();
     let width = header_field(&h, "width")
         .and_then(|w| w.parse().ok())
         .context("line 1: no width=")?;
@@ -136,14 +134,10 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                 let mut tokens = Vec::new();
                 for t in f {
                     tokens.push(match t.strip_prefix('@') {
-                        Some(n) => Token::Breakpoint(
-                            n.parse()
-                                .with_context(|| format!("line {no}: bad breakpoint {t:?}"))?,
-                        ),
-                        None => Token::Value(
-                            t.parse()
-                                .with_context(|| format!("line {no}: bad value {t:?}"))?,
-                        ),
+                        Some(n) => {
+                            Token::Breakpoint(n.parse().with_context(|| format!("line {no}: bad breakpoint {t:?}"))?)
+                        }
+                        None => Token::Value(t.parse().with_context(|| format!("line {no}: bad value {t:?}"))?),
                     });
                 }
                 log.records.push(Record {
@@ -161,10 +155,7 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     .last_mut()
                     .with_context(|| format!("line {no}: words before any thread line"))?;
                 let words = f
-                    .map(|t| {
-                        t.parse::<u64>()
-                            .with_context(|| format!("line {no}: bad word {t:?}"))
-                    })
+                    .map(|t| t.parse::<u64>().with_context(|| format!("line {no}: bad word {t:?}")))
                     .collect::<Result<Vec<_>>>()?;
                 t.words = Some(words);
             }
@@ -174,10 +165,7 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     .last_mut()
                     .with_context(|| format!("line {no}: verification line before any record"))?;
                 let nodes = f
-                    .map(|t| {
-                        t.parse::<u32>()
-                            .with_context(|| format!("line {no}: bad node {t:?}"))
-                    })
+                    .map(|t| t.parse::<u32>().with_context(|| format!("line {no}: bad node {t:?}")))
                     .collect::<Result<Vec<_>>>()?;
                 last.raw = Some(nodes);
             }
@@ -196,7 +184,10 @@ mod tests {
 
     #[test]
     fn parses_records_and_breakpoints() {
-        let log = parse_log("tracekit-paths-log 1 scheme=pap width=3 inc=3 bound=9\nthread 0 1 main\ni 4 -1 7 @2 1\nn 4 3 0\n").unwrap();
+        let log = parse_log(
+            "tracekit-paths-log 1 scheme=pap width=3 inc=3 bound=9\nthread 0 1 main\ni 4 -1 7 @2 1\nn 4 3 0\n",
+        )
+        .unwrap();
         assert_eq!(log.width, 3);
         assert_eq!(
             log.records[0].tokens,
@@ -208,12 +199,8 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let e = parse_log("tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni x -1\n")
-            .unwrap_err();
+        let e = parse_log("tracekit-paths-log 1 scheme=raw width=64\nthread 0 1 main\ni x -1\n").unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
-        assert!(parse_log("garbage")
-            .unwrap_err()
-            .to_string()
-            .contains("line 1"));
+        assert!(parse_log("garbage").unwrap_err().to_string().contains("line 1"));
     }
 }

@@ -34,12 +34,7 @@ pub struct Method {
 impl Method {
     /// `class.name(descriptor)`, the name used in reports and logs.
     pub fn display_name(&self) -> String {
-        format!(
-            "{}.{}{}",
-            self.class.replace('/', "."),
-            self.name,
-            self.descriptor
-        )
+        format!("{}.{}{}", self.class.replace('/', "."), self.name, self.descriptor)
     }
 }
 
@@ -55,8 +50,7 @@ pub struct Program {
 impl Program {
     /// Reads every class of a jar and builds the CFG of each method with code.
     pub fn from_jar(path: &Path) -> Result<Program> {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         Self::from_zip(file).with_context(|| format!("reading jar {}", path.display()))
     }
 
@@ -78,9 +72,7 @@ impl Program {
             zip.by_name(&name)?
                 .read_to_end(&mut data)
                 .with_context(|| format!("entry {name}"))?;
-            program
-                .add_class(&data)
-                .with_context(|| format!("class file {name}"))?;
+            program.add_class(&data).with_context(|| format!("class file {name}"))?;
         }
         Ok(program)
     }
@@ -104,10 +96,9 @@ impl Program {
                     cfg,
                 }),
                 Err(Skip::NoCode) => {}
-                Err(Skip::Subroutines) => self.skipped.push(format!(
-                    "{}.{}{}: uses jsr/ret",
-                    class.name, m.name, m.descriptor
-                )),
+                Err(Skip::Subroutines) => self
+                    .skipped
+                    .push(format!("{}.{}{}: uses jsr/ret", class.name, m.name, m.descriptor)),
             }
         }
         Ok(())
@@ -115,10 +106,8 @@ impl Program {
 
     /// Reads the program description stored in an instrumented jar.
     pub fn from_instrumented_jar(path: &Path) -> Result<StoredProgram> {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let mut zip = zip::ZipArchive::new(file)
-            .with_context(|| format!("{} is not a jar", path.display()))?;
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a jar", path.display()))?;
         let mut text = String::new();
         zip.by_name(PROGRAM_ENTRY)
             .with_context(|| {
@@ -128,8 +117,8 @@ impl Program {
                 )
             })?
             .read_to_string(&mut text)?;
-        let stored: StoredProgram = serde_json::from_str(&text)
-            .with_context(|| format!("{}: {PROGRAM_ENTRY}", path.display()))?;
+        let stored: StoredProgram =
+            serde_json::from_str(&text).with_context(|| format!("{}: {PROGRAM_ENTRY}", path.display()))?;
         Ok(stored)
     }
 
@@ -143,10 +132,7 @@ impl Program {
                 out.push_str(&format!("C\t{}\n", m.class));
                 last_class = &m.class;
             }
-            out.push_str(&format!(
-                "M\t{id}\t{}\t{}\t{}",
-                m.name, m.descriptor, m.cfg.insn_count
-            ));
+            out.push_str(&format!("M\t{id}\t{}\t{}\t{}", m.name, m.descriptor, m.cfg.insn_count));
             for b in &m.cfg.blocks {
                 out.push_str(&format!("\t{}", b.first_insn));
             }

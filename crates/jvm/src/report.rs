@@ -43,9 +43,7 @@ pub struct MethodReport {
 /// than one out-edge, the virtual ENTRY excluded).
 pub fn branch_count(program: &Program, method: usize, path: &[u32]) -> u64 {
     let cfg = &program.methods[method].cfg;
-    path.iter()
-        .filter(|&&b| cfg.succs[b as usize + 1].len() > 1)
-        .count() as u64
+    path.iter().filter(|&&b| cfg.succs[b as usize + 1].len() > 1).count() as u64
 }
 
 /// Builds per-method reports, the methods with most trace bits first.

@@ -14,8 +14,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use tracekit_paths as core;
 use tracekit_paths::{
-    AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, BlppStep, EdgeModel, MethodId, Pap,
-    PapItem,
+    AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, BlppStep, EdgeModel, MethodId, Pap, PapItem,
 };
 
 use crate::cfg::MethodCfg;
@@ -75,28 +74,20 @@ impl SchemeTables {
     pub fn new(program: &Program, config: &Config, model: Option<&Path>) -> Result<SchemeTables> {
         core::error::check_width(config.width).map_err(|e| anyhow!("{e}"))?;
         let model_text = match model {
-            Some(p) => Some(
-                std::fs::read_to_string(p)
-                    .with_context(|| format!("cannot read model {}", p.display()))?,
-            ),
+            Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("cannot read model {}", p.display()))?),
             None => None,
         };
-        let edge_model = load_model(model_text.as_deref()).with_context(|| {
-            format!(
-                "model {}",
-                model.map(|p| p.display().to_string()).unwrap_or_default()
-            )
-        })?;
+        let edge_model = load_model(model_text.as_deref())
+            .with_context(|| format!("model {}", model.map(|p| p.display().to_string()).unwrap_or_default()))?;
         let core = if config.scheme == Scheme::Raw {
             None
         } else {
             Some(core_program(program)?)
         };
         let adaptive = match (&core, config.scheme) {
-            (Some(c), Scheme::Adaptracer) => Some(
-                AdaptiveModel::from_edge_model(c, &edge_model, params(config))
-                    .map_err(|e| anyhow!("{e}"))?,
-            ),
+            (Some(c), Scheme::Adaptracer) => {
+                Some(AdaptiveModel::from_edge_model(c, &edge_model, params(config)).map_err(|e| anyhow!("{e}"))?)
+            }
             _ => None,
         };
         Ok(SchemeTables {
@@ -187,11 +178,7 @@ pub fn scheme_rows(
             for v in (0..nodes).filter(|&v| live_with_edges(v)) {
                 let _ = write!(out, "pi {v}");
                 for &w in &succs[v as usize] {
-                    let _ = write!(
-                        out,
-                        " {}",
-                        pap.in_index(BlockId(v), BlockId(w)).unwrap_or(0)
-                    );
+                    let _ = write!(out, " {}", pap.in_index(BlockId(v), BlockId(w)).unwrap_or(0));
                 }
                 out.push('\n');
             }
@@ -206,16 +193,8 @@ pub fn scheme_rows(
                     bases.push(-1i64);
                     continue;
                 }
-                if ccfg.successors(BlockId(v))
-                    != succs[v as usize]
-                        .iter()
-                        .map(|&w| BlockId(w))
-                        .collect::<Vec<_>>()
-                {
-                    bail!(
-                        "{}: out-edge order of node {v} differs from the core's",
-                        ccfg.name()
-                    );
+                if ccfg.successors(BlockId(v)) != succs[v as usize].iter().map(|&w| BlockId(w)).collect::<Vec<_>>() {
+                    bail!("{}: out-edge order of node {v} differs from the core's", ccfg.name());
                 }
                 bases.push(counts.len() as i64);
                 counts.extend_from_slice(c);
@@ -272,8 +251,7 @@ impl CoreProgram {
         let mut p = core::Program::new();
         p.add_method(self.program.cfg(MethodId(m as u32)).clone(), vec![])
             .map_err(|e| anyhow!("{e}"))?;
-        let model = AdaptiveModel::from_edge_model(&p, &self.edge_model, params)
-            .map_err(|e| anyhow!("{e}"))?;
+        let model = AdaptiveModel::from_edge_model(&p, &self.edge_model, params).map_err(|e| anyhow!("{e}"))?;
         Ok((p, model))
     }
 }
@@ -358,15 +336,11 @@ impl<'a> Decoder<'a> {
             Scheme::Adaptracer => {
                 let words = words()?;
                 if record.nested {
-                    let (single, mut model) = self
-                        .core
-                        .single(record.method, params(&self.stored.config))?;
+                    let (single, mut model) = self.core.single(record.method, params(&self.stored.config))?;
                     let at = AdapTracer::new(&single, width).map_err(|e| anyhow!("{e}"))?;
-                    at.decode(&mut model, MethodId(0), &words)
-                        .map_err(|e| anyhow!("{e}"))?
+                    at.decode(&mut model, MethodId(0), &words).map_err(|e| anyhow!("{e}"))?
                 } else {
-                    let at =
-                        AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
+                    let at = AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
                     let model = self
                         .thread_models
                         .entry(record.thread)
@@ -391,12 +365,7 @@ impl Decoder<'_> {
             let words = info.words.as_ref().unwrap_or(&empty);
             let mut stream = at.stream(words).map_err(|e| anyhow!("thread {t}: {e}"))?;
             let mut model = self.core.initial.clone();
-            for (k, rec) in log
-                .records
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.thread == t)
-            {
+            for (k, rec) in log.records.iter().enumerate().filter(|(_, r)| r.thread == t) {
                 if !rec.tokens.is_empty() {
                     bail!("record {}: values in a stream-mode log", k + 1);
                 }
@@ -420,8 +389,7 @@ pub fn updated_model(
     completed_paths: &[(usize, Vec<u32>)],
 ) -> Result<EdgeModel> {
     let mut model = core.initial.clone();
-    let at =
-        AdapTracer::new(&core.program, stored.config.width.max(3)).map_err(|e| anyhow!("{e}"))?;
+    let at = AdapTracer::new(&core.program, stored.config.width.max(3)).map_err(|e| anyhow!("{e}"))?;
     for (m, path) in completed_paths {
         let blocks: Vec<BlockId> = path.iter().map(|&b| BlockId(b)).collect();
         at.encode(&mut model, MethodId(*m as u32), &blocks)
@@ -491,9 +459,7 @@ pub fn replay_adaptracer(
                 .map_err(|e| anyhow!("{e}"))?
                 .encode(&mut model, MethodId(0), &blocks)
         } else {
-            let model = models
-                .entry(inv.thread_index)
-                .or_insert_with(|| core.initial.clone());
+            let model = models.entry(inv.thread_index).or_insert_with(|| core.initial.clone());
             at.encode(model, MethodId(*m as u32), &blocks)
         }
         .map_err(|e| anyhow!("{e}"))?;
@@ -502,13 +468,7 @@ pub fn replay_adaptracer(
         let logged: Vec<u64> = rec
             .tokens
             .iter()
-            .filter_map(|t| {
-                if let Token::Value(v) = t {
-                    Some(*v)
-                } else {
-                    None
-                }
-            })
+            .filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None })
             .collect();
         out.words_equal &= logged == trace.words;
     }

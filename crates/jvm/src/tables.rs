@@ -116,9 +116,7 @@ pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
         }
     }
     // Every node reaches EXIT by construction of the CFG; keep the table total anyway.
-    next.iter()
-        .map(|&x| if x == u32::MAX { exit } else { x })
-        .collect()
+    next.iter().map(|&x| if x == u32::MAX { exit } else { x }).collect()
 }
 
 /// Writes the runtime tables; `scheme_rows` appends each method's scheme rows.

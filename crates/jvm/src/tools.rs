@@ -155,11 +155,7 @@ impl JavaTools {
         resources: &Path,
         classpath: &[PathBuf],
     ) -> Result<String> {
-        let cp = format!(
-            "{}:{}",
-            self.instrumenter_classes.display(),
-            asm_classpath()
-        );
+        let cp = format!("{}:{}", self.instrumenter_classes.display(), asm_classpath());
         let out = Command::new("java")
             .arg("-cp")
             .arg(cp)

@@ -10,10 +10,7 @@ use tracekit_jvm::program::Program;
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut v: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
     v.sort();
     v.into_iter()
         .map(|p| {
@@ -43,11 +40,7 @@ fn corpus_parses_or_fails_cleanly() {
             // The unmutated class files are valid and give CFGs.
             let c = parse_class(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(
-                c.methods
-                    .iter()
-                    .filter_map(|m| build_cfg(m).unwrap().ok())
-                    .count()
-                    > 0,
+                c.methods.iter().filter_map(|m| build_cfg(m).unwrap().ok()).count() > 0,
                 "{name}"
             );
         } else {

@@ -13,9 +13,7 @@ use tracekit_jvm::program::{Method, Program};
 use tracekit_jvm::schemes::{core_program, SchemeTables};
 use tracekit_jvm::tables::{route_to_exit, write_tables, Config, Scheme};
 use tracekit_jvm::tools::java_tools;
-use tracekit_paths::{
-    AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, MethodId, Pap, PapItem,
-};
+use tracekit_paths::{AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, MethodId, Pap, PapItem};
 
 struct Rng(u64);
 impl Rng {
@@ -82,11 +80,7 @@ fn random_path(rng: &mut Rng, cfg: &MethodCfg, len: usize) -> Vec<u32> {
         v = if path.len() < len {
             let s = &cfg.succs[v as usize];
             // Skew choices so the adaptive model has something to learn.
-            let k = if rng.below(4) == 0 {
-                rng.below(s.len())
-            } else {
-                0
-            };
+            let k = if rng.below(4) == 0 { rng.below(s.len()) } else { 0 };
             s[k]
         } else {
             route[v as usize]
@@ -112,11 +106,7 @@ fn program(rng: &mut Rng, methods: usize) -> Program {
 
 fn run_java(tables: &str, input: &str) -> String {
     let tools = java_tools().expect("JDK and libasm-java are needed (scripts/deps/jvm.apt)");
-    let dir = std::env::temp_dir().join(format!(
-        "tk-vectors-{}-{}",
-        std::process::id(),
-        rand_suffix()
-    ));
+    let dir = std::env::temp_dir().join(format!("tk-vectors-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let tf = dir.join("tables.txt");
     std::fs::write(&tf, tables).unwrap();
@@ -129,12 +119,7 @@ fn run_java(tables: &str, input: &str) -> String {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let _ = std::fs::remove_dir_all(&dir);
@@ -190,9 +175,7 @@ fn cases(rng: &mut Rng, p: &Program, count: usize) -> Vec<Case> {
 
 fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, Vec<u64>) {
     let schemes = SchemeTables::new(p, config, None).unwrap();
-    let tables = write_tables(p, config, |id, cfg, out| {
-        schemes.rows(id, cfg, out).unwrap()
-    });
+    let tables = write_tables(p, config, |id, cfg, out| schemes.rows(id, cfg, out).unwrap());
     let mut input = String::new();
     for c in cases {
         let upto = c.aborted_after.map(|k| k + 1).unwrap_or(c.path.len());
@@ -251,24 +234,15 @@ fn java_encoders_match_the_core_bit_for_bit() {
                 stream: false,
             };
             let (records, _) = java_records(&p, &config, &cases);
-            let mut model =
-                AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
+            let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
             for (c, r) in cases.iter().zip(&records) {
                 assert_eq!(r.aborted_after, c.aborted_after);
                 let m = MethodId(c.method as u32);
                 let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
-                let ctx = format!(
-                    "{} W={width} method {} path {:?}",
-                    scheme.name(),
-                    c.method,
-                    c.path
-                );
+                let ctx = format!("{} W={width} method {} path {:?}", scheme.name(), c.method, c.path);
                 match scheme {
                     Scheme::Blpp => {
-                        let want = Blpp::new(core.cfg(m), width)
-                            .unwrap()
-                            .encode(&blocks)
-                            .unwrap();
+                        let want = Blpp::new(core.cfg(m), width).unwrap().encode(&blocks).unwrap();
                         assert_eq!(values(r), want, "{ctx}");
                     }
                     Scheme::Pap => {
@@ -343,8 +317,7 @@ fn core_shared_vectors_reproduce_in_java() {
     use tracekit_jvm::tables::route_to_exit_of;
     use tracekit_paths::EdgeModel;
 
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors.json");
     let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let mut checked = 0;
     for v in all["vectors"].as_array().unwrap() {
@@ -352,11 +325,9 @@ fn core_shared_vectors_reproduce_in_java() {
             continue;
         }
         let name = v["name"].as_str().unwrap();
-        let program = tracekit_paths::Program::from_json_str(
-            &v["cfg"].to_string(),
-            std::path::Path::new("vectors.json"),
-        )
-        .unwrap();
+        let program =
+            tracekit_paths::Program::from_json_str(&v["cfg"].to_string(), std::path::Path::new("vectors.json"))
+                .unwrap();
         let scheme = Scheme::parse(v["scheme"].as_str().unwrap()).unwrap();
         let width = v["width"].as_u64().unwrap() as u32;
         let params = AdaptiveParams {
@@ -375,9 +346,7 @@ fn core_shared_vectors_reproduce_in_java() {
             }
             em
         };
-        let model =
-            AdaptiveModel::from_edge_model(&program, &edge_model("initial_counters"), params)
-                .unwrap();
+        let model = AdaptiveModel::from_edge_model(&program, &edge_model("initial_counters"), params).unwrap();
         let mut tables = format!(
             "scheme {} width {width} inc {} bound {} methods {}\n",
             scheme.name(),
@@ -391,13 +360,7 @@ fn core_shared_vectors_reproduce_in_java() {
                 .blocks()
                 .map(|b| cfg.successors(b).iter().map(|w| w.0).collect())
                 .collect();
-            tables += &format!(
-                "m {} {}\nee {} {}\nx",
-                m.0,
-                succs.len(),
-                cfg.entry().0,
-                cfg.exit().0
-            );
+            tables += &format!("m {} {}\nee {} {}\nx", m.0, succs.len(), cfg.entry().0, cfg.exit().0);
             for r in route_to_exit_of(&succs, cfg.exit().0) {
                 tables += &format!(" {r}");
             }
@@ -439,30 +402,16 @@ fn core_shared_vectors_reproduce_in_java() {
                     None => Value::from(t.parse::<u64>().unwrap()),
                 })
                 .collect();
-            assert_eq!(
-                Value::Array(got),
-                inv["trace"],
-                "vector {name}, invocation {k}"
-            );
+            assert_eq!(Value::Array(got), inv["trace"], "vector {name}, invocation {k}");
         }
         if scheme == Scheme::Adaptracer {
-            let want =
-                AdaptiveModel::from_edge_model(&program, &edge_model("final_counters"), params)
-                    .unwrap();
+            let want = AdaptiveModel::from_edge_model(&program, &edge_model("final_counters"), params).unwrap();
             // No line when the method never coded a choice (its counters were never touched).
             let got: Vec<u32> = lines
                 .next()
-                .map(|line| {
-                    line.split(' ')
-                        .skip(2)
-                        .map(|x| x.parse().unwrap())
-                        .collect()
-                })
+                .map(|line| line.split(' ').skip(2).map(|x| x.parse().unwrap()).collect())
                 .unwrap_or_default();
-            let want: Vec<u32> = cfg
-                .blocks()
-                .flat_map(|b| want.counters(m, b).to_vec())
-                .collect();
+            let want: Vec<u32> = cfg.blocks().flat_map(|b| want.counters(m, b).to_vec()).collect();
             assert_eq!(got, want, "vector {name}: final counters");
         }
         checked += 1;

@@ -51,17 +51,32 @@ pub struct CallEvent {
 impl CallEvent {
     /// An enter event.
     pub fn enter(method: MethodId, ts_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
-        CallEvent { kind: CallKind::Enter, method, ts_ns, cpu_ns }
+        CallEvent {
+            kind: CallKind::Enter,
+            method,
+            ts_ns,
+            cpu_ns,
+        }
     }
 
     /// A normal exit event.
     pub fn exit(method: MethodId, ts_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
-        CallEvent { kind: CallKind::Exit, method, ts_ns, cpu_ns }
+        CallEvent {
+            kind: CallKind::Exit,
+            method,
+            ts_ns,
+            cpu_ns,
+        }
     }
 
     /// An exit by exception.
     pub fn unwind(method: MethodId, ts_ns: u64, cpu_ns: Option<u64>) -> CallEvent {
-        CallEvent { kind: CallKind::Unwind, method, ts_ns, cpu_ns }
+        CallEvent {
+            kind: CallKind::Unwind,
+            method,
+            ts_ns,
+            cpu_ns,
+        }
     }
 }
 
@@ -145,7 +160,11 @@ impl CallColumns {
     /// The raw columns, for hot loops: packed words (`method << 2 | kind`),
     /// timeline times, and CPU times when present.
     pub fn columns(&self) -> (&[u32], &[u64], Option<&[u64]>) {
-        (&self.words, &self.ts, if self.has_cpu() { Some(&self.cpu) } else { None })
+        (
+            &self.words,
+            &self.ts,
+            if self.has_cpu() { Some(&self.cpu) } else { None },
+        )
     }
 
     /// Iterates over the events in order.

@@ -201,7 +201,12 @@ pub struct ContextTrack {
 impl ContextTrack {
     /// An empty track.
     pub fn new(label: impl Into<String>, kind: ContextType) -> ContextTrack {
-        ContextTrack { label: label.into(), unit: None, times: Vec::new(), samples: ContextSamples::empty(kind) }
+        ContextTrack {
+            label: label.into(),
+            unit: None,
+            times: Vec::new(),
+            samples: ContextSamples::empty(kind),
+        }
     }
 
     /// The track's value type.
@@ -266,7 +271,13 @@ pub struct CounterTrack {
 impl CounterTrack {
     /// An empty counter track.
     pub fn new(name: impl Into<String>, unit: Option<&str>) -> CounterTrack {
-        CounterTrack { name: name.into(), unit: unit.map(str::to_owned), pid: None, times: Vec::new(), values: Vec::new() }
+        CounterTrack {
+            name: name.into(),
+            unit: unit.map(str::to_owned),
+            pid: None,
+            times: Vec::new(),
+            values: Vec::new(),
+        }
     }
 
     /// Appends a sample.

@@ -128,9 +128,7 @@ impl MethodTable {
                     return true;
                 }
                 let q = m.qualified_name();
-                q == dotted
-                    || q.ends_with(&format!(".{dotted}")) && dotted.contains('.')
-                    || m.display_name() == dotted
+                q == dotted || q.ends_with(&format!(".{dotted}")) && dotted.contains('.') || m.display_name() == dotted
             })
             .map(|(id, _)| id)
             .collect()

@@ -34,7 +34,11 @@ pub struct Thread {
 impl Thread {
     /// A thread with an id and a name, process unknown.
     pub fn new(tid: u32, name: impl Into<String>) -> Thread {
-        Thread { tid, pid: None, name: name.into() }
+        Thread {
+            tid,
+            pid: None,
+            name: name.into(),
+        }
     }
 
     /// The name, or `thread <tid>` when the name is empty.
@@ -127,10 +131,18 @@ impl Session {
     /// The id of the thread with OS id `tid` (and `pid`, if given), adding an
     /// unnamed thread when there is none.
     pub fn thread_by_tid(&mut self, tid: u32, pid: Option<u32>) -> ThreadId {
-        if let Some(i) = self.threads.iter().position(|t| t.tid == tid && (pid.is_none() || t.pid == pid)) {
+        if let Some(i) = self
+            .threads
+            .iter()
+            .position(|t| t.tid == tid && (pid.is_none() || t.pid == pid))
+        {
             return ThreadId(i as u32);
         }
-        self.add_thread(Thread { tid, pid, name: String::new() })
+        self.add_thread(Thread {
+            tid,
+            pid,
+            name: String::new(),
+        })
     }
 
     /// The thread with this id.
@@ -176,7 +188,11 @@ impl Session {
         if let Some(r) = self.repairs.iter_mut().find(|r| r.code == code) {
             r.count += count;
         } else {
-            self.repairs.push(Repair { code: code.to_owned(), count, detail: detail.into() });
+            self.repairs.push(Repair {
+                code: code.to_owned(),
+                count,
+                detail: detail.into(),
+            });
         }
     }
 

@@ -26,11 +26,20 @@ pub struct Clocks {
 
 impl Clocks {
     /// Wall clock only.
-    pub const WALL: Clocks = Clocks { wall: true, thread_cpu: false };
+    pub const WALL: Clocks = Clocks {
+        wall: true,
+        thread_cpu: false,
+    };
     /// Thread-CPU clock only.
-    pub const THREAD_CPU: Clocks = Clocks { wall: false, thread_cpu: true };
+    pub const THREAD_CPU: Clocks = Clocks {
+        wall: false,
+        thread_cpu: true,
+    };
     /// Both clocks.
-    pub const DUAL: Clocks = Clocks { wall: true, thread_cpu: true };
+    pub const DUAL: Clocks = Clocks {
+        wall: true,
+        thread_cpu: true,
+    };
 
     /// The name Android's trace files use: `wall`, `thread-cpu` or `dual`.
     pub fn name(self) -> &'static str {

@@ -40,7 +40,8 @@ use tracekit_model::{Clocks, ObjectEvent, ObjectEventKind, Process, RemoteCall, 
 pub const LINE_REGEX: &str = r"^(?:([CD])[ \t]+(\d+)[ \t]+((?:0x)?[0-9A-Fa-f]+)[ \t]+(\d+)[ \t]+(\S+)|([EL])[ \t]+(\d+)[ \t]+((?:0x)?[0-9A-Fa-f]+)[ \t]+(\d+)[ \t]+(\S+)[ \t]+(\S+)[ \t]+(\S+)|([PAS])[ \t]+(\d+)[ \t]+(\d+)[ \t]+((?:0x)?[0-9A-Fa-f]+)[ \t]+(\d+)[ \t]+(\S+)[ \t]+(\S+)[ \t]+(\S+))[ \t]*$";
 
 /// First line tracekit writes.
-pub const HEADER: &str = "# tracekit object trace v1: type pid [remote-pid] object-id timestamp-ns class [interface operation]\n";
+pub const HEADER: &str =
+    "# tracekit object trace v1: type pid [remote-pid] object-id timestamp-ns class [interface operation]\n";
 
 /// A line that does not follow the grammar.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -143,13 +144,20 @@ pub fn read_str(text: &str, source_name: &str) -> Result<Session, ParseError> {
             }
             continue;
         }
-        let e = parse_line(line).map_err(|what| ParseError { source_name: source_name.to_owned(), line: i + 1, what })?;
+        let e = parse_line(line).map_err(|what| ParseError {
+            source_name: source_name.to_owned(),
+            line: i + 1,
+            what,
+        })?;
         let pid = match &e {
             Entry::Object(o) => o.pid,
             Entry::Remote(r) => r.pid,
         };
         if !s.processes.iter().any(|p| p.pid == pid) {
-            s.processes.push(Process { pid, name: format!("process {pid}") });
+            s.processes.push(Process {
+                pid,
+                name: format!("process {pid}"),
+            });
         }
         // The format has no threads: each process's entries form one thread
         // (tid = pid), so listings and diagrams nest them per process.
@@ -165,13 +173,24 @@ pub fn read_str(text: &str, source_name: &str) -> Result<Session, ParseError> {
 /// Reads an object trace file.
 pub fn read_file(path: &std::path::Path) -> Result<Session, ParseError> {
     let name = path.display().to_string();
-    let text = std::fs::read(path).map_err(|e| ParseError { source_name: name.clone(), line: 0, what: e.to_string() })?;
+    let text = std::fs::read(path).map_err(|e| ParseError {
+        source_name: name.clone(),
+        line: 0,
+        what: e.to_string(),
+    })?;
     let text = String::from_utf8(text).map_err(|e| {
         let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
-        ParseError { source_name: name.clone(), line, what: "not UTF-8 text".into() }
+        ParseError {
+            source_name: name.clone(),
+            line,
+            what: "not UTF-8 text".into(),
+        }
     })?;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or(name.clone());
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or(name.clone());
     let mut s = read_str(&text, &name)?;
     s.name = stem;
     Ok(s)
@@ -297,7 +316,11 @@ mod tests {
         let mut n = 0;
         for e in std::fs::read_dir(dir).unwrap() {
             let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
-            for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            for line in text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            {
                 assert_eq!(re.is_match(line), parse_line(line).is_ok(), "disagree on `{line}`");
                 n += 1;
             }
@@ -307,16 +330,54 @@ mod tests {
 
     fn entry_strategy() -> impl Strategy<Value = Entry> {
         let name = "[A-Za-z_][A-Za-z0-9_:]{0,8}";
-        (0u8..7, any::<u32>(), any::<u32>(), any::<u64>(), any::<u64>(), name, name, name).prop_map(|(k, pid, rp, id, ts, c, i, o)| {
-            if k < 4 {
-                let kind = [ObjectEventKind::Created, ObjectEventKind::Destroyed, ObjectEventKind::OperationEntered, ObjectEventKind::OperationLeft][k as usize];
-                let ops = k >= 2;
-                Entry::Object(ObjectEvent { ts_ns: ts, pid, thread: None, kind, object_id: id, class: c, interface: ops.then_some(i), operation: ops.then_some(o) })
-            } else {
-                let kind = [RemoteCallKind::ProxySync, RemoteCallKind::ProxyAsync, RemoteCallKind::Stub][k as usize - 4];
-                Entry::Remote(RemoteCall { ts_ns: ts, pid, remote_pid: rp, thread: None, kind, object_id: id, class: c, interface: i, operation: o })
-            }
-        })
+        (
+            0u8..7,
+            any::<u32>(),
+            any::<u32>(),
+            any::<u64>(),
+            any::<u64>(),
+            name,
+            name,
+            name,
+        )
+            .prop_map(|(k, pid, rp, id, ts, c, i, o)| {
+                if k < 4 {
+                    let kind = [
+                        ObjectEventKind::Created,
+                        ObjectEventKind::Destroyed,
+                        ObjectEventKind::OperationEntered,
+                        ObjectEventKind::OperationLeft,
+                    ][k as usize];
+                    let ops = k >= 2;
+                    Entry::Object(ObjectEvent {
+                        ts_ns: ts,
+                        pid,
+                        thread: None,
+                        kind,
+                        object_id: id,
+                        class: c,
+                        interface: ops.then_some(i),
+                        operation: ops.then_some(o),
+                    })
+                } else {
+                    let kind = [
+                        RemoteCallKind::ProxySync,
+                        RemoteCallKind::ProxyAsync,
+                        RemoteCallKind::Stub,
+                    ][k as usize - 4];
+                    Entry::Remote(RemoteCall {
+                        ts_ns: ts,
+                        pid,
+                        remote_pid: rp,
+                        thread: None,
+                        kind,
+                        object_id: id,
+                        class: c,
+                        interface: i,
+                        operation: o,
+                    })
+                }
+            })
     }
 
     proptest! {

@@ -30,11 +30,7 @@ fn bench(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new("decode", &id), |b| {
                 b.iter(|| {
                     let mut model = fresh.clone();
-                    black_box(
-                        codec
-                            .decode(Some(&mut model), black_box(&trace.items))
-                            .unwrap(),
-                    )
+                    black_box(codec.decode(Some(&mut model), black_box(&trace.items)).unwrap())
                 })
             });
         }

@@ -32,14 +32,8 @@ fn zstd_bits(bytes: &[u8]) -> Option<u64> {
 fn nested_loops(outer: usize, inner: usize) -> (Program, Vec<BlockId>) {
     let mut b = CfgBuilder::new("m");
     b.edge("A", "H1").edge("H1", "H2").edge("H1", "X");
-    b.edge("H2", "B")
-        .edge("H2", "L1")
-        .edge("B", "T")
-        .edge("B", "E");
-    b.edge("T", "J")
-        .edge("E", "J")
-        .edge("J", "H2")
-        .edge("L1", "H1");
+    b.edge("H2", "B").edge("H2", "L1").edge("B", "T").edge("B", "E");
+    b.edge("T", "J").edge("E", "J").edge("J", "H2").edge("L1", "H1");
     b.entry("A").exit("X");
     let mut program = Program::new();
     let m = program.add_method(b.build().unwrap(), vec![]).unwrap();
@@ -60,14 +54,7 @@ fn main() {
     println!("| workload | W | BLPP bits | PAP bits | AdapTracer run 1 | ideal run 1 | AdapTracer run 2 | ideal run 2 | run 2 vs PAP | run 2, run contexts | zstd -19 of choices |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let synthetic = [
-        (
-            "small, random branches",
-            3u64,
-            12usize,
-            20usize,
-            2_000usize,
-            0u32,
-        ),
+        ("small, random branches", 3u64, 12usize, 20usize, 2_000usize, 0u32),
         ("small, 80% repeat", 4, 12, 20, 2_000, 80),
         ("medium, 95% repeat", 5, 40, 70, 100_000, 95),
         ("large, 70% repeat", 6, 200, 400, 1_000_000, 70),
@@ -86,11 +73,7 @@ fn main() {
         workloads.push((name.to_string(), program, path));
     }
     let (program, path) = nested_loops(300, 37);
-    workloads.push((
-        "nested loops 300 × 37, if/else 1 in 3".to_string(),
-        program,
-        path,
-    ));
+    workloads.push(("nested loops 300 × 37, if/else 1 in 3".to_string(), program, path));
     let runs = ModelOptions {
         symbol_order: SymbolOrder::Frequency,
         context: ContextKind::Runs,
@@ -118,10 +101,8 @@ fn main() {
             // Run 1 from fresh counters, run 2 from the model file the
             // decoder of run 1 writes.
             let two_runs = |options: ModelOptions| {
-                let load = |e: &EdgeModel| {
-                    AdaptiveModel::from_edge_model_with_options(program, e, params, options)
-                        .unwrap()
-                };
+                let load =
+                    |e: &EdgeModel| AdaptiveModel::from_edge_model_with_options(program, e, params, options).unwrap();
                 let mut probe = load(&EdgeModel::new());
                 let mut parser = probe.clone();
                 let r1 = at.encode(&mut probe, m, path).unwrap();
@@ -161,8 +142,7 @@ fn short_invocations() {
     for i in 0..4 {
         let (s, t) = (format!("S{i}"), format!("S{}", i + 1));
         for arm in ["L", "R"] {
-            b.edge(&s, &format!("{arm}{i}"))
-                .edge(&format!("{arm}{i}"), &t);
+            b.edge(&s, &format!("{arm}{i}")).edge(&format!("{arm}{i}"), &t);
         }
     }
     b.entry("S0").exit("S4");
@@ -177,12 +157,7 @@ fn short_invocations() {
         }
         cfg.resolve_path(&names).unwrap()
     };
-    let paths = [
-        path_of("RRLR"),
-        path_of("LRLR"),
-        path_of("RRRR"),
-        path_of("LLLL"),
-    ];
+    let paths = [path_of("RRLR"), path_of("LRLR"), path_of("RRRR"), path_of("LLLL")];
     let mut rng = synth::Lcg(5);
     let invocations: Vec<&Vec<BlockId>> = (0..10_000)
         .map(|_| match rng.below(20) {
@@ -195,10 +170,7 @@ fn short_invocations() {
     for width in [32u32, 64] {
         let total = |s: Scheme| -> u64 {
             let c = Codec::new(&program, m, s, width).unwrap();
-            invocations
-                .iter()
-                .map(|p| c.encode(None, p).unwrap().bits)
-                .sum()
+            invocations.iter().map(|p| c.encode(None, p).unwrap().bits).sum()
         };
         let (blpp, pap) = (total(Scheme::Blpp), total(Scheme::Pap));
         let at = AdapTracer::new(&program, width).unwrap();
@@ -217,13 +189,7 @@ fn short_invocations() {
         let (b1, i1, learned) = run(&fresh);
         let learned = learned.to_edge_model(&program);
         let next = |order| {
-            AdaptiveModel::from_edge_model_with_order(
-                &program,
-                &learned,
-                AdaptiveParams::default(),
-                order,
-            )
-            .unwrap()
+            AdaptiveModel::from_edge_model_with_order(&program, &learned, AdaptiveParams::default(), order).unwrap()
         };
         let (b2, i2, _) = run(&next(SymbolOrder::Successor));
         let next = next(SymbolOrder::Frequency);

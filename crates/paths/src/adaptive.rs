@@ -55,10 +55,7 @@ pub struct AdaptiveParams {
 
 impl Default for AdaptiveParams {
     fn default() -> Self {
-        AdaptiveParams {
-            inc: 3,
-            bound: 65535,
-        }
+        AdaptiveParams { inc: 3, bound: 65535 }
     }
 }
 
@@ -66,9 +63,7 @@ impl AdaptiveParams {
     /// Checks `1 ≤ bound` and `inc ≤ 2^18`.
     pub fn check(&self) -> Result<()> {
         if self.bound == 0 {
-            return Err(PathError::InvalidParameter(
-                "bound must be at least 1".into(),
-            ));
+            return Err(PathError::InvalidParameter("bound must be at least 1".into()));
         }
         if self.inc as usize > MAX_OUT_DEGREE {
             return Err(PathError::InvalidParameter(format!(
@@ -119,11 +114,7 @@ impl AdaptiveModel {
 
     /// Counters for `program` initialised from a model file's counters,
     /// symbols in successor order.
-    pub fn from_edge_model(
-        program: &Program,
-        model: &EdgeModel,
-        params: AdaptiveParams,
-    ) -> Result<Self> {
+    pub fn from_edge_model(program: &Program, model: &EdgeModel, params: AdaptiveParams) -> Result<Self> {
         Self::from_edge_model_with_order(program, model, params, SymbolOrder::Successor)
     }
 
@@ -158,11 +149,7 @@ impl AdaptiveModel {
         Ok(AdaptiveModel { params, methods })
     }
 
-    fn method_counters(
-        cfg: &Cfg,
-        model: &EdgeModel,
-        options: ModelOptions,
-    ) -> Result<MethodCounters> {
+    fn method_counters(cfg: &Cfg, model: &EdgeModel, options: ModelOptions) -> Result<MethodCounters> {
         let n = cfg.block_count();
         let mut mc = MethodCounters {
             start: vec![0; n + 1],
@@ -197,12 +184,7 @@ impl AdaptiveModel {
             let from = cfg.block_name(v);
             let plain: Vec<u32> = succ
                 .iter()
-                .map(|&w| {
-                    model
-                        .counter(cfg.name(), from, cfg.block_name(w))
-                        .unwrap_or(1)
-                        .max(1)
-                })
+                .map(|&w| model.counter(cfg.name(), from, cfg.block_name(w)).unwrap_or(1).max(1))
                 .collect();
             let mut order: Vec<u32> = (0..k as u32).collect();
             if options.symbol_order == SymbolOrder::Frequency {
@@ -346,23 +328,13 @@ impl AdaptiveModel {
     /// Codes symbol `s` of block `v` with `code(cum, freq, total)`, then
     /// updates; the counter set is looked up once.
     #[inline]
-    pub(crate) fn code_with(
-        &mut self,
-        m: MethodId,
-        v: BlockId,
-        s: usize,
-        code: impl FnOnce(u64, u64, u64),
-    ) {
+    pub(crate) fn code_with(&mut self, m: MethodId, v: BlockId, s: usize, code: impl FnOnce(u64, u64, u64)) {
         let set = self.current_context(m, v);
         let (cum, freq, total) = {
             let c = self.context_counters(m, v, set);
             let mc = &self.methods[m.index()];
             let cum: u64 = c[..s].iter().map(|&x| u64::from(x)).sum();
-            (
-                cum,
-                u64::from(c[s]),
-                mc.totals[mc.tstart[v.index()] as usize + set],
-            )
+            (cum, u64::from(c[s]), mc.totals[mc.tstart[v.index()] as usize + set])
         };
         code(cum, freq, total);
         self.update_set(m, v, set, s);
@@ -371,12 +343,7 @@ impl AdaptiveModel {
     /// Decodes a symbol of block `v` from `dec`, then updates; the counter
     /// set is looked up once. Returns the symbol.
     #[inline]
-    pub(crate) fn decode_with(
-        &mut self,
-        m: MethodId,
-        v: BlockId,
-        dec: &mut crate::arith::Decoder<'_>,
-    ) -> usize {
+    pub(crate) fn decode_with(&mut self, m: MethodId, v: BlockId, dec: &mut crate::arith::Decoder<'_>) -> usize {
         let set = self.current_context(m, v);
         let (s, cum, freq, total) = {
             let c = self.context_counters(m, v, set);
@@ -486,10 +453,7 @@ mod tests {
     #[test]
     fn counters_grow_and_shrink() {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "B")
-            .edge("B", "C")
-            .edge("C", "B")
-            .edge("C", "D");
+        b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
         let cfg = b.entry("A").exit("D").build().unwrap();
         let mut p = Program::new();
         let m = p.add_method(cfg, vec![]).unwrap();
@@ -545,20 +509,12 @@ mod tests {
         let (runs, a) = cost(ContextKind::Runs);
         assert_eq!(a.context_count(m, c), 4);
         assert!(plain > 150.0, "order-0 pays for every exit: {plain}");
-        assert!(
-            runs < 40.0,
-            "the exit at the learned trip count is cheap: {runs}"
-        );
+        assert!(runs < 40.0, "the exit at the learned trip count is cheap: {runs}");
         // Contexts survive the model file.
         let e = a.to_edge_model(&p);
         assert!(e.iter_contexts().count() == 8);
-        let b = AdaptiveModel::from_edge_model_with_options(
-            &p,
-            &e,
-            AdaptiveParams::default(),
-            opts(ContextKind::Runs),
-        )
-        .unwrap();
+        let b = AdaptiveModel::from_edge_model_with_options(&p, &e, AdaptiveParams::default(), opts(ContextKind::Runs))
+            .unwrap();
         for set in 0..4 {
             assert_eq!(a.context_counters(m, c, set), b.context_counters(m, c, set));
         }
@@ -567,10 +523,7 @@ mod tests {
     #[test]
     fn symbols_put_the_most_frequent_edge_first() {
         let mut b = CfgBuilder::new("m");
-        b.edge("A", "X")
-            .edge("A", "Y")
-            .edge("A", "Z")
-            .edge("X", "E");
+        b.edge("A", "X").edge("A", "Y").edge("A", "Z").edge("X", "E");
         b.edge("Y", "E").edge("Z", "E");
         let cfg = b.entry("A").exit("E").build().unwrap();
         let mut p = Program::new();
@@ -582,13 +535,8 @@ mod tests {
         let plain = AdaptiveModel::from_edge_model(&p, &e, AdaptiveParams::default()).unwrap();
         assert_eq!(plain.symbol_order(m, v), &[0, 1, 2]);
         assert_eq!(plain.counters(m, v), &[1, 5, 9]);
-        let a = AdaptiveModel::from_edge_model_with_order(
-            &p,
-            &e,
-            AdaptiveParams::default(),
-            SymbolOrder::Frequency,
-        )
-        .unwrap();
+        let a = AdaptiveModel::from_edge_model_with_order(&p, &e, AdaptiveParams::default(), SymbolOrder::Frequency)
+            .unwrap();
         assert_eq!(a.symbol_order(m, v), &[2, 1, 0]);
         assert_eq!(a.counters(m, v), &[9, 5, 1]);
         assert_eq!(a.symbol(m, v, 2), 0);

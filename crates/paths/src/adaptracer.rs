@@ -71,12 +71,7 @@ impl<'p> AdapTracer<'p> {
 
     /// Encodes one invocation of `method` (callees ignored), updating `model`.
     /// The model is untouched if the path is invalid.
-    pub fn encode(
-        &self,
-        model: &mut AdaptiveModel,
-        method: MethodId,
-        path: &[BlockId],
-    ) -> Result<AdaptiveTrace> {
+    pub fn encode(&self, model: &mut AdaptiveModel, method: MethodId, path: &[BlockId]) -> Result<AdaptiveTrace> {
         self.check_model(model)?;
         let mut enc = ChoiceEncoder::new(self.width);
         enc.append_path(model, self.program, method, path)?;
@@ -85,12 +80,7 @@ impl<'p> AdapTracer<'p> {
 
     /// Decodes one invocation of `method` (callees ignored), updating `model`
     /// as the encoder did. On error the model is partly updated.
-    pub fn decode(
-        &self,
-        model: &mut AdaptiveModel,
-        method: MethodId,
-        words: &[u64],
-    ) -> Result<Vec<BlockId>> {
+    pub fn decode(&self, model: &mut AdaptiveModel, method: MethodId, words: &[u64]) -> Result<Vec<BlockId>> {
         let mut stream = self.stream(words)?;
         self.decode_next(&mut stream, model, method)
     }
@@ -135,12 +125,7 @@ impl<'p> AdapTracer<'p> {
 
     /// Encodes an interprocedural path rooted at `root`: callees' choices go
     /// into the same words. The model is untouched if the path is invalid.
-    pub fn encode_visits(
-        &self,
-        model: &mut AdaptiveModel,
-        root: MethodId,
-        visits: &[Visit],
-    ) -> Result<AdaptiveTrace> {
+    pub fn encode_visits(&self, model: &mut AdaptiveModel, root: MethodId, visits: &[Visit]) -> Result<AdaptiveTrace> {
         self.check_model(model)?;
         let mut enc = ChoiceEncoder::new(self.width);
         enc.append_visits(model, self.program, root, visits)?;
@@ -149,12 +134,7 @@ impl<'p> AdapTracer<'p> {
 
     /// Decodes an interprocedural trace rooted at `root` (Algorithm 2, with
     /// an explicit stack instead of recursion).
-    pub fn decode_visits(
-        &self,
-        model: &mut AdaptiveModel,
-        root: MethodId,
-        words: &[u64],
-    ) -> Result<Vec<Visit>> {
+    pub fn decode_visits(&self, model: &mut AdaptiveModel, root: MethodId, words: &[u64]) -> Result<Vec<Visit>> {
         let mut stream = self.stream(words)?;
         self.decode_next_visits(&mut stream, model, root)
     }
@@ -306,14 +286,7 @@ impl ChoiceEncoder {
 
     /// Codes the live edge `from → to` of method `m` if `from` has a choice.
     #[inline]
-    pub fn step(
-        &mut self,
-        model: &mut AdaptiveModel,
-        program: &Program,
-        m: MethodId,
-        from: BlockId,
-        to: BlockId,
-    ) {
+    pub fn step(&mut self, model: &mut AdaptiveModel, program: &Program, m: MethodId, from: BlockId, to: BlockId) {
         let cfg = program.cfg(m);
         if cfg.successors(from).len() < 2 {
             return;
@@ -414,11 +387,7 @@ mod tests {
             .iter()
             .map(|x: &f64| x.log2())
             .sum();
-        assert!(
-            (first.ideal_bits - ideal).abs() < 1e-9,
-            "{}",
-            first.ideal_bits
-        );
+        assert!((first.ideal_bits - ideal).abs() < 1e-9, "{}", first.ideal_bits);
         assert_eq!(first.choices, 5);
     }
 

@@ -288,9 +288,7 @@ mod tests {
         let mut syms = Vec::new();
         let mut x: u64 = 12345;
         for _ in 0..2000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let total = 1 + (x >> 40) % MAX_TOTAL;
             let cum = (x >> 13) % total;
             let freq = 1 + (x >> 7) % (total - cum);

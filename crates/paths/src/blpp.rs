@@ -241,9 +241,7 @@ mod tests {
     fn seed_loop_is_one_id_per_iteration() {
         let c = seed();
         let bl = Blpp::new(&c, 3).unwrap();
-        let p = c
-            .resolve_path(&["A", "B", "C", "B", "C", "B", "C", "D"])
-            .unwrap();
+        let p = c.resolve_path(&["A", "B", "C", "B", "C", "B", "C", "D"]).unwrap();
         let ids = bl.encode(&p).unwrap();
         // C has out-edges C→B (back, Val 0) and C→D (Val 1): A B C ends with
         // the back edge (id 0), B C likewise (0), the last B C D is id 1.
@@ -254,14 +252,8 @@ mod tests {
     #[test]
     fn diamond_ids_are_distinct_and_dense() {
         let mut b = CfgBuilder::new("d");
-        b.edge("A", "B")
-            .edge("A", "C")
-            .edge("B", "D")
-            .edge("C", "D");
-        b.edge("D", "E")
-            .edge("D", "F")
-            .edge("E", "G")
-            .edge("F", "G");
+        b.edge("A", "B").edge("A", "C").edge("B", "D").edge("C", "D");
+        b.edge("D", "E").edge("D", "F").edge("E", "G").edge("F", "G");
         let c = b.entry("A").exit("G").build().unwrap();
         let bl = Blpp::new(&c, 8).unwrap();
         assert_eq!(bl.num_paths(c.entry()), 4);
@@ -293,11 +285,7 @@ mod tests {
         assert!(c.blocks().all(|v| bl.num_paths(v) <= 8));
         let mut names = vec!["S0".to_string()];
         for i in 0..10 {
-            names.push(if i % 3 == 0 {
-                format!("L{i}")
-            } else {
-                format!("R{i}")
-            });
+            names.push(if i % 3 == 0 { format!("L{i}") } else { format!("R{i}") });
             names.push(format!("S{}", i + 1));
         }
         let p = c.resolve_path(&names).unwrap();

@@ -133,10 +133,7 @@ impl CfgBuilder {
             method: self.name.clone(),
             message: m,
         };
-        let entry_name = b
-            .entry
-            .clone()
-            .ok_or_else(|| invalid("no entry block".into()))?;
+        let entry_name = b.entry.clone().ok_or_else(|| invalid("no entry block".into()))?;
         let mut seen = HashSet::new();
         b.edges.retain(|&(f, t, _)| seen.insert((f, t)));
         let mut virtual_exit = false;
@@ -320,9 +317,7 @@ impl Cfg {
     pub fn successor_index(&self, from: BlockId, to: BlockId) -> Option<usize> {
         let s = &self.succ[from.index()];
         if s.len() > LINEAR_LOOKUP_LIMIT {
-            self.big_succ_index
-                .get(&(from.0, to.0))
-                .map(|&i| i as usize)
+            self.big_succ_index.get(&(from.0, to.0)).map(|&i| i as usize)
         } else {
             s.iter().position(|&t| t == to)
         }
@@ -334,21 +329,18 @@ impl Cfg {
             .iter()
             .enumerate()
             .map(|(step, n)| {
-                self.block_id(n.as_ref())
-                    .ok_or_else(|| PathError::InvalidPath {
-                        method: self.name.clone(),
-                        step,
-                        message: format!("unknown block {:?}", n.as_ref()),
-                    })
+                self.block_id(n.as_ref()).ok_or_else(|| PathError::InvalidPath {
+                    method: self.name.clone(),
+                    step,
+                    message: format!("unknown block {:?}", n.as_ref()),
+                })
             })
             .collect()
     }
 
     /// Block names of a path.
     pub fn path_names(&self, path: &[BlockId]) -> Vec<String> {
-        path.iter()
-            .map(|&b| self.block_name(b).to_string())
-            .collect()
+        path.iter().map(|&b| self.block_name(b).to_string()).collect()
     }
 
     /// Checks that `path` starts at the entry, ends at the exit and follows
@@ -422,11 +414,7 @@ fn reach(start: BlockId, adj: &[Vec<BlockId>]) -> Vec<bool> {
 
 /// Iterative DFS from `entry` visiting successors in order; returns the back
 /// edges and the postorder.
-fn dfs_back_edges(
-    entry: BlockId,
-    succ: &[Vec<BlockId>],
-    n: usize,
-) -> (HashSet<(u32, u32)>, Vec<BlockId>) {
+fn dfs_back_edges(entry: BlockId, succ: &[Vec<BlockId>], n: usize) -> (HashSet<(u32, u32)>, Vec<BlockId>) {
     #[derive(Clone, Copy, PartialEq)]
     enum State {
         New,
@@ -465,10 +453,7 @@ fn dfs_back_edges(
 #[cfg(test)]
 pub(crate) fn seed_cfg() -> Cfg {
     let mut b = CfgBuilder::new("m");
-    b.edge("A", "B")
-        .edge("B", "C")
-        .edge("C", "B")
-        .edge("C", "D");
+    b.edge("A", "B").edge("B", "C").edge("C", "B").edge("C", "D");
     b.entry("A").exit("D").build().unwrap()
 }
 
@@ -503,10 +488,7 @@ mod tests {
         let x = c.exit();
         assert_eq!(c.block_name(x), VIRTUAL_EXIT);
         assert!(!c.is_live(c.block_id("U").unwrap()));
-        assert!(
-            !c.is_live(c.block_id("L").unwrap()),
-            "L never reaches the exit"
-        );
+        assert!(!c.is_live(c.block_id("L").unwrap()), "L never reaches the exit");
         assert_eq!(c.successors(c.entry()).len(), 2);
     }
 
@@ -515,10 +497,7 @@ mod tests {
         let mut b = CfgBuilder::new("m");
         b.edge("A", "B").edge("B", "A");
         let e = b.entry("A").exit("B").build().unwrap_err();
-        assert!(
-            e.to_string().contains("exit block \"B\" has an out-edge"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("exit block \"B\" has an out-edge"), "{e}");
     }
 
     #[test]
@@ -528,10 +507,6 @@ mod tests {
         let e = c.check_path(&p).unwrap_err().to_string();
         assert!(e.contains("step 2") && e.contains("\"B\" -> \"D\""), "{e}");
         let p = c.resolve_path(&["A", "B", "C"]).unwrap();
-        assert!(c
-            .check_path(&p)
-            .unwrap_err()
-            .to_string()
-            .contains("not at the exit"));
+        assert!(c.check_path(&p).unwrap_err().to_string().contains("not at the exit"));
     }
 }

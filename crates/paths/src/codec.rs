@@ -50,14 +50,9 @@ impl fmt::Display for Scheme {
 impl FromStr for Scheme {
     type Err = PathError;
     fn from_str(s: &str) -> Result<Scheme> {
-        Scheme::ALL
-            .into_iter()
-            .find(|x| x.name() == s)
-            .ok_or_else(|| {
-                PathError::InvalidParameter(format!(
-                    "unknown scheme {s:?} (expected blpp, pap or adaptracer)"
-                ))
-            })
+        Scheme::ALL.into_iter().find(|x| x.name() == s).ok_or_else(|| {
+            PathError::InvalidParameter(format!("unknown scheme {s:?} (expected blpp, pap or adaptracer)"))
+        })
     }
 }
 
@@ -129,23 +124,13 @@ impl<'p> Codec<'p> {
     /// Encodes `path`. AdapTracer codes under `model` and updates it
     /// (`None`: fresh counters with default parameters); the other schemes
     /// ignore it.
-    pub fn encode(
-        &self,
-        model: Option<&mut AdaptiveModel>,
-        path: &[BlockId],
-    ) -> Result<EncodedTrace> {
+    pub fn encode(&self, model: Option<&mut AdaptiveModel>, path: &[BlockId]) -> Result<EncodedTrace> {
         let (items, ideal): (Vec<TraceItem>, Option<f64>) = match &self.inner {
-            Inner::Blpp(b) => (
-                b.encode(path)?.into_iter().map(TraceItem::Word).collect(),
-                None,
-            ),
+            Inner::Blpp(b) => (b.encode(path)?.into_iter().map(TraceItem::Word).collect(), None),
             Inner::Pap(p) => (p.encode(path)?.into_iter().map(from_pap).collect(), None),
             Inner::Adap(a) => {
                 let t = self.with_model(model, |m| a.encode(m, self.method, path))?;
-                (
-                    t.words.into_iter().map(TraceItem::Word).collect(),
-                    Some(t.ideal_bits),
-                )
+                (t.words.into_iter().map(TraceItem::Word).collect(), Some(t.ideal_bits))
             }
         };
         Ok(EncodedTrace {
@@ -157,11 +142,7 @@ impl<'p> Codec<'p> {
 
     /// Decodes a trace into the path (AdapTracer updates `model` as in
     /// [`Codec::encode`]).
-    pub fn decode(
-        &self,
-        model: Option<&mut AdaptiveModel>,
-        items: &[TraceItem],
-    ) -> Result<Vec<BlockId>> {
+    pub fn decode(&self, model: Option<&mut AdaptiveModel>, items: &[TraceItem]) -> Result<Vec<BlockId>> {
         let words_only = || -> Result<Vec<u64>> {
             items
                 .iter()
@@ -263,8 +244,7 @@ pub fn trace_from_json(cfg: &Cfg, text: &str) -> Result<Vec<TraceItem>> {
         method: cfg.name().to_string(),
         message,
     };
-    let v: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
     let serde_json::Value::Array(list) = v else {
         return Err(bad("a trace is a JSON list".into()));
     };
@@ -307,10 +287,7 @@ mod tests {
             .unwrap();
         let t = codec.encode(None, &path).unwrap();
         assert_eq!(t.bits, 8);
-        assert_eq!(
-            trace_to_json(codec.cfg(), &t.items).to_string(),
-            r#"[7,"C",1]"#
-        );
+        assert_eq!(trace_to_json(codec.cfg(), &t.items).to_string(), r#"[7,"C",1]"#);
         let back = trace_from_json(codec.cfg(), r#"[7, "C", 1]"#).unwrap();
         assert_eq!(codec.decode(None, &back).unwrap(), path);
         assert!(trace_from_json(codec.cfg(), "[-1]").is_err());
@@ -328,11 +305,7 @@ mod tests {
                 let mut dec = enc.clone();
                 for path in paths {
                     let t = codec.encode(Some(&mut enc), path).unwrap();
-                    assert_eq!(
-                        &codec.decode(Some(&mut dec), &t.items).unwrap(),
-                        path,
-                        "{scheme} W={w}"
-                    );
+                    assert_eq!(&codec.decode(Some(&mut dec), &t.items).unwrap(), path, "{scheme} W={w}");
                 }
             }
         }
@@ -356,11 +329,7 @@ mod tests {
 
     #[test]
     fn forty_way_switch_in_a_loop() {
-        let mut edges = vec![
-            r#"["E","S"]"#.to_string(),
-            r#"["J","S"]"#.into(),
-            r#"["J","X"]"#.into(),
-        ];
+        let mut edges = vec![r#"["E","S"]"#.to_string(), r#"["J","S"]"#.into(), r#"["J","X"]"#.into()];
         for k in 0..40 {
             edges.push(format!(r#"["S","c{k}"]"#));
             edges.push(format!(r#"["c{k}","J"]"#));
@@ -380,11 +349,7 @@ mod tests {
             names.push("X".into());
             cfg.resolve_path(&names).unwrap()
         };
-        let paths = [
-            path_of(&[39, 0, 17, 17, 17, 5]),
-            path_of(&[20]),
-            path_of(&[1, 2, 3]),
-        ];
+        let paths = [path_of(&[39, 0, 17, 17, 17, 5]), path_of(&[20]), path_of(&[1, 2, 3])];
         roundtrip_all(&p, m, &paths, &[6, 13, 64]);
         // 40 out-edges do not fit BLPP ids of 5 bits, nor PAP's 41-way join.
         assert!(Codec::new(&p, m, Scheme::Blpp, 5).is_err());

@@ -56,40 +56,21 @@ impl EdgeModel {
 
     /// Sets the counter of an edge (values below 1 become 1).
     pub fn set_counter(&mut self, method: &str, from: &str, to: &str, counter: u32) {
-        self.counters.insert(
-            (method.to_string(), from.to_string(), to.to_string()),
-            counter.max(1),
-        );
+        self.counters
+            .insert((method.to_string(), from.to_string(), to.to_string()), counter.max(1));
     }
 
     /// The counter of an edge in counter set `context`, if recorded.
     pub fn context_counter(&self, method: &str, from: &str, to: &str, context: u32) -> Option<u32> {
         self.contexts
-            .get(&(
-                method.to_string(),
-                from.to_string(),
-                to.to_string(),
-                context,
-            ))
+            .get(&(method.to_string(), from.to_string(), to.to_string(), context))
             .copied()
     }
 
     /// Sets the counter of an edge in counter set `context` (at least 1).
-    pub fn set_context_counter(
-        &mut self,
-        method: &str,
-        from: &str,
-        to: &str,
-        context: u32,
-        counter: u32,
-    ) {
+    pub fn set_context_counter(&mut self, method: &str, from: &str, to: &str, context: u32, counter: u32) {
         self.contexts.insert(
-            (
-                method.to_string(),
-                from.to_string(),
-                to.to_string(),
-                context,
-            ),
+            (method.to_string(), from.to_string(), to.to_string(), context),
             counter.max(1),
         );
     }
@@ -177,12 +158,7 @@ impl EdgeModel {
                 columns = match line {
                     MODEL_HEADER => 5,
                     MODEL_HEADER_CONTEXTS => 6,
-                    _ => {
-                        return Err(bad(
-                            line_no,
-                            format!("expected the header {MODEL_HEADER:?}"),
-                        ))
-                    }
+                    _ => return Err(bad(line_no, format!("expected the header {MODEL_HEADER:?}"))),
                 };
                 header_seen = true;
                 continue;
@@ -191,41 +167,28 @@ impl EdgeModel {
             if cols.len() != columns {
                 return Err(bad(
                     line_no,
-                    format!(
-                        "expected {columns} tab-separated columns, found {}",
-                        cols.len()
-                    ),
+                    format!("expected {columns} tab-separated columns, found {}", cols.len()),
                 ));
             }
-            let p: f64 = cols[3].parse().map_err(|_| {
-                bad(
-                    line_no,
-                    format!("probability {:?} is not a number", cols[3]),
-                )
-            })?;
+            let p: f64 = cols[3]
+                .parse()
+                .map_err(|_| bad(line_no, format!("probability {:?} is not a number", cols[3])))?;
             if !(0.0..=1.0).contains(&p) {
                 return Err(bad(line_no, format!("probability {p} is outside [0, 1]")));
             }
-            let c: u32 = cols[4].parse().map_err(|_| {
-                bad(
-                    line_no,
-                    format!("counter {:?} is not an integer in 1..2^32", cols[4]),
-                )
-            })?;
+            let c: u32 = cols[4]
+                .parse()
+                .map_err(|_| bad(line_no, format!("counter {:?} is not an integer in 1..2^32", cols[4])))?;
             if c == 0 {
                 return Err(bad(line_no, "counter 0: counters start at 1".into()));
             }
-            let (m, f, t) = (
-                cols[0].to_string(),
-                cols[1].to_string(),
-                cols[2].to_string(),
-            );
+            let (m, f, t) = (cols[0].to_string(), cols[1].to_string(), cols[2].to_string());
             let fresh = match cols.get(5).filter(|x| !x.is_empty()) {
                 None => model.counters.insert((m, f, t), c).is_none(),
                 Some(x) => {
-                    let x: u32 = x.parse().map_err(|_| {
-                        bad(line_no, format!("context {x:?} is not an unsigned integer"))
-                    })?;
+                    let x: u32 = x
+                        .parse()
+                        .map_err(|_| bad(line_no, format!("context {x:?} is not an unsigned integer")))?;
                     model.contexts.insert((m, f, t, x), c).is_none()
                 }
             };
@@ -283,25 +246,17 @@ mod tests {
         assert!(t.contains("m\tC\tD\t0.750000\t6\t1\n"), "{t}");
         assert_eq!(EdgeModel::from_text(&t, Path::new("x")).unwrap(), m);
         let bad = format!("{MODEL_HEADER_CONTEXTS}\nm\tC\tB\t0.5\t3\tx\n");
-        let e = EdgeModel::from_text(&bad, Path::new("x"))
-            .unwrap_err()
-            .to_string();
+        let e = EdgeModel::from_text(&bad, Path::new("x")).unwrap_err().to_string();
         assert!(e.contains("line 2: context \"x\""), "{e}");
     }
 
     #[test]
     fn errors_name_the_line() {
         let p = Path::new("model.tsv");
-        let e = EdgeModel::from_text(
-            "# c\nmethod\tfrom\tto\tprobability\tcounter\nm\tA\tB\t0.5\n",
-            p,
-        )
-        .unwrap_err()
-        .to_string();
-        assert_eq!(
-            e,
-            "model.tsv: line 3: expected 5 tab-separated columns, found 4"
-        );
+        let e = EdgeModel::from_text("# c\nmethod\tfrom\tto\tprobability\tcounter\nm\tA\tB\t0.5\n", p)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "model.tsv: line 3: expected 5 tab-separated columns, found 4");
         let e = EdgeModel::from_text("bogus\n", p).unwrap_err().to_string();
         assert!(e.contains("line 1: expected the header"), "{e}");
         let e = EdgeModel::from_text(&format!("{MODEL_HEADER}\nm\tA\tB\t0.5\t0\n"), p)

@@ -53,18 +53,8 @@ impl<'c> Pap<'c> {
             if v == cfg.entry() {
                 order.push(None);
             }
-            order.extend(
-                preds
-                    .iter()
-                    .filter(|&&u| !cfg.is_back_edge(u, v))
-                    .map(|&u| Some(u)),
-            );
-            order.extend(
-                preds
-                    .iter()
-                    .filter(|&&u| cfg.is_back_edge(u, v))
-                    .map(|&u| Some(u)),
-            );
+            order.extend(preds.iter().filter(|&&u| !cfg.is_back_edge(u, v)).map(|&u| Some(u)));
+            order.extend(preds.iter().filter(|&&u| cfg.is_back_edge(u, v)).map(|&u| Some(u)));
             if order.len() as u128 > u128::from(word_max(width)) + 1 {
                 return Err(PathError::Unsupported {
                     method: cfg.name().to_string(),
@@ -77,11 +67,7 @@ impl<'c> Pap<'c> {
             }
             in_order[v.index()] = order;
         }
-        Ok(Pap {
-            cfg,
-            width,
-            in_order,
-        })
+        Ok(Pap { cfg, width, in_order })
     }
 
     /// The word width.
@@ -156,11 +142,7 @@ impl<'c> Pap<'c> {
         let mut reversed = vec![self.cfg.exit()];
         let mut end = self.cfg.exit();
         for k in (0..values.len()).rev() {
-            let start = if k == 0 {
-                self.cfg.entry()
-            } else {
-                nodes[k - 1]
-            };
+            let start = if k == 0 { self.cfg.entry() } else { nodes[k - 1] };
             if !self.cfg.is_live(start) {
                 return Err(bad(format!(
                     "breakpoint block {:?} is not on any path",
@@ -224,10 +206,7 @@ mod tests {
             .unwrap();
         let t = pap.encode(&p).unwrap();
         let cid = c.block_id("C").unwrap();
-        assert_eq!(
-            t,
-            vec![PapItem::Value(7), PapItem::Node(cid), PapItem::Value(1)]
-        );
+        assert_eq!(t, vec![PapItem::Value(7), PapItem::Node(cid), PapItem::Value(1)]);
         assert_eq!(pap.node_bits(), 2);
         assert_eq!(pap.decode(&t).unwrap(), p);
     }
@@ -236,10 +215,7 @@ mod tests {
     fn back_edge_listed_first_still_decodes() {
         // C→B declared before A→B: the non-back in-edge must still get index 0.
         let mut b = CfgBuilder::new("m");
-        b.edge("C", "B")
-            .edge("A", "B")
-            .edge("B", "C")
-            .edge("C", "D");
+        b.edge("C", "B").edge("A", "B").edge("B", "C").edge("C", "D");
         let c = b.entry("A").exit("D").build().unwrap();
         let pap = Pap::new(&c, 3).unwrap();
         let p = c.resolve_path(&["A", "B", "C", "B", "C", "D"]).unwrap();

@@ -121,10 +121,7 @@ impl Program {
                 for n in names {
                     let id = self.method_id(&n).map_err(|_| PathError::InvalidCfg {
                         method: self.methods[m].name().to_string(),
-                        message: format!(
-                            "block {:?} calls unknown method {n:?}",
-                            self.methods[m].block_name(b)
-                        ),
+                        message: format!("block {:?} calls unknown method {n:?}", self.methods[m].block_name(b)),
                     })?;
                     ids.push(id);
                 }
@@ -297,10 +294,7 @@ impl Program {
                 return Err(bad(
                     top.m,
                     i,
-                    format!(
-                        "the path ends inside the method at {:?}",
-                        cfg.block_name(top.b)
-                    ),
+                    format!("the path ends inside the method at {:?}", cfg.block_name(top.b)),
                 ));
             };
             if v.method != top.m || cfg.successor_index(top.b, v.block).is_none() {
@@ -325,11 +319,7 @@ impl Program {
             i += 1;
         }
         if i != visits.len() {
-            return Err(bad(
-                root,
-                i,
-                "the path goes on after the root method's exit".into(),
-            ));
+            return Err(bad(root, i, "the path goes on after the root method's exit".into()));
         }
         Ok(())
     }
@@ -337,11 +327,7 @@ impl Program {
     /// Splits an interprocedural path into `(method, path)` invocations in
     /// the order they started; callee visits are removed from the caller's
     /// path.
-    pub fn split_invocations(
-        &self,
-        root: MethodId,
-        visits: &[Visit],
-    ) -> Result<Vec<(MethodId, Vec<BlockId>)>> {
+    pub fn split_invocations(&self, root: MethodId, visits: &[Visit]) -> Result<Vec<(MethodId, Vec<BlockId>)>> {
         let mut done: Vec<(MethodId, Vec<BlockId>)> = Vec::new();
         let mut open: Vec<usize> = Vec::new();
         self.walk_visits(root, visits, |e| {
@@ -412,8 +398,7 @@ mod tests {
 
     #[test]
     fn unknown_callee_is_an_error() {
-        let text =
-            r#"{"methods":[{"name":"m","entry":"A","edges":[["A","B"]],"calls":{"A":["g"]}}]}"#;
+        let text = r#"{"methods":[{"name":"m","entry":"A","edges":[["A","B"]],"calls":{"A":["g"]}}]}"#;
         let e = Program::from_json_str(text, Path::new("t.json"))
             .unwrap_err()
             .to_string();

@@ -102,10 +102,7 @@ pub fn random_path(cfg: &Cfg, seed: u64, len: usize, bias: u32) -> Vec<BlockId> 
                 _ => succ[rng.below(succ.len())],
             }
         } else {
-            *succ
-                .iter()
-                .min_by_key(|w| dist[w.index()])
-                .expect("live block")
+            *succ.iter().min_by_key(|w| dist[w.index()]).expect("live block")
         };
         last[cur.index()] = Some(next);
         cur = next;

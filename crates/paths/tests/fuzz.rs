@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use tracekit_paths::*;
 
 fn corpus(dir: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus")
-        .join(dir);
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus").join(dir);
     let mut v: Vec<_> = std::fs::read_dir(&d)
         .unwrap()
         .map(|e| {
@@ -39,26 +37,14 @@ fn exercise(program: &Program) {
                 for items in [
                     vec![],
                     vec![TraceItem::Word(0)],
-                    vec![
-                        TraceItem::Word(5),
-                        TraceItem::Node(cfg.exit()),
-                        TraceItem::Word(1),
-                    ],
+                    vec![TraceItem::Word(5), TraceItem::Node(cfg.exit()), TraceItem::Word(1)],
                 ] {
                     if scheme == Scheme::AdapTracer {
-                        let at = AdapTracer::new(program, width)
-                            .unwrap()
-                            .with_max_steps(5_000);
+                        let at = AdapTracer::new(program, width).unwrap().with_max_steps(5_000);
                         let mut model = AdaptiveModel::new(program, Default::default()).unwrap();
                         let words: Vec<u64> = items
                             .iter()
-                            .filter_map(|i| {
-                                if let TraceItem::Word(w) = i {
-                                    Some(*w)
-                                } else {
-                                    None
-                                }
-                            })
+                            .filter_map(|i| if let TraceItem::Word(w) = i { Some(*w) } else { None })
                             .collect();
                         let _ = at.decode(&mut model, m, &words);
                         let _ = at.decode_visits(&mut model, m, &words);

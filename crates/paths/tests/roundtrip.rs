@@ -21,12 +21,7 @@ const ALL_OPTIONS: [(SymbolOrder, ContextKind); 4] = [
     (SymbolOrder::Frequency, ContextKind::Runs),
 ];
 
-fn check_all_schemes(
-    program: &Program,
-    paths: &[Vec<BlockId>],
-    width: u32,
-    params: AdaptiveParams,
-) {
+fn check_all_schemes(program: &Program, paths: &[Vec<BlockId>], width: u32, params: AdaptiveParams) {
     check_schemes(program, paths, width, params, &ALL_OPTIONS);
 }
 
@@ -47,35 +42,22 @@ fn check_schemes(
                     assert!(width == 64 || *w < 1u64 << width);
                 }
             }
-            assert_eq!(
-                &codec.decode(None, &t.items).unwrap(),
-                p,
-                "{scheme} W={width}"
-            );
+            assert_eq!(&codec.decode(None, &t.items).unwrap(), p, "{scheme} W={width}");
         }
     }
     // AdapTracer: one model across invocations on each side, with every
     // combination of symbol order and counter-set selection.
     let at = AdapTracer::new(program, width).unwrap();
     for &(symbol_order, context) in options {
-        let options = ModelOptions {
-            symbol_order,
-            context,
-        };
+        let options = ModelOptions { symbol_order, context };
         // A learned starting model exercises frequency order and context rows.
-        let mut warm = AdaptiveModel::from_edge_model_with_options(
-            program,
-            &EdgeModel::new(),
-            params,
-            options,
-        )
-        .unwrap();
+        let mut warm =
+            AdaptiveModel::from_edge_model_with_options(program, &EdgeModel::new(), params, options).unwrap();
         if let Some(p) = paths.first() {
             at.encode(&mut warm, m, p).unwrap();
         }
         let start = warm.to_edge_model(program);
-        let mut enc =
-            AdaptiveModel::from_edge_model_with_options(program, &start, params, options).unwrap();
+        let mut enc = AdaptiveModel::from_edge_model_with_options(program, &start, params, options).unwrap();
         let mut dec = enc.clone();
         for p in paths {
             let t = at.encode(&mut enc, m, p).unwrap();
@@ -137,13 +119,7 @@ fn million_edge_paths_roundtrip() {
         }
         let width = [3, 64, 29][done];
         let options = [ALL_OPTIONS[0], ALL_OPTIONS[3]];
-        check_schemes(
-            &program,
-            &[path],
-            width,
-            AdaptiveParams::default(),
-            &options,
-        );
+        check_schemes(&program, &[path], width, AdaptiveParams::default(), &options);
         done += 1;
         if done == 3 {
             return;
@@ -158,12 +134,7 @@ fn random_call_program(seed: u64, methods: usize) -> Program {
     let mut rng = synth::Lcg(seed);
     let mut specs = Vec::new();
     for i in 0..methods {
-        let one = synth::random_program(
-            seed.wrapping_add(i as u64 * 7919),
-            2 + rng.below(8),
-            rng.below(12),
-            1,
-        );
+        let one = synth::random_program(seed.wrapping_add(i as u64 * 7919), 2 + rng.below(8), rng.below(12), 1);
         let cfg = one.cfg(MethodId(0));
         let edges: Vec<EdgeSpec> = cfg
             .edges()
@@ -173,9 +144,7 @@ fn random_call_program(seed: u64, methods: usize) -> Program {
         let mut calls = std::collections::BTreeMap::new();
         if i + 1 < methods {
             for _ in 0..rng.below(3) {
-                let b = cfg
-                    .block_name(BlockId(rng.below(cfg.block_count()) as u32))
-                    .to_string();
+                let b = cfg.block_name(BlockId(rng.below(cfg.block_count()) as u32)).to_string();
                 let callee = format!("f{}", i + 1 + rng.below(methods - i - 1));
                 calls.entry(b).or_insert_with(Vec::new).push(callee);
             }
@@ -237,9 +206,7 @@ fn random_call_programs_give_real_trees() {
     let mut trees_with_calls = 0;
     for seed in 0..60u64 {
         let program = random_call_program(seed, 4);
-        let at = AdapTracer::new(&program, 16)
-            .unwrap()
-            .with_max_steps(100_000);
+        let at = AdapTracer::new(&program, 16).unwrap().with_max_steps(100_000);
         let mut model = AdaptiveModel::new(&program, AdaptiveParams::default()).unwrap();
         let words = [seed.wrapping_mul(0x9E37) & 0xffff, 0x5a5a, 0x1234];
         if let Ok(tree) = at.decode_visits(&mut model, MethodId(0), &words) {

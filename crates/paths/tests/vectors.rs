@@ -111,8 +111,7 @@ fn cases() -> Vec<Case> {
         switch_edges.push(json!(["S", format!("k{k}")]));
         switch_edges.push(json!([format!("k{k}"), "L"]));
     }
-    let switch =
-        json!({"methods": [{"name": "m", "entry": "E", "exit": "R", "edges": switch_edges}]});
+    let switch = json!({"methods": [{"name": "m", "entry": "E", "exit": "R", "edges": switch_edges}]});
     let calls = json!({"methods": [
         {"name": "m", "entry": "A", "exit": "X", "edges": [["A","B"], ["B","A"], ["B","X"]],
          "calls": {"A": ["f"]}},
@@ -223,11 +222,7 @@ fn cases() -> Vec<Case> {
             scheme: Scheme::AdapTracer,
             width: 13,
             params: AdaptiveParams { inc: 2, bound: 40 },
-            initial: vec![
-                ("m", "S", "k0", 30),
-                ("m", "S", "k11", 7),
-                ("m", "L", "S", 100),
-            ],
+            initial: vec![("m", "S", "k0", 30), ("m", "S", "k11", 7), ("m", "L", "S", 100)],
             interprocedural: false,
             options: ModelOptions::default(),
             paths: vec![switch_path(80), switch_path(7)],
@@ -263,11 +258,7 @@ fn cases() -> Vec<Case> {
                 initial: vec![],
                 interprocedural: false,
                 options: ModelOptions::default(),
-                paths: vec![
-                    diamond_loop(40, 5),
-                    diamond_loop(3, 2),
-                    diamond_loop(200, 7),
-                ],
+                paths: vec![diamond_loop(40, 5), diamond_loop(3, 2), diamond_loop(200, 7)],
             });
         }
     }
@@ -291,12 +282,7 @@ fn cases() -> Vec<Case> {
         32,
         d,
         vec![("m", "A", "T", 40), ("m", "A", "F", 4)],
-        vec![
-            names("A,T,X"),
-            names("A,T,X"),
-            names("A,F,X"),
-            names("A,T,X"),
-        ],
+        vec![names("A,T,X"), names("A,T,X"), names("A,F,X"), names("A,T,X")],
     ));
     v.push(frequency(
         "freq-seed-reordered-w3",
@@ -342,13 +328,7 @@ fn cases() -> Vec<Case> {
         3,
         d,
         vec![],
-        vec![
-            seed_loop(5),
-            seed_loop(5),
-            seed_loop(5),
-            seed_loop(5),
-            seed_loop(2),
-        ],
+        vec![seed_loop(5), seed_loop(5), seed_loop(5), seed_loop(5), seed_loop(2)],
     ));
     v.push(runs(
         "runs-diamond-w7",
@@ -356,11 +336,7 @@ fn cases() -> Vec<Case> {
         7,
         AdaptiveParams { inc: 3, bound: 30 },
         vec![("m", "H", "F", 5), ("m", "J", "X", 2)],
-        vec![
-            diamond_loop(40, 4),
-            diamond_loop(12, 3),
-            diamond_loop(40, 4),
-        ],
+        vec![diamond_loop(40, 4), diamond_loop(12, 3), diamond_loop(40, 4)],
     ));
     v.push(runs(
         "runs-switch-w64",
@@ -382,9 +358,7 @@ fn generate(options: ModelOptions) -> Value {
         for &(mm, f, t, x) in &c.initial {
             edges.set_counter(mm, f, t, x);
         }
-        let mut model =
-            AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options)
-                .unwrap();
+        let mut model = AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options).unwrap();
         let mut invocations = Vec::new();
         for p in &c.paths {
             let (trace, bits) = if c.interprocedural {
@@ -419,9 +393,7 @@ fn generate(options: ModelOptions) -> Value {
         };
         // Per block with a choice, its successors in symbol order (what the
         // instrumenter hands the probe), from the starting counters.
-        let start_model =
-            AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options)
-                .unwrap();
+        let start_model = AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options).unwrap();
         let mut symbols = Vec::new();
         for mid in program.method_ids() {
             let cfg = program.cfg(mid);
@@ -436,11 +408,7 @@ fn generate(options: ModelOptions) -> Value {
                 }
             }
         }
-        let initial_rows: Vec<Value> = c
-            .initial
-            .iter()
-            .map(|(a, b, cc, d)| json!([a, b, cc, d]))
-            .collect();
+        let initial_rows: Vec<Value> = c.initial.iter().map(|(a, b, cc, d)| json!([a, b, cc, d])).collect();
         let mut v = json!({
             "name": &c.name,
             "cfg": c.cfg,
@@ -451,9 +419,7 @@ fn generate(options: ModelOptions) -> Value {
         });
         if c.scheme == Scheme::AdapTracer && !c.interprocedural {
             // The same invocations coded back to back into one word list.
-            let mut model =
-                AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options)
-                    .unwrap();
+            let mut model = AdaptiveModel::from_edge_model_with_options(&program, &edges, c.params, c.options).unwrap();
             let mut enc = ChoiceEncoder::new(c.width);
             for p in &c.paths {
                 let path = program.cfg(m).resolve_path(p).unwrap();
@@ -516,10 +482,7 @@ fn vectors_files_are_current() {
             std::fs::write(&path, &text).unwrap();
         }
         let on_disk = std::fs::read_to_string(&path).expect("vector file (bless it)");
-        assert!(
-            on_disk == text,
-            "{file} is stale: run with TRACEKIT_BLESS=1"
-        );
+        assert!(on_disk == text, "{file} is stale: run with TRACEKIT_BLESS=1");
     }
 }
 
@@ -562,8 +525,7 @@ fn replay(text: &str, options: ModelOptions) {
                 inc: x["inc"].as_u64().unwrap() as u32,
                 bound: x["bound"].as_u64().unwrap() as u32,
             };
-            let start =
-                AdaptiveModel::from_edge_model_with_options(&program, &e, params, options).unwrap();
+            let start = AdaptiveModel::from_edge_model_with_options(&program, &e, params, options).unwrap();
             for row in x["symbols"].as_array().unwrap() {
                 let mid = program.method_id(row[0].as_str().unwrap()).unwrap();
                 let cfg = program.cfg(mid);

@@ -67,12 +67,7 @@ extern "C" {
     pub fn qemu_plugin_register_vcpu_tb_trans_cb(id: qemu_plugin_id_t, cb: tb_trans_cb);
     /// Adds `imm` to the `u64` at `ptr` each time `tb` starts executing
     /// (generated code, no call; not atomic across vCPUs).
-    pub fn qemu_plugin_register_vcpu_tb_exec_inline(
-        tb: *mut qemu_plugin_tb,
-        op: c_int,
-        ptr: *mut c_void,
-        imm: u64,
-    );
+    pub fn qemu_plugin_register_vcpu_tb_exec_inline(tb: *mut qemu_plugin_tb, op: c_int, ptr: *mut c_void, imm: u64);
     /// Calls `cb(vcpu, userdata)` each time `insn` executes.
     pub fn qemu_plugin_register_vcpu_insn_exec_cb(
         insn: *mut qemu_plugin_insn,
@@ -81,11 +76,7 @@ extern "C" {
         userdata: *mut c_void,
     );
     /// Calls `cb` when the emulated program exits normally.
-    pub fn qemu_plugin_register_atexit_cb(
-        id: qemu_plugin_id_t,
-        cb: udata_cb,
-        userdata: *mut c_void,
-    );
+    pub fn qemu_plugin_register_atexit_cb(id: qemu_plugin_id_t, cb: udata_cb, userdata: *mut c_void);
     /// Number of guest instructions in a block.
     pub fn qemu_plugin_tb_n_insns(tb: *const qemu_plugin_tb) -> usize;
     /// Guest virtual address of a block's first instruction.

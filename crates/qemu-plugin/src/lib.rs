@@ -38,8 +38,7 @@ fn with_recorder<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
 }
 
 fn say(msg: &str) {
-    let text = CString::new(format!("tracekit-qemu-plugin: {msg}\n").replace('\0', " "))
-        .expect("NULs removed");
+    let text = CString::new(format!("tracekit-qemu-plugin: {msg}\n").replace('\0', " ")).expect("NULs removed");
     // SAFETY: valid NUL-terminated string; QEMU copies it.
     unsafe { api_v1::qemu_plugin_outs(text.as_ptr()) };
 }
@@ -72,9 +71,7 @@ pub unsafe extern "C" fn qemu_plugin_install(
     guarded("install", || {
         // SAFETY: QEMU's contract for install.
         let (target, args) = unsafe {
-            let target = CStr::from_ptr((*info).target_name)
-                .to_string_lossy()
-                .into_owned();
+            let target = CStr::from_ptr((*info).target_name).to_string_lossy().into_owned();
             let args: Vec<String> = (0..argc.max(0) as usize)
                 .map(|i| CStr::from_ptr(*argv.add(i)).to_string_lossy().into_owned())
                 .collect();
@@ -113,9 +110,7 @@ extern "C" fn on_translate(_id: api_v1::qemu_plugin_id_t, tb: *mut api_v1::qemu_
 
 unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
     let n = api_v1::qemu_plugin_tb_n_insns(tb);
-    let handles: Vec<*mut api_v1::qemu_plugin_insn> = (0..n)
-        .map(|i| api_v1::qemu_plugin_tb_get_insn(tb, i))
-        .collect();
+    let handles: Vec<*mut api_v1::qemu_plugin_insn> = (0..n).map(|i| api_v1::qemu_plugin_tb_get_insn(tb, i)).collect();
     let insns: Vec<InsnBytes<'_>> = handles
         .iter()
         .map(|&h| InsnBytes {
@@ -147,16 +142,11 @@ unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
         let slots: Vec<u64> = match rec.mode() {
             CountMode::Block => vec![placement.slot],
             CountMode::Insn if placement.overflow => vec![0; placement.insns],
-            CountMode::Insn => (0..placement.insns as u64)
-                .map(|i| placement.slot + i)
-                .collect(),
+            CountMode::Insn => (0..placement.insns as u64).map(|i| placement.slot + i).collect(),
         };
         (
             rec.mode(),
-            slots
-                .into_iter()
-                .map(|s| rec.slot_ptr(s))
-                .collect::<Vec<_>>(),
+            slots.into_iter().map(|s| rec.slot_ptr(s)).collect::<Vec<_>>(),
         )
     });
     let Some((mode, counters)) = placed else {

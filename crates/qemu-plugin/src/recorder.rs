@@ -79,24 +79,17 @@ impl Options {
                     }
                 }
                 "capacity" => {
-                    capacity =
-                        value.parse().ok().filter(|c| *c >= 2).ok_or_else(|| {
-                            format!("capacity must be an integer ≥ 2, not {value:?}")
-                        })?
+                    capacity = value
+                        .parse()
+                        .ok()
+                        .filter(|c| *c >= 2)
+                        .ok_or_else(|| format!("capacity must be an integer ≥ 2, not {value:?}"))?
                 }
-                _ => {
-                    return Err(format!(
-                        "unknown plugin argument {key:?} (known: out, mode, capacity)"
-                    ))
-                }
+                _ => return Err(format!("unknown plugin argument {key:?} (known: out, mode, capacity)")),
             }
         }
         let out = out.ok_or("missing plugin argument out=DIR")?;
-        Ok(Self {
-            out,
-            mode,
-            capacity,
-        })
+        Ok(Self { out, mode, capacity })
     }
 }
 
@@ -275,8 +268,7 @@ impl Recorder {
     pub fn after_fork_in_child(&mut self) -> io::Result<()> {
         let parent = self.pid;
         self.pid = std::process::id();
-        self.store
-            .reopen_for_child(&counts_path(&self.opts, self.pid))?;
+        self.store.reopen_for_child(&counts_path(&self.opts, self.pid))?;
         self.log = File::create(blocks_path(&self.opts, self.pid))?;
         let inherited = self.store.used();
         self.write_header(parent, inherited)
@@ -295,8 +287,7 @@ impl Recorder {
     /// At normal exit: mark the log complete and trim the counts file.
     pub fn finish(&mut self) -> io::Result<()> {
         self.follow_pid()?;
-        self.log
-            .write_all(format!("X {}\n", self.store.used()).as_bytes())?;
+        self.log.write_all(format!("X {}\n", self.store.used()).as_bytes())?;
         self.store.trim()
     }
 }
@@ -440,8 +431,7 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.slot, 1);
         rec.finish().unwrap();
-        let log =
-            std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
         let expected = format!(
             "tracekit-emu-blocks 1\nP {} 0 1 arm tb\nB 1 1000 2 T\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
             rec.pid()
@@ -464,19 +454,13 @@ mod tests {
             },
         ];
         assert_eq!(rec.translate(0, &insns, |_| String::new()).unwrap().slot, 1);
-        assert_eq!(
-            rec.translate(8, &insns[..1], |_| String::new())
-                .unwrap()
-                .slot,
-            3
-        );
+        assert_eq!(rec.translate(8, &insns[..1], |_| String::new()).unwrap().slot, 3);
     }
 
     #[test]
     fn a_full_counts_file_diverts_to_the_overflow_slot() {
         let dir = tempfile::tempdir().unwrap();
-        let o = Options::parse(&[format!("out={}", dir.path().display()), "capacity=2".into()])
-            .unwrap();
+        let o = Options::parse(&[format!("out={}", dir.path().display()), "capacity=2".into()]).unwrap();
         let mut rec = Recorder::start(o, "x86_64").unwrap();
         let i = [InsnBytes {
             vaddr: 0,
@@ -527,18 +511,9 @@ mod tests {
                 bytes: &[0xc3],
             },
         ];
-        assert_eq!(
-            rec.translate(0x2ffe, &whole, |_| "ret".to_owned())
-                .unwrap()
-                .insns,
-            2
-        );
+        assert_eq!(rec.translate(0x2ffe, &whole, |_| "ret".to_owned()).unwrap().insns, 2);
         // Fixed-width ISAs never have phantoms.
-        assert!(!is_phantom(
-            "arm",
-            &insns,
-            &["a".into(), ".byte 0xf2".into()]
-        ));
+        assert!(!is_phantom("arm", &insns, &["a".into(), ".byte 0xf2".into()]));
     }
 
     #[test]
@@ -581,8 +556,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(calls.get(), 1);
-        rec.translate(0x3000, &jmp, |_| count("jmp 0x3002"))
-            .unwrap();
+        rec.translate(0x3000, &jmp, |_| count("jmp 0x3002")).unwrap();
         rec.translate(
             0x4000,
             &[InsnBytes {
@@ -593,8 +567,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(calls.get(), 3);
-        let log =
-            std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
         assert!(log.contains("jmp 0x4002"), "{log}");
     }
 

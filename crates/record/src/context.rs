@@ -78,13 +78,17 @@ fn read_num(p: &Path) -> Option<i64> {
 }
 
 fn sorted_dir(p: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(p).map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect()).unwrap_or_default();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
     v.sort();
     v
 }
 
 fn base(p: &Path) -> String {
-    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 impl Reader<'_> {
@@ -102,10 +106,16 @@ impl Reader<'_> {
             "cpu" => self.proc("stat").exists(),
             "memory" => self.proc("meminfo").exists(),
             "network" => self.proc("net/dev").exists(),
-            "battery" => sorted_dir(&self.sys("class/power_supply")).iter().any(|p| p.join("capacity").exists() || p.join("voltage_now").exists()),
+            "battery" => sorted_dir(&self.sys("class/power_supply"))
+                .iter()
+                .any(|p| p.join("capacity").exists() || p.join("voltage_now").exists()),
             "screen" => !sorted_dir(&self.sys("class/backlight")).is_empty(),
-            "thermal" => sorted_dir(&self.sys("class/thermal")).iter().any(|p| p.join("temp").exists()),
-            "cpufreq" => sorted_dir(&self.sys("devices/system/cpu")).iter().any(|p| p.join("cpufreq/scaling_cur_freq").exists()),
+            "thermal" => sorted_dir(&self.sys("class/thermal"))
+                .iter()
+                .any(|p| p.join("temp").exists()),
+            "cpufreq" => sorted_dir(&self.sys("devices/system/cpu"))
+                .iter()
+                .any(|p| p.join("cpufreq/scaling_cur_freq").exists()),
             _ => false,
         }
     }
@@ -113,7 +123,12 @@ impl Reader<'_> {
     fn sample(&mut self, group: &str, out: &mut Vec<SampleLine>) {
         let t = monotonic_ns();
         let mut put = |label: String, unit: &str, value: SampleValue| {
-            out.push(SampleLine { mono_ns: t, label, unit: (!unit.is_empty()).then(|| unit.to_owned()), value })
+            out.push(SampleLine {
+                mono_ns: t,
+                label,
+                unit: (!unit.is_empty()).then(|| unit.to_owned()),
+                value,
+            })
         };
         match group {
             "cpu" => {
@@ -124,7 +139,11 @@ impl Reader<'_> {
                     if let Some((pt, pi)) = self.prev_cpu {
                         let (dt, di) = (total.saturating_sub(pt), idle.saturating_sub(pi));
                         if dt > 0 {
-                            put("CPU".into(), "%", SampleValue::Double(100.0 * (dt - di.min(dt)) as f64 / dt as f64));
+                            put(
+                                "CPU".into(),
+                                "%",
+                                SampleValue::Double(100.0 * (dt - di.min(dt)) as f64 / dt as f64),
+                            );
                         }
                     }
                     self.prev_cpu = Some((total, idle));
@@ -132,14 +151,22 @@ impl Reader<'_> {
             }
             "memory" => {
                 let info = read_trim(&self.proc("meminfo")).unwrap_or_default();
-                let kb = |key: &str| info.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok());
+                let kb = |key: &str| {
+                    info.lines()
+                        .find(|l| l.starts_with(key))
+                        .and_then(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
+                };
                 if let (Some(total), Some(avail)) = (kb("MemTotal:"), kb("MemAvailable:")) {
                     put("Memory used".into(), "kB", SampleValue::Long(total - avail));
                 }
                 if let Some(pid) = self.cfg.pid {
                     let roll = read_trim(&self.proc(&format!("{pid}/smaps_rollup"))).unwrap_or_default();
                     for (key, label) in [("Rss:", "Process RSS"), ("Pss:", "Process PSS")] {
-                        if let Some(v) = roll.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()) {
+                        if let Some(v) = roll
+                            .lines()
+                            .find(|l| l.starts_with(key))
+                            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+                        {
                             put(label.into(), "kB", SampleValue::Long(v));
                         }
                     }
@@ -154,7 +181,9 @@ impl Reader<'_> {
                     let Some(text) = read_trim(&f) else { continue };
                     let (mut rx, mut tx) = (0i64, 0i64);
                     for l in text.lines().skip(2) {
-                        let Some((iface, rest)) = l.split_once(':') else { continue };
+                        let Some((iface, rest)) = l.split_once(':') else {
+                            continue;
+                        };
                         if iface.trim() == "lo" {
                             continue;
                         }
@@ -213,12 +242,19 @@ impl Reader<'_> {
 
 /// Runs the sampler until `stop` returns true (checked once per period),
 /// appending lines to `out`. Returns the sources found and absent.
-pub fn run_sampler(cfg: &SamplerConfig, out: &Path, mut wait_or_stop: impl FnMut(std::time::Duration) -> bool) -> anyhow::Result<SourcesLine> {
+pub fn run_sampler(
+    cfg: &SamplerConfig,
+    out: &Path,
+    mut wait_or_stop: impl FnMut(std::time::Duration) -> bool,
+) -> anyhow::Result<SourcesLine> {
     let mut r = Reader { cfg, prev_cpu: None };
     let (present, absent): (Vec<String>, Vec<String>) = cfg.sources.iter().cloned().partition(|g| r.present(g));
     let file = std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
     let mut w = std::io::BufWriter::new(file);
-    let sources = SourcesLine { present: present.clone(), absent };
+    let sources = SourcesLine {
+        present: present.clone(),
+        absent,
+    };
     writeln!(w, "{}", serde_json::to_string(&sources)?)?;
     let mut lines = Vec::new();
     loop {
@@ -240,7 +276,11 @@ pub fn run_sampler(cfg: &SamplerConfig, out: &Path, mut wait_or_stop: impl FnMut
 /// stops when its standard input reaches end of file (the recorder closes it).
 pub fn run_sampler_until_stdin_closes(cfg: &SamplerConfig, out: &Path) -> anyhow::Result<()> {
     run_sampler(cfg, out, |period| {
-        let mut fds = libc::pollfd { fd: 0, events: libc::POLLIN, revents: 0 };
+        let mut fds = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: polling our own stdin.
         let n = unsafe { libc::poll(&mut fds, 1, period.as_millis().min(i32::MAX as u128) as i32) };
         n != 0
@@ -264,13 +304,18 @@ pub fn load_samples(path: &Path, anchor_mono_ns: u64, s: &mut Session) -> anyhow
                 continue;
             }
         }
-        let l: SampleLine = serde_json::from_str(line).with_context(|| format!("{}: line {}", path.display(), i + 1))?;
+        let l: SampleLine =
+            serde_json::from_str(line).with_context(|| format!("{}: line {}", path.display(), i + 1))?;
         let v = match l.value {
             SampleValue::Long(v) => ContextValue::Long(v),
             SampleValue::Double(v) => ContextValue::Double(v),
             SampleValue::Text(v) => ContextValue::Str(v),
         };
-        let idx = match s.context.iter().position(|t| t.label == l.label && t.kind() == v.kind()) {
+        let idx = match s
+            .context
+            .iter()
+            .position(|t| t.label == l.label && t.kind() == v.kind())
+        {
             Some(i) => i,
             None => {
                 let mut t = ContextTrack::new(&l.label, v.kind());
@@ -299,7 +344,10 @@ mod tests {
         w("proc/stat", "cpu  100 0 100 800 0 0 0 0 0 0\n");
         w("proc/meminfo", "MemTotal: 1000 kB\nMemAvailable: 400 kB\n");
         w("proc/42/smaps_rollup", "Rss: 77 kB\nPss: 55 kB\n");
-        w("proc/net/dev", "h1\nh2\n  lo: 5 0 0 0 0 0 0 0 6 0\neth0: 100 0 0 0 0 0 0 0 200 0\n");
+        w(
+            "proc/net/dev",
+            "h1\nh2\n  lo: 5 0 0 0 0 0 0 0 6 0\neth0: 100 0 0 0 0 0 0 0 200 0\n",
+        );
         w("sys/class/power_supply/BAT0/voltage_now", "3800000\n");
         w("sys/class/power_supply/BAT0/capacity", "81\n");
         w("sys/class/power_supply/BAT0/status", "Discharging\n");
@@ -311,7 +359,11 @@ mod tests {
         pub struct Dir(pub std::path::PathBuf);
         impl Dir {
             pub fn new(tag: &str) -> Dir {
-                let p = std::env::temp_dir().join(format!("tk-{tag}-{}-{:?}", std::process::id(), std::thread::current().id()));
+                let p = std::env::temp_dir().join(format!(
+                    "tk-{tag}-{}-{:?}",
+                    std::process::id(),
+                    std::thread::current().id()
+                ));
                 let _ = std::fs::remove_dir_all(&p);
                 std::fs::create_dir_all(&p).unwrap();
                 Dir(p)
@@ -350,13 +402,22 @@ mod tests {
         assert_eq!(get("Memory used").samples.get(0), ContextValue::Long(600));
         assert_eq!(get("Process PSS").samples.get(1), ContextValue::Long(55));
         assert_eq!(get("Total received traffic").samples.get(0), ContextValue::Long(100));
-        assert_eq!(get("Battery BAT0 status").samples.get(0), ContextValue::Str("Discharging".into()));
+        assert_eq!(
+            get("Battery BAT0 status").samples.get(0),
+            ContextValue::Str("Discharging".into())
+        );
         assert_eq!(get("Battery BAT0 capacity").len(), 2);
-        assert_eq!(get("Thermal thermal_zone0 temperature").samples.get(0), ContextValue::Long(45000));
+        assert_eq!(
+            get("Thermal thermal_zone0 temperature").samples.get(0),
+            ContextValue::Long(45000)
+        );
         // CPU needs two readings of /proc/stat: one sample from two passes.
         assert_eq!(get("CPU").len(), 1);
         assert_eq!(get("CPU").samples.get(0), ContextValue::Double(50.0));
         assert!(get("Memory used").times[0] > 0);
-        assert!(s.properties.iter().any(|(k, v)| k == "context-absent" && v == "screen,cpufreq"));
+        assert!(s
+            .properties
+            .iter()
+            .any(|(k, v)| k == "context-absent" && v == "screen,cpufreq"));
     }
 }

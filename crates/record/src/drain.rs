@@ -31,7 +31,16 @@ impl Ring {
             return Ok(None);
         }
         // SAFETY: shared mapping of the ring file, unmapped in Drop.
-        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, f.as_raw_fd(), 0) };
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            )
+        };
         if ptr == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
@@ -53,7 +62,13 @@ impl Ring {
         let out_name = name.replacen("ring-", "thread-", 1).replace(".tkr", ".tkt");
         let mut out = File::create(out_dir.join(out_name))?;
         out.write_all(&h)?;
-        Ok(Some(Ring { ptr, len, cap, read: 0, out }))
+        Ok(Some(Ring {
+            ptr,
+            len,
+            cap,
+            read: 0,
+            out,
+        }))
     }
 
     fn word(&self, o: usize) -> &AtomicU64 {
@@ -182,7 +197,10 @@ impl Drainer {
             let _ = std::fs::remove_dir_all(&ring_dir);
             Ok(total)
         });
-        Drainer { stop, handle: Some(handle) }
+        Drainer {
+            stop,
+            handle: Some(handle),
+        }
     }
 
     /// Drains what is left (the program has ended) and stops; returns the bytes copied.

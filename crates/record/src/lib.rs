@@ -46,5 +46,7 @@ pub fn is_native_input(path: &std::path::Path) -> bool {
     let has_threads = || {
         std::fs::read_dir(path).is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".tkt")))
     };
-    path.join(meta::META_FILE).is_file() || path.extension().is_some_and(|e| e == "otr") || (path.is_dir() && has_threads())
+    path.join(meta::META_FILE).is_file()
+        || path.extension().is_some_and(|e| e == "otr")
+        || (path.is_dir() && has_threads())
 }

@@ -88,18 +88,35 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
         for (ts, _, kind, name) in thread_events(s, id) {
             // An exit closes the innermost open entry of the same name; entries
             // above it that never saw their exit (an async proxy, say) end with it.
-            let matching = if kind == "exit" { open.iter().rposition(|&i| out[i].name == name) } else { None };
+            let matching = if kind == "exit" {
+                open.iter().rposition(|&i| out[i].name == name)
+            } else {
+                None
+            };
             let d = match (kind, matching) {
                 ("exit", Some(pos)) => pos,
                 ("exit", None) => depth.saturating_sub(1),
                 _ => depth,
             };
-            if opens(kind) && inside_selected.is_none() && f.functions.iter().any(|g| tracekit_rt_format::demangle::glob_match(g, &name)) {
+            if opens(kind)
+                && inside_selected.is_none()
+                && f.functions
+                    .iter()
+                    .any(|g| tracekit_rt_format::demangle::glob_match(g, &name))
+            {
                 inside_selected = Some(d);
             }
             let selected = f.functions.is_empty() || inside_selected.is_some();
             let shown = selected && f.max_depth.map_or(true, |m| d < m);
-            out.push(ListedEvent { pid, tid: t.tid, ts_ns: ts, kind, name, depth: d, duration_ns: None });
+            out.push(ListedEvent {
+                pid,
+                tid: t.tid,
+                ts_ns: ts,
+                kind,
+                name,
+                depth: d,
+                duration_ns: None,
+            });
             keep.push(shown);
             if opens(kind) {
                 open.push(out.len() - 1);
@@ -142,7 +159,10 @@ pub fn render_text(events: &[ListedEvent]) -> String {
     while i < events.len() {
         let e = &events[i];
         let indent = "  ".repeat(e.depth);
-        let leaf = e.kind == "enter" && events.get(i + 1).is_some_and(|n| n.kind == "exit" && n.depth == e.depth && n.tid == e.tid && n.name == e.name);
+        let leaf = e.kind == "enter"
+            && events
+                .get(i + 1)
+                .is_some_and(|n| n.kind == "exit" && n.depth == e.depth && n.tid == e.tid && n.name == e.name);
         let dur = e.duration_ns.map(format_duration).unwrap_or_else(|| " ".repeat(10));
         let who = format!("[{:>6}/{:<6}]", e.pid, e.tid);
         let line = match e.kind {
@@ -169,13 +189,26 @@ mod tests {
 
     fn session() -> Session {
         let mut s = Session::new("t", Clocks::WALL);
-        let t = s.add_thread(Thread { tid: 5, pid: Some(4), name: "main".into() });
+        let t = s.add_thread(Thread {
+            tid: 5,
+            pid: Some(4),
+            name: "main".into(),
+        });
         let main = s.methods.intern(Method::new("", "main", ""));
         let f = s.methods.intern(Method::new("", "f", ""));
-        for e in [CallEvent::enter(main, 0, None), CallEvent::enter(f, 10, None), CallEvent::exit(f, 30, None), CallEvent::exit(main, 40, None)] {
+        for e in [
+            CallEvent::enter(main, 0, None),
+            CallEvent::enter(f, 10, None),
+            CallEvent::exit(f, 30, None),
+            CallEvent::exit(main, 40, None),
+        ] {
             s.calls_mut(t).push(e);
         }
-        s.markers.push(Marker { ts_ns: 20, thread: t, name: "brb".into() });
+        s.markers.push(Marker {
+            ts_ns: 20,
+            thread: t,
+            name: "brb".into(),
+        });
         s
     }
 
@@ -183,7 +216,16 @@ mod tests {
     fn depths_kinds_and_durations() {
         let l = listing(&session(), &ListingFilter::default());
         let got: Vec<_> = l.iter().map(|e| (e.kind, e.name.as_str(), e.depth)).collect();
-        assert_eq!(got, vec![("enter", "main", 0), ("enter", "f", 1), ("marker", "brb", 2), ("exit", "f", 1), ("exit", "main", 0)]);
+        assert_eq!(
+            got,
+            vec![
+                ("enter", "main", 0),
+                ("enter", "f", 1),
+                ("marker", "brb", 2),
+                ("exit", "f", 1),
+                ("exit", "main", 0)
+            ]
+        );
         assert_eq!(l[1].duration_ns, Some(20));
         let text = render_text(&l);
         assert!(text.contains("|   f() {"), "{text}");
@@ -193,10 +235,32 @@ mod tests {
     #[test]
     fn filters() {
         let s = session();
-        let d = listing(&s, &ListingFilter { max_depth: Some(1), ..Default::default() });
+        let d = listing(
+            &s,
+            &ListingFilter {
+                max_depth: Some(1),
+                ..Default::default()
+            },
+        );
         assert_eq!(d.len(), 2);
-        let f = listing(&s, &ListingFilter { functions: vec!["f".into()], ..Default::default() });
-        assert_eq!(f.iter().map(|e| e.kind).collect::<Vec<_>>(), vec!["enter", "marker", "exit"]);
-        assert!(listing(&s, &ListingFilter { tids: vec![9], ..Default::default() }).is_empty());
+        let f = listing(
+            &s,
+            &ListingFilter {
+                functions: vec!["f".into()],
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            f.iter().map(|e| e.kind).collect::<Vec<_>>(),
+            vec!["enter", "marker", "exit"]
+        );
+        assert!(listing(
+            &s,
+            &ListingFilter {
+                tids: vec![9],
+                ..Default::default()
+            }
+        )
+        .is_empty());
     }
 }

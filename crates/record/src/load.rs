@@ -34,7 +34,11 @@ pub fn recording_stats(dir: &Path) -> anyhow::Result<Vec<ThreadStats>> {
 /// `recording.json`; the anchor then comes from the earliest thread file and
 /// ticks are converted with the clock pairs the runtime saved at exit.
 pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
-    let meta = if dir.join(crate::meta::META_FILE).exists() { Some(RecordingMeta::read(dir)?) } else { None };
+    let meta = if dir.join(crate::meta::META_FILE).exists() {
+        Some(RecordingMeta::read(dir)?)
+    } else {
+        None
+    };
     let mut stats: Vec<(ThreadStats, std::path::PathBuf)> = Vec::new();
     let mut extra_pairs: Vec<(u64, u64)> = Vec::new();
     let mut maps: HashMap<(u32, u64), Vec<Mapping>> = HashMap::new();
@@ -74,7 +78,12 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         Some(m) => m,
         None => {
             let first = stats.iter().map(|(t, _)| &t.header).min_by_key(|h| h.created.1);
-            let first = first.ok_or_else(|| anyhow::anyhow!("{}: no recording.json and no thread files: not a recording", dir.display()))?;
+            let first = first.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: no recording.json and no thread files: not a recording",
+                    dir.display()
+                )
+            })?;
             RecordingMeta {
                 version: 1,
                 command: vec![],
@@ -92,7 +101,11 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     pairs.extend(stats.iter().map(|(t, _)| t.header.created));
     let tsc = TickConverter::from_pairs(&pairs).unwrap_or(TickConverter::IDENTITY);
 
-    let name = meta.command.first().map(|c| c.rsplit('/').next().unwrap_or(c).to_owned()).unwrap_or_default();
+    let name = meta
+        .command
+        .first()
+        .map(|c| c.rsplit('/').next().unwrap_or(c).to_owned())
+        .unwrap_or_default();
     let mut b = Builder {
         s: Session::new(name, Clocks::WALL),
         sym: Symbolizer::new(),
@@ -111,9 +124,14 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     // One thread file in memory at a time.
     for (_, path) in &stats {
         let t = &read_thread_file(path)?;
-        let conv = if t.header.clock == CLOCK_MONOTONIC_NS { TickConverter::IDENTITY } else { tsc };
+        let conv = if t.header.clock == CLOCK_MONOTONIC_NS {
+            TickConverter::IDENTITY
+        } else {
+            tsc
+        };
         if t.header.clock == CLOCK_ORDER {
-            b.s.properties.push(("clock".into(), "order (timestamps are event numbers)".into()));
+            b.s.properties
+                .push(("clock".into(), "order (timestamps are event numbers)".into()));
         }
         let m = maps.get(&(t.header.pid, t.header.image)).unwrap_or(&empty);
         b.add_thread(t, m, conv);
@@ -156,29 +174,52 @@ impl Builder {
     fn add_thread(&mut self, t: &ThreadTrace, maps: &[Mapping], conv: TickConverter) {
         let h = &t.header;
         if !self.s.processes.iter().any(|p| p.pid == h.pid) {
-            let exe = maps.first().map(|m| m.path.rsplit('/').next().unwrap_or(&m.path).to_owned());
-            self.s.processes.push(Process { pid: h.pid, name: exe.unwrap_or_else(|| h.name.clone()) });
+            let exe = maps
+                .first()
+                .map(|m| m.path.rsplit('/').next().unwrap_or(&m.path).to_owned());
+            self.s.processes.push(Process {
+                pid: h.pid,
+                name: exe.unwrap_or_else(|| h.name.clone()),
+            });
         }
-        let tid = self.s.add_thread(Thread { tid: h.tid, pid: Some(h.pid), name: h.name.clone() });
+        let tid = self.s.add_thread(Thread {
+            tid: h.tid,
+            pid: Some(h.pid),
+            name: h.name.clone(),
+        });
         self.s.lost_events += h.lost;
         if h.lost > 0 {
-            self.s.note_repair("buffer-full", h.lost, "events dropped because a thread's buffer was full (counted exactly)");
+            self.s.note_repair(
+                "buffer-full",
+                h.lost,
+                "events dropped because a thread's buffer was full (counted exactly)",
+            );
         }
         let anchor = if h.clock == CLOCK_ORDER { 0 } else { self.anchor_mono };
-        let conv = if h.clock == CLOCK_ORDER { TickConverter::IDENTITY } else { conv };
+        let conv = if h.clock == CLOCK_ORDER {
+            TickConverter::IDENTITY
+        } else {
+            conv
+        };
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
         // Function events first resolved to method ids; `None` marks a longjmp.
         let mut calls: Vec<(u64, Option<(CallKind, MethodId)>)> = Vec::with_capacity(t.events.len());
         for (raw, ev) in &t.events {
             let at = ts(*raw);
             match ev {
-                RawEvent::Enter(a) => calls.push((at, Some((CallKind::Enter, self.method_at(h.pid, h.image, maps, *a))))),
+                RawEvent::Enter(a) => {
+                    calls.push((at, Some((CallKind::Enter, self.method_at(h.pid, h.image, maps, *a)))))
+                }
                 RawEvent::Exit(a) => calls.push((at, Some((CallKind::Exit, self.method_at(h.pid, h.image, maps, *a))))),
                 RawEvent::Ext(x) => match x.sub {
                     ExtKind::NamedEnter | ExtKind::NamedExit => {
                         let name = x.strings.first().cloned().unwrap_or_default();
                         let m = self.s.methods.intern(Method::new("", name, ""));
-                        let kind = if x.sub == ExtKind::NamedEnter { CallKind::Enter } else { CallKind::Exit };
+                        let kind = if x.sub == ExtKind::NamedEnter {
+                            CallKind::Enter
+                        } else {
+                            CallKind::Exit
+                        };
                         calls.push((at, Some((kind, m))));
                     }
                     ExtKind::Longjmp => calls.push((at, None)),
@@ -226,9 +267,18 @@ impl Builder {
             ExtKind::ProxySync => self.s.remote_calls.push(remote(RemoteCallKind::ProxySync)),
             ExtKind::ProxyAsync => self.s.remote_calls.push(remote(RemoteCallKind::ProxyAsync)),
             ExtKind::Stub => self.s.remote_calls.push(remote(RemoteCallKind::Stub)),
-            ExtKind::Marker => self.s.markers.push(Marker { ts_ns, thread, name: st(0) }),
+            ExtKind::Marker => self.s.markers.push(Marker {
+                ts_ns,
+                thread,
+                name: st(0),
+            }),
             ExtKind::ContextInt => push_context(&mut self.s, &st(0), ts_ns, ContextValue::Long(x.value as i64)),
-            ExtKind::ContextDouble => push_context(&mut self.s, &st(0), ts_ns, ContextValue::Double(f64::from_bits(x.value))),
+            ExtKind::ContextDouble => push_context(
+                &mut self.s,
+                &st(0),
+                ts_ns,
+                ContextValue::Double(f64::from_bits(x.value)),
+            ),
             ExtKind::ContextText => push_context(&mut self.s, &st(0), ts_ns, ContextValue::Str(st(1))),
             ExtKind::NamedEnter | ExtKind::NamedExit | ExtKind::Longjmp => {}
         }
@@ -301,13 +351,25 @@ pub fn balance(events: &[(u64, Option<(CallKind, MethodId)>)]) -> (CallColumns, 
     }
     let mut notes = Vec::new();
     if jumps > 0 {
-        notes.push(("longjmp-closed-frames", jumps, "frames abandoned by longjmp were closed at the jump"));
+        notes.push((
+            "longjmp-closed-frames",
+            jumps,
+            "frames abandoned by longjmp were closed at the jump",
+        ));
     }
     if unbalanced > 0 {
-        notes.push(("missing-exit", unbalanced, "frames whose exit was not recorded were closed by their caller's exit"));
+        notes.push((
+            "missing-exit",
+            unbalanced,
+            "frames whose exit was not recorded were closed by their caller's exit",
+        ));
     }
     if orphan > 0 {
-        notes.push(("exit-without-entry", orphan, "exits of functions not on the stack were dropped"));
+        notes.push((
+            "exit-without-entry",
+            orphan,
+            "exits of functions not on the stack were dropped",
+        ));
     }
     (cols, notes)
 }

@@ -42,7 +42,8 @@ impl RecordingMeta {
     /// Writes `recording.json` into a recording directory.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let path = dir.join(META_FILE);
-        std::fs::write(&path, serde_json::to_string_pretty(self)?).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        std::fs::write(&path, serde_json::to_string_pretty(self)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 }
 
@@ -103,7 +104,11 @@ pub struct TickConverter {
 
 impl TickConverter {
     /// The identity (the runtime already wrote monotonic ns).
-    pub const IDENTITY: TickConverter = TickConverter { t0: 0, m0: 0, ns_per_tick: 1.0 };
+    pub const IDENTITY: TickConverter = TickConverter {
+        t0: 0,
+        m0: 0,
+        ns_per_tick: 1.0,
+    };
 
     /// A converter from pairs; `None` when fewer than two distinct pairs exist.
     pub fn from_pairs(pairs: &[(u64, u64)]) -> Option<TickConverter> {
@@ -112,7 +117,11 @@ impl TickConverter {
         if hi.0 <= lo.0 || hi.1 <= lo.1 {
             return None;
         }
-        Some(TickConverter { t0: lo.0, m0: lo.1, ns_per_tick: (hi.1 - lo.1) as f64 / (hi.0 - lo.0) as f64 })
+        Some(TickConverter {
+            t0: lo.0,
+            m0: lo.1,
+            ns_per_tick: (hi.1 - lo.1) as f64 / (hi.0 - lo.0) as f64,
+        })
     }
 
     /// Monotonic ns of a raw clock value.

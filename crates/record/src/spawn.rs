@@ -50,7 +50,12 @@ pub fn find_runtime() -> anyhow::Result<PathBuf> {
     }
     let exe = std::env::current_exe()?;
     let dir = exe.parent().unwrap_or(Path::new("."));
-    let candidates = [dir.join(RUNTIME_LIB), dir.join("deps").join(RUNTIME_LIB), dir.join("../lib").join(RUNTIME_LIB), dir.join("..").join(RUNTIME_LIB)];
+    let candidates = [
+        dir.join(RUNTIME_LIB),
+        dir.join("deps").join(RUNTIME_LIB),
+        dir.join("../lib").join(RUNTIME_LIB),
+        dir.join("..").join(RUNTIME_LIB),
+    ];
     // Several may exist in a cargo target directory (uplifted and deps/):
     // take the newest, so a stale copy is never preloaded.
     candidates
@@ -58,14 +63,22 @@ pub fn find_runtime() -> anyhow::Result<PathBuf> {
         .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p)))
         .max_by_key(|(t, _)| *t)
         .map(|(_, p)| p.clone())
-        .ok_or_else(|| anyhow::anyhow!("cannot find {RUNTIME_LIB} next to {} (build it with `cargo build -p tracekit-rt` or set TRACEKIT_RT)", exe.display()))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "cannot find {RUNTIME_LIB} next to {} (build it with `cargo build -p tracekit-rt` or set TRACEKIT_RT)",
+                exe.display()
+            )
+        })
 }
 
 /// Removes the files of an earlier recording from `dir`.
 fn clear_recording(dir: &Path) -> anyhow::Result<()> {
     for e in std::fs::read_dir(dir)?.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        let ours = (n.starts_with("thread-") && n.ends_with(".tkt")) || ((n.starts_with("maps-") || n.starts_with("clock-")) && n.ends_with(".txt")) || n == crate::meta::META_FILE || n == crate::meta::CONTEXT_FILE;
+        let ours = (n.starts_with("thread-") && n.ends_with(".tkt"))
+            || ((n.starts_with("maps-") || n.starts_with("clock-")) && n.ends_with(".txt"))
+            || n == crate::meta::META_FILE
+            || n == crate::meta::CONTEXT_FILE;
         if ours {
             std::fs::remove_file(e.path())?;
         }
@@ -85,7 +98,8 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         Some(r) => r.clone(),
         None => find_runtime()?,
     };
-    let runtime = std::fs::canonicalize(&runtime).with_context(|| format!("{}: runtime library not found", runtime.display()))?;
+    let runtime =
+        std::fs::canonicalize(&runtime).with_context(|| format!("{}: runtime library not found", runtime.display()))?;
     let preload = match std::env::var("LD_PRELOAD") {
         Ok(p) if !p.is_empty() => format!("{}:{p}", runtime.display()),
         _ => runtime.display().to_string(),
@@ -94,7 +108,9 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
     let anchor_mono_ns = monotonic_ns();
     let anchor_unix_ns = realtime_ns() as i64;
     let mut cmd = Command::new(&opts.command[0]);
-    cmd.args(&opts.command[1..]).env("LD_PRELOAD", preload).env("TRACEKIT_DIR", &out);
+    cmd.args(&opts.command[1..])
+        .env("LD_PRELOAD", preload)
+        .env("TRACEKIT_DIR", &out);
     if let Some(f) = &opts.filter {
         cmd.env("TRACEKIT_FILTER", f);
     }
@@ -133,7 +149,12 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         });
     }
     // SAFETY: plain disposition changes of our own process.
-    let (old_int, old_quit) = unsafe { (libc::signal(libc::SIGINT, libc::SIG_IGN), libc::signal(libc::SIGQUIT, libc::SIG_IGN)) };
+    let (old_int, old_quit) = unsafe {
+        (
+            libc::signal(libc::SIGINT, libc::SIG_IGN),
+            libc::signal(libc::SIGQUIT, libc::SIG_IGN),
+        )
+    };
     let spawned = cmd.spawn().with_context(|| format!("cannot start {}", opts.command[0]));
     let mut child = match spawned {
         Ok(c) => c,
@@ -187,7 +208,10 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
             crate::thread_file::trim_thread_file(&e.path())?;
         }
     }
-    let outcome = RecordOutcome { exit_code: status.code(), signal: status.signal() };
+    let outcome = RecordOutcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+    };
     RecordingMeta {
         version: 1,
         command: opts.command.clone(),

@@ -26,7 +26,9 @@ pub fn parse_maps(text: &str) -> (Vec<Mapping>, Vec<(usize, String)>) {
     let mut bad = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let mut f = line.split_whitespace();
-        let (Some(range), Some(_perms), Some(off), Some(_dev), Some(_inode)) = (f.next(), f.next(), f.next(), f.next(), f.next()) else {
+        let (Some(range), Some(_perms), Some(off), Some(_dev), Some(_inode)) =
+            (f.next(), f.next(), f.next(), f.next(), f.next())
+        else {
             if !line.trim().is_empty() {
                 bad.push((i + 1, line.to_owned()));
             }
@@ -34,10 +36,19 @@ pub fn parse_maps(text: &str) -> (Vec<Mapping>, Vec<(usize, String)>) {
         };
         let path: String = f.collect::<Vec<_>>().join(" ");
         let parsed = range.split_once('-').and_then(|(a, b)| {
-            Some((u64::from_str_radix(a, 16).ok()?, u64::from_str_radix(b, 16).ok()?, u64::from_str_radix(off, 16).ok()?))
+            Some((
+                u64::from_str_radix(a, 16).ok()?,
+                u64::from_str_radix(b, 16).ok()?,
+                u64::from_str_radix(off, 16).ok()?,
+            ))
         });
         match parsed {
-            Some((start, end, offset)) if path.starts_with('/') => maps.push(Mapping { start, end, offset, path }),
+            Some((start, end, offset)) if path.starts_with('/') => maps.push(Mapping {
+                start,
+                end,
+                offset,
+                path,
+            }),
             Some(_) => {}
             None => bad.push((i + 1, line.to_owned())),
         }
@@ -81,10 +92,19 @@ impl Symbolizer {
     /// Describes the function at runtime address `addr` of a process with these mappings.
     pub fn lookup(&mut self, maps: &[Mapping], addr: u64) -> FunctionInfo {
         let Some(m) = maps.iter().find(|m| m.start <= addr && addr < m.end) else {
-            return FunctionInfo { name: format!("0x{addr:x}"), module: None, module_address: None, file: None, line: None };
+            return FunctionInfo {
+                name: format!("0x{addr:x}"),
+                module: None,
+                module_address: None,
+                file: None,
+                line: None,
+            };
         };
         let file_off = addr - m.start + m.offset;
-        let module = self.modules.entry(m.path.clone()).or_insert_with(|| load_module(&m.path));
+        let module = self
+            .modules
+            .entry(m.path.clone())
+            .or_insert_with(|| load_module(&m.path));
         let base = m.path.rsplit('/').next().unwrap_or(&m.path).to_owned();
         let unknown = FunctionInfo {
             name: format!("{base}+0x{file_off:x}"),
@@ -94,19 +114,33 @@ impl Symbolizer {
             line: None,
         };
         let Some(module) = module else { return unknown };
-        let Some(&(seg_off, _, seg_addr)) = module.segments.iter().find(|(o, size, _)| *o <= file_off && file_off < o + size) else {
+        let Some(&(seg_off, _, seg_addr)) = module
+            .segments
+            .iter()
+            .find(|(o, size, _)| *o <= file_off && file_off < o + size)
+        else {
             return unknown;
         };
         let svma = file_off - seg_off + seg_addr;
         let i = module.symbols.partition_point(|(a, _)| *a <= svma);
-        let name = if i > 0 { module.symbols[i - 1].1.clone() } else { format!("{base}+0x{svma:x}") };
+        let name = if i > 0 {
+            module.symbols[i - 1].1.clone()
+        } else {
+            format!("{base}+0x{svma:x}")
+        };
         let (file, line) = module
             .lines
             .as_ref()
             .and_then(|c| c.find_location(svma).ok().flatten())
             .map(|l| (l.file.map(str::to_owned), l.line))
             .unwrap_or((None, None));
-        FunctionInfo { name, module: Some(m.path.clone()), module_address: Some(svma), file, line }
+        FunctionInfo {
+            name,
+            module: Some(m.path.clone()),
+            module_address: Some(svma),
+            file,
+            line,
+        }
     }
 }
 
@@ -122,7 +156,11 @@ fn load_module(path: &str) -> Option<Module> {
         .collect();
     let symbols = function_symbols(&file);
     let lines = addr2line::Loader::new(path).ok();
-    Some(Module { segments, symbols, lines })
+    Some(Module {
+        segments,
+        symbols,
+        lines,
+    })
 }
 
 #[cfg(test)]
@@ -133,7 +171,15 @@ mod tests {
     fn parses_maps() {
         let text = "55d0c000-55d0d000 r-xp 00001000 08:01 123 /usr/bin/prog\n7ffd000-7ffe000 rw-p 00000000 00:00 0 [stack]\ngarbage\n";
         let (m, bad) = parse_maps(text);
-        assert_eq!(m, vec![Mapping { start: 0x55d0c000, end: 0x55d0d000, offset: 0x1000, path: "/usr/bin/prog".into() }]);
+        assert_eq!(
+            m,
+            vec![Mapping {
+                start: 0x55d0c000,
+                end: 0x55d0d000,
+                offset: 0x1000,
+                path: "/usr/bin/prog".into()
+            }]
+        );
         assert_eq!(bad, vec![(3, "garbage".into())]);
     }
 
@@ -152,7 +198,10 @@ mod tests {
         let info = Symbolizer::new().lookup(&m, addr);
         assert!(info.name.ends_with("symbolizes_own_test_binary"), "{}", info.name);
         // DWARF gives the source file and line of the function.
-        assert!(info.file.as_deref().is_some_and(|f| f.ends_with("symbolize.rs")), "{info:?}");
+        assert!(
+            info.file.as_deref().is_some_and(|f| f.ends_with("symbolize.rs")),
+            "{info:?}"
+        );
         assert!(info.line.is_some_and(|l| l > 100), "{info:?}");
     }
 }

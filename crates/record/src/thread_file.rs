@@ -99,10 +99,22 @@ impl Mapped {
         let f = std::fs::File::open(path)?;
         let len = f.metadata()?.len() as usize;
         if len == 0 {
-            return Ok(Mapped { ptr: std::ptr::null_mut(), len: 0 });
+            return Ok(Mapped {
+                ptr: std::ptr::null_mut(),
+                len: 0,
+            });
         }
         // SAFETY: read-only private mapping of a file we opened.
-        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, f.as_raw_fd(), 0) };
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                f.as_raw_fd(),
+                0,
+            )
+        };
         if ptr == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
@@ -143,13 +155,21 @@ pub struct ThreadStats {
 /// Reads a thread file's header and counts its records.
 pub fn thread_stats(path: &Path) -> Result<ThreadStats, ThreadFileError> {
     let t = read_thread_file_with(path, false)?;
-    Ok(ThreadStats { header: t.0.header, events: t.1, first_clock: t.2, data_end: t.3 })
+    Ok(ThreadStats {
+        header: t.0.header,
+        events: t.1,
+        first_clock: t.2,
+        data_end: t.3,
+    })
 }
 
 /// Cuts a thread file's unused (sparse) tail after its last record.
 pub fn trim_thread_file(path: &Path) -> Result<(), ThreadFileError> {
     let st = thread_stats(path)?;
-    let io = |source| ThreadFileError::Io { path: path.display().to_string(), source };
+    let io = |source| ThreadFileError::Io {
+        path: path.display().to_string(),
+        source,
+    };
     let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
     f.set_len(st.data_end).map_err(io)
 }
@@ -157,8 +177,15 @@ pub fn trim_thread_file(path: &Path) -> Result<(), ThreadFileError> {
 type Parsed = (ThreadTrace, u64, Option<u64>, u64);
 
 fn read_thread_file_with(path: &Path, keep: bool) -> Result<Parsed, ThreadFileError> {
-    let data = Mapped::open(path).map_err(|source| ThreadFileError::Io { path: path.display().to_string(), source })?;
-    parse_thread_bytes(data.bytes(), keep).map_err(|(offset, what)| ThreadFileError::Bad { path: path.display().to_string(), offset, what })
+    let data = Mapped::open(path).map_err(|source| ThreadFileError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    parse_thread_bytes(data.bytes(), keep).map_err(|(offset, what)| ThreadFileError::Bad {
+        path: path.display().to_string(),
+        offset,
+        what,
+    })
 }
 
 /// Decodes a thread file's bytes; errors carry the byte offset.
@@ -276,7 +303,16 @@ mod tests {
     fn sample() -> Vec<(u64, RawEvent)> {
         vec![
             (10, RawEvent::Enter(0x1000)),
-            (11, RawEvent::Ext(Box::new(ExtEvent { sub: ExtKind::Marker, remote_pid: 0, object_id: 0, value: 0, strings: vec!["brb".into()] }))),
+            (
+                11,
+                RawEvent::Ext(Box::new(ExtEvent {
+                    sub: ExtKind::Marker,
+                    remote_pid: 0,
+                    object_id: 0,
+                    value: 0,
+                    strings: vec!["brb".into()],
+                })),
+            ),
             (12, RawEvent::Exit(0x1000)),
         ]
     }

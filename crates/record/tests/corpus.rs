@@ -17,7 +17,10 @@ fn thread_file_corpus() {
             let t = r.unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(t.events.len(), want, "{name}");
         } else {
-            let err = r.err().unwrap_or_else(|| panic!("{name} should not decode")).to_string();
+            let err = r
+                .err()
+                .unwrap_or_else(|| panic!("{name} should not decode"))
+                .to_string();
             assert!(err.contains("byte offset") && err.contains(&name), "{name}: {err}");
         }
         n += 1;

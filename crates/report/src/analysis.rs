@@ -15,7 +15,11 @@ pub fn problem_view(session: &Session, def: &ProblemDef) -> Result<ProblemView, 
         ProblemDef::Brb { method } => AnalysisDef::Brb { method: method.clone() },
         ProblemDef::Method { method, when } => AnalysisDef::Method {
             method: method.clone(),
-            when: if when.trim().is_empty() { None } else { Some(Condition::parse(when).map_err(|e| e.to_string())?) },
+            when: if when.trim().is_empty() {
+                None
+            } else {
+                Some(Condition::parse(when).map_err(|e| e.to_string())?)
+            },
         },
     };
     let sessions = std::slice::from_ref(session);
@@ -27,7 +31,13 @@ pub fn problem_view(session: &Session, def: &ProblemDef) -> Result<ProblemView, 
         .intervals
         .first()
         .and_then(|iv| iv.as_ref())
-        .map(|iv| iv.spans().iter().map(|x| (x.start.max(0) as u64, x.end.max(0) as u64)).filter(|(a, b)| a < b).collect())
+        .map(|iv| {
+            iv.spans()
+                .iter()
+                .map(|x| (x.start.max(0) as u64, x.end.max(0) as u64))
+                .filter(|(a, b)| a < b)
+                .collect()
+        })
         .unwrap_or_default();
     let has_condition = matches!(def, ProblemDef::Method { when, .. } if !when.trim().is_empty());
     let (mut inside, mut outside) = (Vec::new(), Vec::new());
@@ -41,13 +51,28 @@ pub fn problem_view(session: &Session, def: &ProblemDef) -> Result<ProblemView, 
         .map(|x| {
             let (top_values, p5, p95) = match x.stats {
                 HintStats::Discrete { top_values } => (
-                    Some(top_values.into_iter().map(|v| TopValue { value: v.value.to_string(), share: v.share }).collect()),
+                    Some(
+                        top_values
+                            .into_iter()
+                            .map(|v| TopValue {
+                                value: v.value.to_string(),
+                                share: v.share,
+                            })
+                            .collect(),
+                    ),
                     None,
                     None,
                 ),
                 HintStats::Continuous { p5, p95 } => (None, p5, p95),
             };
-            Hint { label: x.label, kind: x.kind.to_owned(), score: Some(x.score), top_values, p5, p95 }
+            Hint {
+                label: x.label,
+                kind: x.kind.to_owned(),
+                score: Some(x.score),
+                top_values,
+                p5,
+                p95,
+            }
         })
         .collect();
     Ok(ProblemView {
@@ -92,17 +117,36 @@ mod tests {
         assert_eq!(brb.occurrences.len(), expected.len());
         assert!(brb.intervals.is_empty());
         let orientation = brb.hints.iter().find(|h| h.label == "Screen orientation").unwrap();
-        assert_eq!(orientation.top_values.as_ref().unwrap()[0], TopValue { value: "1".into(), share: 1.0 });
+        assert_eq!(
+            orientation.top_values.as_ref().unwrap()[0],
+            TopValue {
+                value: "1".into(),
+                share: 1.0
+            }
+        );
         let battery = brb.hints.iter().find(|h| h.label == "Battery level").unwrap();
         assert!(battery.p5.unwrap() <= battery.p95.unwrap() && battery.top_values.is_none());
-        assert!(brb.hints.windows(2).all(|w| w[0].score >= w[1].score), "ranked order kept");
-        let def = ProblemDef::Method { method: "Renderer.draw".into(), when: "Screen orientation == 1".into() };
+        assert!(
+            brb.hints.windows(2).all(|w| w[0].score >= w[1].score),
+            "ranked order kept"
+        );
+        let def = ProblemDef::Method {
+            method: "Renderer.draw".into(),
+            when: "Screen orientation == 1".into(),
+        };
         let v = problem_view(&s, &def).unwrap();
         assert_eq!(v.intervals.len(), 4);
         assert_eq!(v.occurrences, v.calls_inside);
         assert!(!v.calls_outside.is_empty());
         assert_eq!(v.title, "Renderer.draw when Screen orientation == 1");
-        let err = problem_view(&s, &ProblemDef::Method { method: "nothing".into(), when: String::new() }).unwrap_err();
+        let err = problem_view(
+            &s,
+            &ProblemDef::Method {
+                method: "nothing".into(),
+                when: String::new(),
+            },
+        )
+        .unwrap_err();
         assert!(err.contains("nothing"), "{err}");
     }
 }

@@ -59,8 +59,11 @@ pub fn omission_threshold(threads: &[ThreadSlices], budget: usize) -> Option<u64
     if total <= budget {
         return None;
     }
-    let mut d: Vec<u64> =
-        threads.iter().flat_map(|t| t.levels.iter()).flat_map(|l| l.start.iter().zip(&l.end).map(|(s, e)| e - s)).collect();
+    let mut d: Vec<u64> = threads
+        .iter()
+        .flat_map(|t| t.levels.iter())
+        .flat_map(|l| l.start.iter().zip(&l.end).map(|(s, e)| e - s))
+        .collect();
     // Keep calls strictly longer than the (total - budget)-th shortest: a
     // parent is never shorter than its child, so kept calls keep their parents.
     let k = total - budget;
@@ -110,7 +113,11 @@ pub fn encode_threads(threads: &[ThreadSlices], span: (u64, u64), threshold: Opt
             json!({"levels": levels, "omitted": density})
         })
         .collect();
-    let summary = Summary { total_calls, shown_calls: shown, max_omitted_ns: threshold.unwrap_or(0) };
+    let summary = Summary {
+        total_calls,
+        shown_calls: shown,
+        max_omitted_ns: threshold.unwrap_or(0),
+    };
     (out, summary)
 }
 
@@ -167,10 +174,22 @@ mod tests {
         let (v, s) = encode_threads(&th, (0, 6000), Some(cut));
         assert!(s.summarised());
         assert_eq!((s.total_calls, s.shown_calls), (101, 21));
-        let counts = base64::engine::general_purpose::STANDARD.decode(v[0]["omitted"][1].as_str().unwrap()).unwrap();
-        let omitted: u32 = counts.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).sum();
+        let counts = base64::engine::general_purpose::STANDARD
+            .decode(v[0]["omitted"][1].as_str().unwrap())
+            .unwrap();
+        let omitted: u32 = counts
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .sum();
         assert_eq!(omitted, 80);
-        let parents = base64::engine::general_purpose::STANDARD.decode(v[0]["levels"][1]["parent"].as_str().unwrap()).unwrap();
-        assert!(parents.chunks(4).all(|c| u32::from_le_bytes(c.try_into().unwrap()) == 0), "parents remapped to the kept root");
+        let parents = base64::engine::general_purpose::STANDARD
+            .decode(v[0]["levels"][1]["parent"].as_str().unwrap())
+            .unwrap();
+        assert!(
+            parents
+                .chunks(4)
+                .all(|c| u32::from_le_bytes(c.try_into().unwrap()) == 0),
+            "parents remapped to the kept root"
+        );
     }
 }

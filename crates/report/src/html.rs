@@ -25,12 +25,18 @@ pub enum PageMode {
 }
 
 fn escape_html(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// JSON that is safe inside a `<script>` element: `</` cannot close it.
 fn script_safe_json(v: &Value) -> String {
-    serde_json::to_string(v).expect("JSON values serialise").replace("</", "<\\/").replace("<!--", "<\\!--")
+    serde_json::to_string(v)
+        .expect("JSON values serialise")
+        .replace("</", "<\\/")
+        .replace("<!--", "<\\!--")
 }
 
 /// The complete page. `data` is the inlined report data (`null` in server mode).
@@ -55,7 +61,11 @@ mod tests {
 
     #[test]
     fn data_cannot_break_out_of_its_script() {
-        let p = page(PageMode::Embedded, "a<b", &serde_json::json!({"x": "</script><script>alert(1)</script>{{STYLE}}"}));
+        let p = page(
+            PageMode::Embedded,
+            "a<b",
+            &serde_json::json!({"x": "</script><script>alert(1)</script>{{STYLE}}"}),
+        );
         assert!(p.contains("<title>tracekit — a&lt;b</title>"));
         assert!(!p.contains("</script><script>alert"));
         assert_eq!(p.matches("{{STYLE}}").count(), 1, "substituted data is not re-expanded");

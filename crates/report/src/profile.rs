@@ -134,7 +134,11 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     let wall = (e - s) as f64;
                     let cpu = if l.has_cpu() {
                         let c = (l.cpu_end[i] - l.cpu_start[i]) as f64;
-                        if wall > 0.0 { c * inside / wall } else { c }
+                        if wall > 0.0 {
+                            c * inside / wall
+                        } else {
+                            c
+                        }
                     } else {
                         0.0
                     };
@@ -142,7 +146,10 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     let count = u64::from(s >= a);
                     let m = l.method_id(i).0;
                     let rec = l.is_recursive(i);
-                    let row = rows.entry(m).or_insert_with(|| ProfileRow { method: m, ..Default::default() });
+                    let row = rows.entry(m).or_insert_with(|| ProfileRow {
+                        method: m,
+                        ..Default::default()
+                    });
                     row.calls += count;
                     if rec {
                         row.recursive_calls += count;
@@ -167,7 +174,15 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     };
                     let key = (ti as u32, parent_node.map_or(0, |p| p + 1), m);
                     let node = *tree_index.entry(key).or_insert_with(|| {
-                        tree.push(TreeNode { parent: parent_node, thread: ti as u32, method: m, calls: 0, incl_real: 0.0, excl_real: 0.0, incl_cpu: 0.0 });
+                        tree.push(TreeNode {
+                            parent: parent_node,
+                            thread: ti as u32,
+                            method: m,
+                            calls: 0,
+                            incl_real: 0.0,
+                            excl_real: 0.0,
+                            incl_cpu: 0.0,
+                        });
                         tree.len() as u32 - 1
                     });
                     let n = &mut tree[node as usize];
@@ -187,7 +202,13 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
     }
     let mut rows: Vec<ProfileRow> = rows.into_values().collect();
     rows.sort_by(|a, b| b.incl_real.total_cmp(&a.incl_real).then(a.method.cmp(&b.method)));
-    IntervalProfile { total_real, total_cpu, rows, tree, tree_dropped: 0 }
+    IntervalProfile {
+        total_real,
+        total_cpu,
+        rows,
+        tree,
+        tree_dropped: 0,
+    }
 }
 
 #[cfg(test)]
@@ -198,9 +219,22 @@ mod tests {
     fn thread() -> ThreadSlices {
         // main [0,100) calls f [10,50) which recurses f [20,30); then g [60,80).
         let mut c = CallColumns::new();
-        for (m, enter, t) in [(0, true, 0), (1, true, 10), (1, true, 20), (1, false, 30), (1, false, 50), (2, true, 60), (2, false, 80), (0, false, 100)] {
+        for (m, enter, t) in [
+            (0, true, 0),
+            (1, true, 10),
+            (1, true, 20),
+            (1, false, 30),
+            (1, false, 50),
+            (2, true, 60),
+            (2, false, 80),
+            (0, false, 100),
+        ] {
             let m = MethodId(m);
-            c.push(if enter { CallEvent::enter(m, t, Some(t)) } else { CallEvent::exit(m, t, Some(t)) });
+            c.push(if enter {
+                CallEvent::enter(m, t, Some(t))
+            } else {
+                CallEvent::exit(m, t, Some(t))
+            });
         }
         ThreadSlices::build(&c, 3)
     }
@@ -211,12 +245,19 @@ mod tests {
         let row = |m: u32| p.rows.iter().find(|r| r.method == m).unwrap().clone();
         assert_eq!(p.total_real, 100.0);
         assert_eq!((row(0).incl_real, row(0).excl_real), (100.0, 40.0));
-        assert_eq!((row(1).incl_real, row(1).excl_real, row(1).calls, row(1).recursive_calls), (40.0, 40.0, 2, 1));
+        assert_eq!(
+            (row(1).incl_real, row(1).excl_real, row(1).calls, row(1).recursive_calls),
+            (40.0, 40.0, 2, 1)
+        );
         assert_eq!((row(2).incl_real, row(2).excl_cpu), (20.0, 20.0));
         assert_eq!(p.rows[0].method, 0, "sorted by inclusive time");
         // Tree: main → f → f, main → g.
         assert_eq!(p.tree.len(), 4);
-        let f_inner = p.tree.iter().find(|n| n.method == 1 && n.parent.is_some_and(|q| p.tree[q as usize].method == 1)).unwrap();
+        let f_inner = p
+            .tree
+            .iter()
+            .find(|n| n.method == 1 && n.parent.is_some_and(|q| p.tree[q as usize].method == 1))
+            .unwrap();
         assert_eq!(f_inner.incl_real, 10.0);
         let main = &p.tree[0];
         assert_eq!((main.method, main.excl_real), (0, 40.0));

@@ -73,14 +73,24 @@ impl Level {
         while i < n && self.start[i] < t1 {
             let (s, e) = (self.start[i], self.end[i]);
             if (e - s) as f64 >= px {
-                out.push(DrawBox { start: s, end: e, method: self.method_id(i).0, count: 1, first: i as u32 });
+                out.push(DrawBox {
+                    start: s,
+                    end: e,
+                    method: self.method_id(i).0,
+                    count: 1,
+                    first: i as u32,
+                });
                 i += 1;
                 continue;
             }
             // Everything starting before the next pixel edge folds into one box.
             let col = ((s.max(t0) - t0) as f64 / px).floor() + 1.0;
             let edge = t0 as f64 + col * px;
-            let edge = if edge >= u64::MAX as f64 { u64::MAX } else { edge.ceil() as u64 };
+            let edge = if edge >= u64::MAX as f64 {
+                u64::MAX
+            } else {
+                edge.ceil() as u64
+            };
             let j = gallop(&self.start, i + 1, edge);
             let end = self.end[j - 1];
             let method = self.method_id(i).0;
@@ -89,7 +99,13 @@ impl Level {
                     last.end = last.end.max(end);
                     last.count += (j - i) as u32;
                 }
-                _ => out.push(DrawBox { start: s, end, method, count: (j - i) as u32, first: i as u32 }),
+                _ => out.push(DrawBox {
+                    start: s,
+                    end,
+                    method,
+                    count: (j - i) as u32,
+                    first: i as u32,
+                }),
             }
             i = j;
         }
@@ -180,7 +196,9 @@ impl ThreadSlices {
                     stack.push((m, l.len() - 1));
                 }
                 CallKind::Exit | CallKind::Unwind => {
-                    let Some(pos) = stack.iter().rposition(|&(sm, _)| sm == m) else { continue };
+                    let Some(pos) = stack.iter().rposition(|&(sm, _)| sm == m) else {
+                        continue;
+                    };
                     while stack.len() > pos {
                         let (sm, i) = stack.pop().expect("non-empty");
                         active[sm as usize] -= 1;
@@ -234,7 +252,16 @@ mod tests {
 
     #[test]
     fn nests_and_marks_recursion() {
-        let c = cols(&[(0, 'e', 0), (1, 'e', 10), (1, 'e', 12), (1, 'x', 14), (1, 'u', 20), (2, 'e', 30), (2, 'x', 40), (0, 'x', 100)]);
+        let c = cols(&[
+            (0, 'e', 0),
+            (1, 'e', 10),
+            (1, 'e', 12),
+            (1, 'x', 14),
+            (1, 'u', 20),
+            (2, 'e', 30),
+            (2, 'x', 40),
+            (0, 'x', 100),
+        ]);
         let s = ThreadSlices::build(&c, 3);
         assert_eq!(s.depth(), 3);
         assert_eq!(s.call_count(), 4);
@@ -251,7 +278,14 @@ mod tests {
     #[test]
     fn repairs_unbalanced_input() {
         // exit without entry, an exit skipping an inner call, a call left open.
-        let c = cols(&[(5, 'x', 1), (0, 'e', 2), (1, 'e', 3), (0, 'x', 9), (2, 'e', 10), (2, 'e', 11)]);
+        let c = cols(&[
+            (5, 'x', 1),
+            (0, 'e', 2),
+            (1, 'e', 3),
+            (0, 'x', 9),
+            (2, 'e', 10),
+            (2, 'e', 11),
+        ]);
         let s = ThreadSlices::build(&c, 3);
         assert_eq!(s.levels[0].start, vec![2, 10]);
         assert_eq!(s.levels[0].end, vec![9, 11]);
@@ -287,7 +321,16 @@ mod tests {
         let total: u32 = b.iter().map(|b| b.count).sum();
         assert_eq!(total, 1001, "every call is accounted for");
         assert_eq!(b.len(), 2, "one merged run and the long call: {b:?}");
-        assert_eq!(b[1], DrawBox { start: 20_000, end: 30_000, method: 4, count: 1, first: 1000 });
+        assert_eq!(
+            b[1],
+            DrawBox {
+                start: 20_000,
+                end: 30_000,
+                method: 4,
+                count: 1,
+                first: 1000
+            }
+        );
         // Zoomed in far enough, every call is its own box.
         let b = l.boxes(0, 100, 0.5);
         assert_eq!(b.len(), 10);

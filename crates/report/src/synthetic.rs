@@ -45,11 +45,17 @@ pub const BRB_METHOD: u32 = 15;
 /// Times (ns) of the big-red-button presses in a synthetic session: shortly
 /// after each turn to portrait.
 pub fn brb_times(span_ns: u64) -> Vec<u64> {
-    orientation_changes(span_ns).into_iter().filter(|&(_, v)| v == 1).map(|(t, _)| t + span_ns / 200).collect()
+    orientation_changes(span_ns)
+        .into_iter()
+        .filter(|&(_, v)| v == 1)
+        .map(|(t, _)| t + span_ns / 200)
+        .collect()
 }
 
 fn orientation_changes(span_ns: u64) -> Vec<(u64, i32)> {
-    (0..8).map(|k| (span_ns * k / 8 + span_ns / 40, (k % 2) as i32)).collect()
+    (0..8)
+        .map(|k| (span_ns * k / 8 + span_ns / 40, (k % 2) as i32))
+        .collect()
 }
 
 /// A session with about `calls` calls over three threads (`main`,
@@ -107,11 +113,17 @@ pub fn session(calls: usize) -> Session {
     let mut wifi = ContextTrack::new("Wi-Fi", ContextType::String);
     for k in 0..=40u64 {
         let ts = (end * k / 40) as i64;
-        ram.push(ts, ContextValue::Long(800_000 - 3_000 * k as i64 + rng.below(20_000) as i64));
+        ram.push(
+            ts,
+            ContextValue::Long(800_000 - 3_000 * k as i64 + rng.below(20_000) as i64),
+        );
         battery.push(ts, ContextValue::Float(90.0 - k as f32 * 0.5));
         load.push(ts, ContextValue::Double(0.2 + (rng.below(600) as f64) / 1000.0));
         if k % 10 == 0 {
-            wifi.push(ts, ContextValue::Str(if k % 20 == 0 { "connected" } else { "disconnected" }.into()));
+            wifi.push(
+                ts,
+                ContextValue::Str(if k % 20 == 0 { "connected" } else { "disconnected" }.into()),
+            );
         }
     }
     s.context = vec![orient, ram, battery, load, wifi];
@@ -124,7 +136,15 @@ pub fn session(calls: usize) -> Session {
 }
 
 /// Emits one call tree of at most `budget` calls; returns how many it made.
-fn emit_tree(c: &mut CallColumns, rng: &mut Rng, thread: usize, depth: usize, budget: usize, t: &mut u64, cpu: &mut u64) -> usize {
+fn emit_tree(
+    c: &mut CallColumns,
+    rng: &mut Rng,
+    thread: usize,
+    depth: usize,
+    budget: usize,
+    t: &mut u64,
+    cpu: &mut u64,
+) -> usize {
     if budget == 0 {
         return 0;
     }
@@ -162,7 +182,11 @@ mod tests {
         assert_eq!(s.threads.len(), 3);
         assert_eq!(s.context.len(), 5);
         assert!(v.threads[0].depth() > 3);
-        let brb: usize = v.threads[0].levels.iter().map(|l| (0..l.len()).filter(|&i| l.method_id(i).0 == BRB_METHOD).count()).sum();
+        let brb: usize = v.threads[0]
+            .levels
+            .iter()
+            .map(|l| (0..l.len()).filter(|&i| l.method_id(i).0 == BRB_METHOD).count())
+            .sum();
         assert_eq!(brb, 4);
     }
 }

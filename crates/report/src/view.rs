@@ -34,7 +34,10 @@ impl ViewModel {
     /// Prepares `session` for drawing.
     pub fn new(session: &Session) -> ViewModel {
         let nm = session.methods.len();
-        let threads: Vec<ThreadSlices> = session.thread_calls().map(|(_, _, c)| ThreadSlices::build(c, nm)).collect();
+        let threads: Vec<ThreadSlices> = session
+            .thread_calls()
+            .map(|(_, _, c)| ThreadSlices::build(c, nm))
+            .collect();
         let (mut lo, mut hi) = session.time_span().unwrap_or((u64::MAX, 0));
         for t in &session.context {
             if let (Some(&a), Some(&b)) = (t.times.first(), t.times.last()) {
@@ -58,7 +61,12 @@ impl ViewModel {
             .threads
             .iter()
             .zip(&threads)
-            .map(|(t, s)| ThreadMeta { name: t.label(), tid: t.tid, depth: s.depth(), calls: s.call_count() })
+            .map(|(t, s)| ThreadMeta {
+                name: t.label(),
+                tid: t.tid,
+                depth: s.depth(),
+                calls: s.call_count(),
+            })
             .collect();
         let methods: Vec<Value> = session
             .methods
@@ -84,8 +92,11 @@ impl ViewModel {
             .iter()
             .map(|c| json!({"name": c.name, "unit": c.unit, "times": c.times, "values": c.values}))
             .collect();
-        let markers: Vec<Value> =
-            session.markers.iter().map(|m| json!({"ts": m.ts_ns, "thread": m.thread.0, "name": m.name})).collect();
+        let markers: Vec<Value> = session
+            .markers
+            .iter()
+            .map(|m| json!({"ts": m.ts_ns, "thread": m.thread.0, "name": m.name}))
+            .collect();
         let meta = json!({
             "name": session.name,
             "clocks": session.clocks.name(),
@@ -100,7 +111,12 @@ impl ViewModel {
             "lostEvents": session.lost_events,
             "totalCalls": threads.iter().map(ThreadSlices::call_count).sum::<usize>(),
         });
-        ViewModel { name: session.name.clone(), span: (lo, hi), threads, meta }
+        ViewModel {
+            name: session.name.clone(),
+            span: (lo, hi),
+            threads,
+            meta,
+        }
     }
 
     /// Metadata as JSON: name, clocks, span, methods, threads, context and

@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 use tracekit_browser::{artifacts_dir, Browser};
-use tracekit_report::{problem_view, render_report, synthetic, ProblemDef, ProblemView, ReportOptions, ThreadInstant, ViewModel};
+use tracekit_report::{
+    problem_view, render_report, synthetic, ProblemDef, ProblemView, ReportOptions, ThreadInstant, ViewModel,
+};
 
 fn browser() -> Option<Browser> {
     if std::env::var_os("TRACEKIT_SKIP_BROWSER").is_some() {
@@ -24,7 +26,11 @@ fn write(name: &str, html: &str) -> String {
 }
 
 fn texts(b: &mut Browser, selector: &str) -> Vec<String> {
-    let v = b.eval(&format!("Array.from(document.querySelectorAll({selector:?})).map(e => e.firstChild.textContent)")).unwrap();
+    let v = b
+        .eval(&format!(
+            "Array.from(document.querySelectorAll({selector:?})).map(e => e.firstChild.textContent)"
+        ))
+        .unwrap();
     serde_json::from_value(v).unwrap()
 }
 
@@ -40,7 +46,10 @@ fn click(b: &mut Browser, selector: &str) {
 }
 
 fn type_into(b: &mut Browser, selector: &str, text: &str) {
-    b.eval(&format!("document.querySelector({selector:?}).focus(); document.querySelector({selector:?}).value = ''")).unwrap();
+    b.eval(&format!(
+        "document.querySelector({selector:?}).focus(); document.querySelector({selector:?}).value = ''"
+    ))
+    .unwrap();
     b.call("Input.insertText", serde_json::json!({"text": text})).unwrap();
 }
 
@@ -51,26 +60,47 @@ fn report_shows_tracks_problems_and_tables() {
     let view = ViewModel::new(&session);
     // A ready-made problem as the analysis would hand it over.
     let preset = ProblemView {
-        def: ProblemDef::Method { method: "Js.gc".into(), when: "Wi-Fi == disconnected".into() },
+        def: ProblemDef::Method {
+            method: "Js.gc".into(),
+            when: "Wi-Fi == disconnected".into(),
+        },
         title: "Js.gc when Wi-Fi == disconnected".into(),
-        occurrences: vec![ThreadInstant { ts_ns: view.span.1 / 3, thread: 2 }],
+        occurrences: vec![ThreadInstant {
+            ts_ns: view.span.1 / 3,
+            thread: 2,
+        }],
         intervals: vec![(view.span.1 / 4, view.span.1 / 2)],
-        calls_inside: vec![ThreadInstant { ts_ns: view.span.1 / 3, thread: 2 }],
+        calls_inside: vec![ThreadInstant {
+            ts_ns: view.span.1 / 3,
+            thread: 2,
+        }],
         calls_outside: vec![],
         hints: vec![],
     };
-    let url = write("report.html", &render_report(&view, &[preset], &ReportOptions::default()));
+    let url = write(
+        "report.html",
+        &render_report(&view, &[preset], &ReportOptions::default()),
+    );
     b.navigate(&url).unwrap();
     b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
 
     // Every track label is DOM text.
-    assert_eq!(texts(&mut b, ".tk-label[data-kind=thread]"), ["main", "RenderThread", "NetworkThread"]);
+    assert_eq!(
+        texts(&mut b, ".tk-label[data-kind=thread]"),
+        ["main", "RenderThread", "NetworkThread"]
+    );
     assert_eq!(
         texts(&mut b, ".tk-label[data-kind=context]"),
         ["Screen orientation", "Free RAM", "Battery level", "CPU load", "Wi-Fi"]
     );
     assert_eq!(texts(&mut b, ".tk-label[data-kind=counter]"), ["Power"]);
-    assert!(b.eval("document.querySelectorAll('#tk-profile-table tbody tr').length").unwrap().as_u64().unwrap() >= 10);
+    assert!(
+        b.eval("document.querySelectorAll('#tk-profile-table tbody tr').length")
+            .unwrap()
+            .as_u64()
+            .unwrap()
+            >= 10
+    );
 
     // The browser's profile rules agree with the Rust ones.
     let same = b
@@ -85,14 +115,23 @@ fn report_shows_tracks_problems_and_tables() {
     // Sorting by a column header.
     click(&mut b, "#tk-profile-table th[data-key=calls_total]");
     let calls: Vec<String> = texts(&mut b, "#tk-profile-table tbody tr td:nth-child(10)");
-    let totals: Vec<u64> = calls.iter().map(|c| c.split('+').map(|x| x.parse::<u64>().unwrap()).sum()).collect();
+    let totals: Vec<u64> = calls
+        .iter()
+        .map(|c| c.split('+').map(|x| x.parse::<u64>().unwrap()).sum())
+        .collect();
     assert!(totals.windows(2).all(|w| w[0] >= w[1]), "sorted by calls: {totals:?}");
 
     // Click through the BRB problem (the default choice).
     click(&mut b, "#tk-apply");
-    b.wait_for("document.querySelectorAll('.tk-occurrence').length === 4", 10.0).unwrap();
-    let top = b.eval("document.querySelector('#tk-hints tbody tr').textContent").unwrap();
-    assert!(top.as_str().unwrap().contains("Screen orientation"), "portrait is the top hint: {top}");
+    b.wait_for("document.querySelectorAll('.tk-occurrence').length === 4", 10.0)
+        .unwrap();
+    let top = b
+        .eval("document.querySelector('#tk-hints tbody tr').textContent")
+        .unwrap();
+    assert!(
+        top.as_str().unwrap().contains("Screen orientation"),
+        "portrait is the top hint: {top}"
+    );
     assert!(top.as_str().unwrap().contains("1 100%"), "{top}");
     b.screenshot(&artifacts_dir().join("report-brb.png")).unwrap();
 
@@ -101,35 +140,63 @@ fn report_shows_tracks_problems_and_tables() {
     type_into(&mut b, "#tk-method", "Renderer.draw");
     type_into(&mut b, "#tk-when", "Screen orientation == 1");
     click(&mut b, "#tk-apply");
-    b.wait_for("TK.state.problem && TK.state.problem.def.kind === 'method'", 10.0).unwrap();
+    b.wait_for("TK.state.problem && TK.state.problem.def.kind === 'method'", 10.0)
+        .unwrap();
     let p = b.eval("[TK.state.problem.intervals.length, TK.state.problem.calls_inside.length, TK.state.problem.calls_outside.length]").unwrap();
-    let draws: usize = view.threads.iter().flat_map(|t| &t.levels).map(|l| (0..l.len()).filter(|&i| l.method_id(i).0 == 2).count()).sum();
+    let draws: usize = view
+        .threads
+        .iter()
+        .flat_map(|t| &t.levels)
+        .map(|l| (0..l.len()).filter(|&i| l.method_id(i).0 == 2).count())
+        .sum();
     assert_eq!(p[0], 4, "four portrait intervals");
     assert_eq!((p[1].as_u64().unwrap() + p[2].as_u64().unwrap()) as usize, draws);
     assert!(p[1].as_u64().unwrap() > 0 && p[2].as_u64().unwrap() > 0);
     // The browser's evaluation agrees with tracekit-analysis.
-    let def = ProblemDef::Method { method: "Renderer.draw".into(), when: "Screen orientation == 1".into() };
+    let def = ProblemDef::Method {
+        method: "Renderer.draw".into(),
+        when: "Screen orientation == 1".into(),
+    };
     let rust = problem_view(&session, &def).unwrap();
-    assert_eq!((p[1].as_u64().unwrap() as usize, p[2].as_u64().unwrap() as usize), (rust.calls_inside.len(), rust.calls_outside.len()));
+    assert_eq!(
+        (p[1].as_u64().unwrap() as usize, p[2].as_u64().unwrap() as usize),
+        (rust.calls_inside.len(), rust.calls_outside.len())
+    );
     let js: Vec<(f64, f64)> = serde_json::from_value(b.eval("TK.state.problem.intervals").unwrap()).unwrap();
     assert_eq!(js.len(), rust.intervals.len());
     for (j, r) in js.iter().zip(&rust.intervals) {
         assert_eq!(j.0, r.0 as f64, "interval starts agree");
     }
     click(&mut b, "#tk-conditioned");
-    b.wait_for("document.getElementById('tk-scope').textContent.includes('where Screen orientation == 1 holds')", 10.0).unwrap();
+    b.wait_for(
+        "document.getElementById('tk-scope').textContent.includes('where Screen orientation == 1 holds')",
+        10.0,
+    )
+    .unwrap();
     b.screenshot(&artifacts_dir().join("report-condition.png")).unwrap();
 
     // The ready-made problem.
     click(&mut b, ".tk-preset");
-    b.wait_for("TK.state.problem.title === 'Js.gc when Wi-Fi == disconnected'", 5.0).unwrap();
+    b.wait_for("TK.state.problem.title === 'Js.gc when Wi-Fi == disconnected'", 5.0)
+        .unwrap();
 
     // N and P step through the occurrences.
     b.eval("TK.timeline.setView(0, 5e6)").unwrap();
     b.key("n").unwrap();
-    let centre = b.eval("(TK.state.view[0] + TK.state.view[1]) / 2").unwrap().as_f64().unwrap();
-    let first = b.eval("Math.min(...TK.state.problem.occurrences.map(o => o.ts_ns))").unwrap().as_f64().unwrap();
-    assert!((centre - first).abs() < 1.0, "centred on the first occurrence: {centre} vs {first}");
+    let centre = b
+        .eval("(TK.state.view[0] + TK.state.view[1]) / 2")
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    let first = b
+        .eval("Math.min(...TK.state.problem.occurrences.map(o => o.ts_ns))")
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!(
+        (centre - first).abs() < 1.0,
+        "centred on the first occurrence: {centre} vs {first}"
+    );
 
     // A thread's label folds its row.
     let h = "document.querySelector('.tk-label[data-kind=thread]').getBoundingClientRect().height";
@@ -142,20 +209,36 @@ fn report_shows_tracks_problems_and_tables() {
 
     // Select an interval on the first thread row: zooms and restricts the tables.
     let before = b.eval("TK.state.view[1] - TK.state.view[0]").unwrap().as_f64().unwrap();
-    let (x0, y) = (b.eval("TK.$('tk-canvas').getBoundingClientRect().x").unwrap().as_f64().unwrap(), 150.0);
+    let (x0, y) = (
+        b.eval("TK.$('tk-canvas').getBoundingClientRect().x")
+            .unwrap()
+            .as_f64()
+            .unwrap(),
+        150.0,
+    );
     b.drag(x0 + 300.0, x0 + 500.0, y).unwrap();
     b.wait_for("TK.state.selection !== null", 5.0).unwrap();
     let after = b.eval("TK.state.view[1] - TK.state.view[0]").unwrap().as_f64().unwrap();
     assert!(after < before / 3.0, "zoomed from {before} to {after}");
-    b.wait_for("document.getElementById('tk-scope').textContent.includes('selection')", 5.0).unwrap();
+    b.wait_for(
+        "document.getElementById('tk-scope').textContent.includes('selection')",
+        5.0,
+    )
+    .unwrap();
 
     // Alt + drag pans without selecting.
     let view = b.eval("TK.state.view").unwrap();
     b.drag_with(x0 + 600.0, x0 + 500.0, y, 1).unwrap();
     let moved = b.eval("TK.state.view").unwrap();
     let width = view[1].as_f64().unwrap() - view[0].as_f64().unwrap();
-    assert!(moved[0].as_f64().unwrap() > view[0].as_f64().unwrap(), "panned right: {view} -> {moved}");
-    assert!((moved[1].as_f64().unwrap() - moved[0].as_f64().unwrap() - width).abs() < 1.0, "same width");
+    assert!(
+        moved[0].as_f64().unwrap() > view[0].as_f64().unwrap(),
+        "panned right: {view} -> {moved}"
+    );
+    assert!(
+        (moved[1].as_f64().unwrap() - moved[0].as_f64().unwrap() - width).abs() < 1.0,
+        "same width"
+    );
 
     // Keyboard: zoom out, pan, reset.
     b.key("s").unwrap();
@@ -168,7 +251,9 @@ fn report_shows_tracks_problems_and_tables() {
     // Hover over the Battery row lists every context value at that time.
     let ry = b.eval("(() => { const e = document.querySelector('.tk-label[data-index=\"2\"][data-kind=context]'); e.scrollIntoView(); const r = e.getBoundingClientRect(); return r.y + r.height / 2; })()").unwrap();
     b.mouse("mouseMoved", x0 + 400.0, ry.as_f64().unwrap()).unwrap();
-    let tip = b.eval("document.getElementById('tk-tooltip').hidden ? '' : document.getElementById('tk-tooltip').textContent").unwrap();
+    let tip = b
+        .eval("document.getElementById('tk-tooltip').hidden ? '' : document.getElementById('tk-tooltip').textContent")
+        .unwrap();
     for label in ["Battery level", "Screen orientation", "Wi-Fi", "Power"] {
         assert!(tip.as_str().unwrap().contains(label), "tooltip lists {label}: {tip}");
     }
@@ -176,29 +261,52 @@ fn report_shows_tracks_problems_and_tables() {
     b.eval("document.getElementById('tk-tracks').scrollTop = 0").unwrap();
     b.mouse("mouseMoved", x0 + 400.0, 100.0).unwrap();
     let tip = b.eval("document.getElementById('tk-tooltip').textContent").unwrap();
-    assert!(tip.as_str().unwrap().contains("duration") && tip.as_str().unwrap().contains("depth"), "{tip}");
+    assert!(
+        tip.as_str().unwrap().contains("duration") && tip.as_str().unwrap().contains("depth"),
+        "{tip}"
+    );
     b.screenshot(&artifacts_dir().join("report-hover.png")).unwrap();
 
     // Choosing a method in the profile highlights its calls on the timeline.
     click(&mut b, "#tk-profile-table tbody tr:nth-child(2) td:first-child");
-    let chosen = b.eval("[TK.state.highlight, Number(document.querySelector('#tk-profile-table tr.tk-selected').dataset.method)]").unwrap();
+    let chosen = b
+        .eval("[TK.state.highlight, Number(document.querySelector('#tk-profile-table tr.tk-selected').dataset.method)]")
+        .unwrap();
     assert_eq!(chosen[0], chosen[1]);
     b.screenshot(&artifacts_dir().join("report-highlight.png")).unwrap();
 
     // Flame graph and call tree tabs render; the call tree sorts too.
     click(&mut b, "button[data-tab=calltree]");
     click(&mut b, "#tk-calltree-table th[data-key=calls]");
-    assert_eq!(b.eval("document.querySelector('#tk-calltree-table th[data-key=calls]').getAttribute('aria-sort')").unwrap(), "descending");
-    let rows = b.eval("document.querySelectorAll('#tk-calltree-table tbody tr').length").unwrap();
-    assert!(rows.as_u64().unwrap() >= 3, "{rows} call tree rows; {}; {:?}", b.eval("document.getElementById('tk-tab-calltree').outerHTML.slice(0, 500)").unwrap(), b.page_errors());
+    assert_eq!(
+        b.eval("document.querySelector('#tk-calltree-table th[data-key=calls]').getAttribute('aria-sort')")
+            .unwrap(),
+        "descending"
+    );
+    let rows = b
+        .eval("document.querySelectorAll('#tk-calltree-table tbody tr').length")
+        .unwrap();
+    assert!(
+        rows.as_u64().unwrap() >= 3,
+        "{rows} call tree rows; {}; {:?}",
+        b.eval("document.getElementById('tk-tab-calltree').outerHTML.slice(0, 500)")
+            .unwrap(),
+        b.page_errors()
+    );
     click(&mut b, "button[data-tab=flame]");
     b.key("0").unwrap();
     // Clicking a flame-graph frame focuses on its call path.
     let target = b
         .eval("(() => { const f = TK.tables.flameBoxes.find(x => x.d === 2 && x.w > 20), r = TK.$('tk-flame').getBoundingClientRect(); return [r.x + f.x + f.w / 2, r.y + 2 * 16 + 8, f.node]; })()")
         .unwrap();
-    b.mouse("mousePressed", target[0].as_f64().unwrap(), target[1].as_f64().unwrap()).unwrap();
-    b.mouse("mouseReleased", target[0].as_f64().unwrap(), target[1].as_f64().unwrap()).unwrap();
+    b.mouse("mousePressed", target[0].as_f64().unwrap(), target[1].as_f64().unwrap())
+        .unwrap();
+    b.mouse(
+        "mouseReleased",
+        target[0].as_f64().unwrap(),
+        target[1].as_f64().unwrap(),
+    )
+    .unwrap();
     assert_eq!(b.eval("TK.tables.flameFocus").unwrap(), target[2]);
     b.screenshot(&artifacts_dir().join("report-flame.png")).unwrap();
     assert!(b.page_errors().is_empty(), "page errors: {:?}", b.page_errors());
@@ -215,7 +323,10 @@ fn summarised_report_says_so() {
     let note = b.eval("document.getElementById('tk-summary').textContent").unwrap();
     let note = note.as_str().unwrap();
     assert!(note.starts_with("Summarised: "), "{note}");
-    assert!(note.contains(&format!("of {} calls", fmt_thousands(view.call_count()))), "{note}");
+    assert!(
+        note.contains(&format!("of {} calls", fmt_thousands(view.call_count()))),
+        "{note}"
+    );
     b.screenshot(&artifacts_dir().join("report-summarised.png")).unwrap();
     assert!(b.page_errors().is_empty(), "page errors: {:?}", b.page_errors());
 }
@@ -241,12 +352,16 @@ fn session_without_calls_still_renders() {
     t.push(5_000, tracekit_model::ContextValue::Str("off".into()));
     s.context.push(t);
     s.counters.push(tracekit_model::CounterTrack::new("Power", Some("mW")));
-    let url = write("report-empty.html", &render_report(&ViewModel::new(&s), &[], &ReportOptions::default()));
+    let url = write(
+        "report-empty.html",
+        &render_report(&ViewModel::new(&s), &[], &ReportOptions::default()),
+    );
     b.navigate(&url).unwrap();
     b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
     assert_eq!(texts(&mut b, ".tk-label[data-kind=context]"), ["Wi-Fi"]);
     click(&mut b, "#tk-apply");
-    b.wait_for("document.querySelector('#tk-problem-result .tk-error')", 5.0).unwrap();
+    b.wait_for("document.querySelector('#tk-problem-result .tk-error')", 5.0)
+        .unwrap();
     click(&mut b, "button[data-tab=flame]");
     click(&mut b, "button[data-tab=calltree]");
     assert!(b.page_errors().is_empty(), "page errors: {:?}", b.page_errors());

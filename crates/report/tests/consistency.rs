@@ -8,7 +8,10 @@ use tracekit_report::{interval_profile, synthetic, ViewModel};
 fn compare(session: &tracekit_model::Session, view: &ViewModel, window: Option<(u64, u64)>) {
     let iv = window.unwrap_or((view.span.0, view.span.1 + 1));
     let ours = interval_profile(&view.threads, &[iv]);
-    let opts = ProfileOptions { window: window.map(|(a, b)| IntervalSet::single(a as i64, b as i64)), ..Default::default() };
+    let opts = ProfileOptions {
+        window: window.map(|(a, b)| IntervalSet::single(a as i64, b as i64)),
+        ..Default::default()
+    };
     let theirs = Profile::of(session, &opts);
     let mut n = 0;
     for t in &theirs.methods {
@@ -18,10 +21,25 @@ fn compare(session: &tracekit_model::Session, view: &ViewModel, window: Option<(
             continue;
         };
         n += 1;
-        assert_eq!((o.calls, o.recursive_calls), (t.calls, t.recursive_calls), "calls of method {} in {window:?}", t.method.0);
-        assert_eq!((o.incl_real as u64, o.excl_real as u64), (t.incl_real_ns, t.excl_real_ns), "real time of method {} in {window:?}", t.method.0);
+        assert_eq!(
+            (o.calls, o.recursive_calls),
+            (t.calls, t.recursive_calls),
+            "calls of method {} in {window:?}",
+            t.method.0
+        );
+        assert_eq!(
+            (o.incl_real as u64, o.excl_real as u64),
+            (t.incl_real_ns, t.excl_real_ns),
+            "real time of method {} in {window:?}",
+            t.method.0
+        );
         if window.is_none() {
-            assert_eq!((o.incl_cpu as u64, o.excl_cpu as u64), (t.incl_cpu_ns, t.excl_cpu_ns), "cpu of method {}", t.method.0);
+            assert_eq!(
+                (o.incl_cpu as u64, o.excl_cpu as u64),
+                (t.incl_cpu_ns, t.excl_cpu_ns),
+                "cpu of method {}",
+                t.method.0
+            );
         }
     }
     assert_eq!(n, ours.rows.len());
@@ -41,7 +59,10 @@ fn agrees_with_the_analysis() {
 
 #[test]
 fn agrees_with_the_analysis_on_the_bundled_example() {
-    let session = tracekit_example::browser_session(&tracekit_example::Options { seed: 11, duration_s: 20.0 });
+    let session = tracekit_example::browser_session(&tracekit_example::Options {
+        seed: 11,
+        duration_s: 20.0,
+    });
     let view = ViewModel::new(&session);
     compare(&session, &view, None);
     let (a, b) = view.span;

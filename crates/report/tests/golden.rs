@@ -12,8 +12,21 @@ fn session() -> Session {
     let run = s.methods.intern(Method::new("a/App", "run", "()V"));
     let draw = s.methods.intern(Method::new("a/View", "draw", "(I)V"));
     let brb = s.methods.intern(Method::new("a/Log", "brb", "()V"));
-    for (m, enter, t) in [(run, true, 0), (draw, true, 100), (draw, true, 150), (draw, false, 180), (draw, false, 400), (brb, true, 500), (brb, false, 510), (run, false, 1_000)] {
-        s.calls_mut(main).push(if enter { CallEvent::enter(m, t, Some(t / 2)) } else { CallEvent::exit(m, t, Some(t / 2)) });
+    for (m, enter, t) in [
+        (run, true, 0),
+        (draw, true, 100),
+        (draw, true, 150),
+        (draw, false, 180),
+        (draw, false, 400),
+        (brb, true, 500),
+        (brb, false, 510),
+        (run, false, 1_000),
+    ] {
+        s.calls_mut(main).push(if enter {
+            CallEvent::enter(m, t, Some(t / 2))
+        } else {
+            CallEvent::exit(m, t, Some(t / 2))
+        });
     }
     s.calls_mut(worker).push(CallEvent::enter(draw, 200, Some(0)));
     s.calls_mut(worker).push(CallEvent::unwind(draw, 300, Some(90)));
@@ -27,7 +40,11 @@ fn session() -> Session {
     b.push(0, ContextValue::Double(80.0));
     b.push(1_000, ContextValue::Double(79.5));
     s.context = vec![o, w, b];
-    s.markers.push(Marker { ts_ns: 505, thread: main, name: "brb".into() });
+    s.markers.push(Marker {
+        ts_ns: 505,
+        thread: main,
+        name: "brb".into(),
+    });
     s
 }
 
@@ -45,12 +62,24 @@ fn report_data_matches_the_golden_file() {
         hints: vec![],
     };
     for (name, budget) in [("report-data.json", 1_000), ("report-data-summarised.json", 3)] {
-        let got = serde_json::to_string_pretty(&report_data(&view, std::slice::from_ref(&problem), &ReportOptions { max_slices: budget })).unwrap() + "\n";
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+        let got = serde_json::to_string_pretty(&report_data(
+            &view,
+            std::slice::from_ref(&problem),
+            &ReportOptions { max_slices: budget },
+        ))
+        .unwrap()
+            + "\n";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden")
+            .join(name);
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             std::fs::write(&path, &got).unwrap();
         }
-        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
-        assert_eq!(got, want, "{name} changed; if on purpose, rerun with UPDATE_GOLDEN=1 and review the diff");
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
+        assert_eq!(
+            got, want,
+            "{name} changed; if on purpose, rerun with UPDATE_GOLDEN=1 and review the diff"
+        );
     }
 }

@@ -74,7 +74,10 @@ mod tests {
 
     #[test]
     fn demangles_rust_and_cpp() {
-        assert_eq!(readable_name("_ZN4core3fmt5write17h0123456789abcdefE"), "core::fmt::write");
+        assert_eq!(
+            readable_name("_ZN4core3fmt5write17h0123456789abcdefE"),
+            "core::fmt::write"
+        );
         assert_eq!(readable_name("_Z3fooi"), "foo");
         assert_eq!(readable_name("_Z"), "_Z");
     }

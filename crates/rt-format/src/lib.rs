@@ -205,7 +205,11 @@ pub const EXT_FIXED: usize = 26;
 
 /// Bytes an extended body with these strings needs.
 pub fn ext_body_len(strings: &[&[u8]]) -> usize {
-    EXT_FIXED + strings.iter().map(|s| 2 + s.len().min(u16::MAX as usize)).sum::<usize>()
+    EXT_FIXED
+        + strings
+            .iter()
+            .map(|s| 2 + s.len().min(u16::MAX as usize))
+            .sum::<usize>()
 }
 
 /// Writes an extended body into `out` from raw parts (no allocation; the
@@ -268,7 +272,13 @@ impl ExtEvent {
             strings.push(s.to_owned());
             p += 2 + len;
         }
-        Ok(ExtEvent { sub, remote_pid: u32_at(4), object_id: u64_at(8), value: u64_at(16), strings })
+        Ok(ExtEvent {
+            sub,
+            remote_pid: u32_at(4),
+            object_id: u64_at(8),
+            value: u64_at(16),
+            strings,
+        })
     }
 }
 

@@ -26,17 +26,24 @@ pub fn trace(attr: TokenStream, item: TokenStream) -> TokenStream {
         (TokenTree::Ident(kw), TokenTree::Ident(n)) if kw.to_string() == "fn" => Some(n.to_string()),
         _ => None,
     });
-    let Some(name) = name else { return error("#[trace] goes on a function") };
-    let Some(TokenTree::Group(body)) = tokens.last().cloned() else { return error("#[trace] needs a function body") };
+    let Some(name) = name else {
+        return error("#[trace] goes on a function");
+    };
+    let Some(TokenTree::Group(body)) = tokens.last().cloned() else {
+        return error("#[trace] needs a function body");
+    };
     if body.delimiter() != Delimiter::Brace {
         return error("#[trace] needs a function body");
     }
     let name = name.trim_start_matches("r#");
-    let guard: TokenStream =
-        match format!("let __tracekit_call = ::tracekit_rt::NamedCall::enter(concat!(module_path!(), \"::\", {name:?}));").parse() {
-            Ok(t) => t,
-            Err(_) => return error("#[trace]: cannot build the guard"),
-        };
+    let guard: TokenStream = match format!(
+        "let __tracekit_call = ::tracekit_rt::NamedCall::enter(concat!(module_path!(), \"::\", {name:?}));"
+    )
+    .parse()
+    {
+        Ok(t) => t,
+        Err(_) => return error("#[trace]: cannot build the guard"),
+    };
     let mut inner = guard;
     inner.extend(body.stream());
     let mut new_body = Group::new(Delimiter::Brace, inner);

@@ -68,12 +68,13 @@ pub fn now() -> u64 {
 #[inline(never)]
 fn other_clock() -> u64 {
     if MODE.load(Ordering::Relaxed) == CLOCK_ORDER {
-        return SEQ.try_with(|s| {
-            let v = s.get() + 1;
-            s.set(v);
-            v
-        })
-        .unwrap_or(0);
+        return SEQ
+            .try_with(|s| {
+                let v = s.get() + 1;
+                s.set(v);
+                v
+            })
+            .unwrap_or(0);
     }
     monotonic_ns()
 }

@@ -45,7 +45,11 @@ fn call_event(kind: u64, func: *mut c_void) {
     if mode & process::CALLS_SELECTED != 0 && !select::function_selected(addr) {
         return;
     }
-    let ts = if mode & process::CALLS_SLOW_CLOCK == 0 { clock::tsc() } else { clock::now() };
+    let ts = if mode & process::CALLS_SLOW_CLOCK == 0 {
+        clock::tsc()
+    } else {
+        clock::now()
+    };
     thread_buf::append(ts << 4 | kind, addr);
 }
 
@@ -124,7 +128,14 @@ pub extern "C" fn tracekit_operation_enter(
     interface: *const c_char,
     operation: *const c_char,
 ) {
-    object_event(ExtKind::OperationEntered, 0, object as u64, cstr(class_name), cstr(interface), cstr(operation));
+    object_event(
+        ExtKind::OperationEntered,
+        0,
+        object as u64,
+        cstr(class_name),
+        cstr(interface),
+        cstr(operation),
+    );
 }
 
 /// Records that an operation body was left (C API); also ends a proxy call.
@@ -135,7 +146,14 @@ pub extern "C" fn tracekit_operation_leave(
     interface: *const c_char,
     operation: *const c_char,
 ) {
-    object_event(ExtKind::OperationLeft, 0, object as u64, cstr(class_name), cstr(interface), cstr(operation));
+    object_event(
+        ExtKind::OperationLeft,
+        0,
+        object as u64,
+        cstr(class_name),
+        cstr(interface),
+        cstr(operation),
+    );
 }
 
 /// Records that a client-side proxy operation was entered (C API); the call
@@ -150,8 +168,19 @@ pub extern "C" fn tracekit_proxy_enter(
     remote_pid: u32,
     synchronous: i32,
 ) {
-    let sub = if synchronous != 0 { ExtKind::ProxySync } else { ExtKind::ProxyAsync };
-    object_event(sub, remote_pid, object as u64, cstr(class_name), cstr(interface), cstr(operation));
+    let sub = if synchronous != 0 {
+        ExtKind::ProxySync
+    } else {
+        ExtKind::ProxyAsync
+    };
+    object_event(
+        sub,
+        remote_pid,
+        object as u64,
+        cstr(class_name),
+        cstr(interface),
+        cstr(operation),
+    );
 }
 
 /// Records that a server-side stub operation was entered (C API); `sender_pid`
@@ -164,7 +193,14 @@ pub extern "C" fn tracekit_stub_enter(
     operation: *const c_char,
     sender_pid: u32,
 ) {
-    object_event(ExtKind::Stub, sender_pid, object as u64, cstr(class_name), cstr(interface), cstr(operation));
+    object_event(
+        ExtKind::Stub,
+        sender_pid,
+        object as u64,
+        cstr(class_name),
+        cstr(interface),
+        cstr(operation),
+    );
 }
 
 /// Records an instant marker such as a big-red-button press (C API).

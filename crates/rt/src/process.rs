@@ -50,12 +50,24 @@ pub fn config() -> Option<&'static Config> {
     CONFIG
         .get_or_init(|| {
             let dir = std::env::var_os("TRACEKIT_DIR")?;
-            let mb = std::env::var("TRACEKIT_BUFFER_MB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(256);
+            let mb = std::env::var("TRACEKIT_BUFFER_MB")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(256);
             let ring_dir = std::env::var_os("TRACEKIT_RING_DIR").map(PathBuf::from);
-            let kb = std::env::var("TRACEKIT_RING_KB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8192);
+            let kb = std::env::var("TRACEKIT_RING_KB")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(8192);
             let ring_bytes = (kb.max(64) << 10).next_power_of_two();
             let wait = std::env::var("TRACEKIT_OVERFLOW").is_ok_and(|v| v == "wait");
-            Some(Config { dir: PathBuf::from(dir), buffer_bytes: mb.max(1) << 20, ring_dir, ring_bytes, wait })
+            Some(Config {
+                dir: PathBuf::from(dir),
+                buffer_bytes: mb.max(1) << 20,
+                ring_dir,
+                ring_bytes,
+                wait,
+            })
         })
         .as_ref()
 }
@@ -146,7 +158,9 @@ fn clear_forking() {
 pub fn save_maps() {
     let Some(cfg) = config() else { return };
     let _g = MAPS_LOCK.lock();
-    let Ok(maps) = std::fs::read("/proc/self/maps") else { return };
+    let Ok(maps) = std::fs::read("/proc/self/maps") else {
+        return;
+    };
     let name = tracekit_rt_format::maps_file_name(pid(), image());
     let tmp = cfg.dir.join(format!(".{name}.tmp"));
     if std::fs::write(&tmp, maps).is_ok() {

@@ -90,10 +90,21 @@ fn decide(addr: u64) -> bool {
         return false;
     }
     // SAFETY: dladdr returned a NUL-terminated path.
-    let path = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }.to_string_lossy().into_owned();
-    let base = std::path::Path::new(&path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let exe_name = std::fs::read_link("/proc/self/exe").ok().and_then(|e| e.file_name().map(|s| s.to_string_lossy().into_owned()));
-    let module_name = if base.is_empty() { exe_name.unwrap_or_default() } else { base };
+    let path = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }
+        .to_string_lossy()
+        .into_owned();
+    let base = std::path::Path::new(&path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let exe_name = std::fs::read_link("/proc/self/exe")
+        .ok()
+        .and_then(|e| e.file_name().map(|s| s.to_string_lossy().into_owned()));
+    let module_name = if base.is_empty() {
+        exe_name.unwrap_or_default()
+    } else {
+        base
+    };
     if p.modules.iter().any(|g| glob_match(g, &module_name)) {
         return true;
     }

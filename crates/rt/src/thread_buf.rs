@@ -122,7 +122,11 @@ fn append_slow(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool) {
         }
         _ => return,
     }
-    let need = if ext { RECORD_SIZE + tracekit_rt_format::padded(payload.len()) } else { RECORD_SIZE } as u64;
+    let need = if ext {
+        RECORD_SIZE + tracekit_rt_format::padded(payload.len())
+    } else {
+        RECORD_SIZE
+    } as u64;
     if need > b.cap.get() / 2 {
         add_lost(b, 1);
         return;
@@ -231,16 +235,37 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
     let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
     let pid = process::pid();
     let (path, cap, ring) = match (&cfg.ring_dir, cfg.ring_bytes) {
-        (Some(dir), cap) => (dir.join(tracekit_rt_format::ring_file_name(pid, tid, process::image())), cap, true),
-        (None, _) => (cfg.dir.join(tracekit_rt_format::thread_file_name(pid, tid, process::image())), cfg.buffer_bytes, false),
+        (Some(dir), cap) => (
+            dir.join(tracekit_rt_format::ring_file_name(pid, tid, process::image())),
+            cap,
+            true,
+        ),
+        (None, _) => (
+            cfg.dir
+                .join(tracekit_rt_format::thread_file_name(pid, tid, process::image())),
+            cfg.buffer_bytes,
+            false,
+        ),
     };
     let total = HEADER_SIZE + cap;
-    let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)?;
     file.set_len(total as u64)?;
     use std::os::fd::AsRawFd;
     // SAFETY: mapping a file we just sized; MAP_SHARED keeps stores in the page cache.
     let base = unsafe {
-        libc::mmap(std::ptr::null_mut(), total, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+        libc::mmap(
+            std::ptr::null_mut(),
+            total,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
     };
     if base == libc::MAP_FAILED {
         return Err(std::io::Error::last_os_error());

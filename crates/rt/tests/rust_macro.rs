@@ -30,7 +30,12 @@ fn traced_rust_functions_record_named_calls() {
     let dir = std::env::temp_dir().join(format!("tracekit-rt-macro-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "traced_rust_functions_record_named_calls", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "traced_rust_functions_record_named_calls",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("TRACEKIT_DIR", &dir)
         .env("TRACEKIT_BUFFER_MB", "1")
         .status()

@@ -38,10 +38,19 @@ pub struct Deadlock {
 
 impl std::fmt::Display for Deadlock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let pids: Vec<String> = self.calls.iter().map(|c| c.pid.to_string()).chain(self.calls.first().map(|c| c.pid.to_string())).collect();
+        let pids: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| c.pid.to_string())
+            .chain(self.calls.first().map(|c| c.pid.to_string()))
+            .collect();
         writeln!(f, "deadlock at {} ns: processes {}", self.ts_ns, pids.join(" -> "))?;
         for c in &self.calls {
-            writeln!(f, "  process {} blocked since {} ns in {}.{}.{} (proxy 0x{:x}) calling process {}", c.pid, c.ts_ns, c.class, c.interface, c.operation, c.object_id, c.remote_pid)?;
+            writeln!(
+                f,
+                "  process {} blocked since {} ns in {}.{}.{} (proxy 0x{:x}) calling process {}",
+                c.pid, c.ts_ns, c.class, c.interface, c.operation, c.object_id, c.remote_pid
+            )?;
         }
         Ok(())
     }
@@ -72,7 +81,10 @@ pub fn find_deadlocks(s: &Session) -> Vec<Deadlock> {
                         k
                     };
                     if seen.insert(key) {
-                        found.push(Deadlock { ts_ns: r.ts_ns, calls: cycle });
+                        found.push(Deadlock {
+                            ts_ns: r.ts_ns,
+                            calls: cycle,
+                        });
                     }
                 }
             }
@@ -123,17 +135,40 @@ mod tests {
     use tracekit_model::{Clocks, ObjectEvent, RemoteCall};
 
     fn proxy(ts: u64, pid: u32, remote: u32, id: u64, op: &str) -> RemoteCall {
-        RemoteCall { ts_ns: ts, pid, remote_pid: remote, thread: None, kind: RemoteCallKind::ProxySync, object_id: id, class: "Proxy".into(), interface: "I".into(), operation: op.into() }
+        RemoteCall {
+            ts_ns: ts,
+            pid,
+            remote_pid: remote,
+            thread: None,
+            kind: RemoteCallKind::ProxySync,
+            object_id: id,
+            class: "Proxy".into(),
+            interface: "I".into(),
+            operation: op.into(),
+        }
     }
 
     fn leave(ts: u64, pid: u32, id: u64, op: &str) -> ObjectEvent {
-        ObjectEvent { ts_ns: ts, pid, thread: None, kind: ObjectEventKind::OperationLeft, object_id: id, class: "Proxy".into(), interface: Some("I".into()), operation: Some(op.into()) }
+        ObjectEvent {
+            ts_ns: ts,
+            pid,
+            thread: None,
+            kind: ObjectEventKind::OperationLeft,
+            object_id: id,
+            class: "Proxy".into(),
+            interface: Some("I".into()),
+            operation: Some(op.into()),
+        }
     }
 
     #[test]
     fn three_process_cycle_is_found() {
         let mut s = Session::new("d", Clocks::WALL);
-        s.remote_calls = vec![proxy(1, 10, 20, 1, "a"), proxy(2, 20, 30, 2, "b"), proxy(3, 30, 10, 3, "c")];
+        s.remote_calls = vec![
+            proxy(1, 10, 20, 1, "a"),
+            proxy(2, 20, 30, 2, "b"),
+            proxy(3, 30, 10, 3, "c"),
+        ];
         let d = find_deadlocks(&s);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].ts_ns, 3);

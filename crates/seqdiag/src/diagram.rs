@@ -112,7 +112,11 @@ impl Builder {
             return i;
         }
         let i = self.d.participants.len();
-        self.d.participants.push(Participant { pid, object_id, class: class.to_owned() });
+        self.d.participants.push(Participant {
+            pid,
+            object_id,
+            class: class.to_owned(),
+        });
         self.index.insert(key, i);
         i
     }
@@ -123,7 +127,15 @@ impl Builder {
 
     fn send(&mut self, ts_ns: u64, from: usize, to: usize, label: String, kind: MessageKind) {
         let cross = self.d.participants[from].pid != self.d.participants[to].pid;
-        self.d.messages.push(Message { ts_ns, from, to, label, kind, cross_process: cross, deadlock: false });
+        self.d.messages.push(Message {
+            ts_ns,
+            from,
+            to,
+            label,
+            kind,
+            cross_process: cross,
+            deadlock: false,
+        });
     }
 }
 
@@ -147,12 +159,19 @@ pub fn build(s: &Session, f: &DiagramFilter) -> Diagram {
     for ev in ordered(s) {
         let key = (ev.pid(), ev.thread());
         let caller = |b: &mut Builder, stacks: &HashMap<_, Vec<Active>>| {
-            stacks.get(&key).and_then(|v: &Vec<Active>| v.last().map(|e| e.0)).unwrap_or_else(|| b.process(ev.pid()))
+            stacks
+                .get(&key)
+                .and_then(|v: &Vec<Active>| v.last().map(|e| e.0))
+                .unwrap_or_else(|| b.process(ev.pid()))
         };
         match ev {
             Ev::Object(o) => {
                 let me = b.lifeline(o.pid, Some(o.object_id), &o.class);
-                let op = format!("{}.{}", o.interface.as_deref().unwrap_or(""), o.operation.as_deref().unwrap_or(""));
+                let op = format!(
+                    "{}.{}",
+                    o.interface.as_deref().unwrap_or(""),
+                    o.operation.as_deref().unwrap_or("")
+                );
                 match o.kind {
                     ObjectEventKind::Created => {
                         let from = caller(&mut b, &stacks);
@@ -173,7 +192,9 @@ pub fn build(s: &Session, f: &DiagramFilter) -> Diagram {
                             let (_, back) = st[pos];
                             st.truncate(pos);
                             // An async proxy returns at once; its return arrow adds nothing.
-                            let was_async = pending.iter().any(|p| p.proxy == me && p.kind == RemoteCallKind::ProxyAsync);
+                            let was_async = pending
+                                .iter()
+                                .any(|p| p.proxy == me && p.kind == RemoteCallKind::ProxyAsync);
                             if let (Some(to), false) = (back, was_async) {
                                 b.send(o.ts_ns, me, to, String::new(), MessageKind::Return);
                             }
@@ -188,18 +209,35 @@ pub fn build(s: &Session, f: &DiagramFilter) -> Diagram {
                 match r.kind {
                     RemoteCallKind::ProxySync | RemoteCallKind::ProxyAsync => {
                         let from = caller(&mut b, &stacks);
-                        let kind = if r.kind == RemoteCallKind::ProxySync { MessageKind::Call } else { MessageKind::AsyncCall };
+                        let kind = if r.kind == RemoteCallKind::ProxySync {
+                            MessageKind::Call
+                        } else {
+                            MessageKind::AsyncCall
+                        };
                         b.send(r.ts_ns, from, me, op, kind);
                         stacks.entry(key).or_default().push((me, Some(from)));
-                        pending.push(Pending { proxy: me, pid: r.pid, target: r.remote_pid, operation: r.operation.clone(), kind: r.kind });
+                        pending.push(Pending {
+                            proxy: me,
+                            pid: r.pid,
+                            target: r.remote_pid,
+                            operation: r.operation.clone(),
+                            kind: r.kind,
+                        });
                     }
                     RemoteCallKind::Stub => {
                         let matches = |p: &Pending| p.target == r.pid && (r.remote_pid == 0 || p.pid == r.remote_pid);
-                        let found = pending.iter().rposition(|p| matches(p) && p.operation == r.operation).or_else(|| pending.iter().rposition(matches));
+                        let found = pending
+                            .iter()
+                            .rposition(|p| matches(p) && p.operation == r.operation)
+                            .or_else(|| pending.iter().rposition(matches));
                         let (from, kind) = match found {
                             Some(i) => {
                                 let p = pending.remove(i);
-                                let kind = if p.kind == RemoteCallKind::ProxySync { MessageKind::Call } else { MessageKind::AsyncCall };
+                                let kind = if p.kind == RemoteCallKind::ProxySync {
+                                    MessageKind::Call
+                                } else {
+                                    MessageKind::AsyncCall
+                                };
                                 let proxy = p.proxy;
                                 // Delivered: kept (with no target) until the proxy returns.
                                 pending.push(Pending { target: u32::MAX, ..p });
@@ -223,10 +261,17 @@ fn filter(d: Diagram, f: &DiagramFilter) -> Diagram {
     let keep_p: Vec<bool> = d
         .participants
         .iter()
-        .map(|p| (f.pids.is_empty() || f.pids.contains(&p.pid)) && (f.classes.is_empty() || p.object_id.is_none() || f.classes.iter().any(|g| glob(g, &p.class))))
+        .map(|p| {
+            (f.pids.is_empty() || f.pids.contains(&p.pid))
+                && (f.classes.is_empty() || p.object_id.is_none() || f.classes.iter().any(|g| glob(g, &p.class)))
+        })
         .collect();
     let in_window = |t: u64| f.from_ns.map_or(true, |a| t >= a) && f.to_ns.map_or(true, |b| t <= b);
-    let messages: Vec<&Message> = d.messages.iter().filter(|m| keep_p[m.from] && keep_p[m.to] && in_window(m.ts_ns)).collect();
+    let messages: Vec<&Message> = d
+        .messages
+        .iter()
+        .filter(|m| keep_p[m.from] && keep_p[m.to] && in_window(m.ts_ns))
+        .collect();
     let mut used = vec![false; d.participants.len()];
     for m in &messages {
         used[m.from] = true;
@@ -235,13 +280,26 @@ fn filter(d: Diagram, f: &DiagramFilter) -> Diagram {
     // Group lifelines by process, in order of each process's first appearance.
     let mut order: Vec<usize> = (0..d.participants.len()).filter(|&i| used[i]).collect();
     let first_of_pid = |pid: u32| d.participants.iter().position(|p| p.pid == pid).unwrap_or(0);
-    order.sort_by_key(|&i| (first_of_pid(d.participants[i].pid), d.participants[i].object_id.is_some(), i));
+    order.sort_by_key(|&i| {
+        (
+            first_of_pid(d.participants[i].pid),
+            d.participants[i].object_id.is_some(),
+            i,
+        )
+    });
     let mut remap = vec![usize::MAX; d.participants.len()];
     for (new, &old) in order.iter().enumerate() {
         remap[old] = new;
     }
     Diagram {
         participants: order.iter().map(|&i| d.participants[i].clone()).collect(),
-        messages: messages.into_iter().map(|m| Message { from: remap[m.from], to: remap[m.to], ..m.clone() }).collect(),
+        messages: messages
+            .into_iter()
+            .map(|m| Message {
+                from: remap[m.from],
+                to: remap[m.to],
+                ..m.clone()
+            })
+            .collect(),
     }
 }

@@ -33,8 +33,18 @@ impl Ev<'_> {
 /// keeping its stored order.
 pub fn ordered(s: &Session) -> Vec<Ev<'_>> {
     let mut v: Vec<(u64, u8, usize, Ev<'_>)> = Vec::with_capacity(s.objects.len() + s.remote_calls.len());
-    v.extend(s.objects.iter().enumerate().map(|(i, o)| (o.ts_ns, 0, i, Ev::Object(o))));
-    v.extend(s.remote_calls.iter().enumerate().map(|(i, r)| (r.ts_ns, 1, i, Ev::Remote(r))));
+    v.extend(
+        s.objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.ts_ns, 0, i, Ev::Object(o))),
+    );
+    v.extend(
+        s.remote_calls
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.ts_ns, 1, i, Ev::Remote(r))),
+    );
     v.sort_by_key(|e| (e.0, e.1, e.2));
     v.into_iter().map(|e| e.3).collect()
 }

@@ -41,7 +41,11 @@ pub fn diagram(s: &Session, f: &DiagramFilter) -> Diagram {
         for c in &dl.calls {
             for m in d.messages.iter_mut() {
                 let to = &d.participants[m.to];
-                if m.kind == MessageKind::Call && m.ts_ns == c.ts_ns && to.pid == c.pid && to.object_id == Some(c.object_id) {
+                if m.kind == MessageKind::Call
+                    && m.ts_ns == c.ts_ns
+                    && to.pid == c.pid
+                    && to.object_id == Some(c.object_id)
+                {
                     m.deadlock = true;
                 }
             }
@@ -88,7 +92,10 @@ mod tests {
             obj(7, 10, 1, "Client", OperationLeft, Some("Run")),
             obj(8, 10, 1, "Client", Destroyed, None),
         ];
-        s.remote_calls = vec![rc(3, 10, 20, 2, "ServerProxy", RemoteCallKind::ProxySync), rc(4, 20, 10, 3, "ServerStub", RemoteCallKind::Stub)];
+        s.remote_calls = vec![
+            rc(3, 10, 20, 2, "ServerProxy", RemoteCallKind::ProxySync),
+            rc(4, 20, 10, 3, "ServerStub", RemoteCallKind::Stub),
+        ];
         s
     }
 
@@ -100,7 +107,14 @@ mod tests {
         let arrows: Vec<(String, String, MessageKind, bool)> = d
             .messages
             .iter()
-            .map(|m| (d.participants[m.from].class.clone(), d.participants[m.to].class.clone(), m.kind, m.cross_process))
+            .map(|m| {
+                (
+                    d.participants[m.from].class.clone(),
+                    d.participants[m.to].class.clone(),
+                    m.kind,
+                    m.cross_process,
+                )
+            })
             .collect();
         use MessageKind::*;
         let a = |f: &str, t: &str, k, c| (f.to_string(), t.to_string(), k, c);
@@ -129,11 +143,33 @@ mod tests {
     #[test]
     fn filters_by_class_pid_and_time() {
         let s = session();
-        let only_client = diagram(&s, &DiagramFilter { classes: vec!["Cli*".into()], ..Default::default() });
-        assert!(only_client.participants.iter().all(|p| p.class == "Client" || p.object_id.is_none()));
-        let pid20 = diagram(&s, &DiagramFilter { pids: vec![20], ..Default::default() });
+        let only_client = diagram(
+            &s,
+            &DiagramFilter {
+                classes: vec!["Cli*".into()],
+                ..Default::default()
+            },
+        );
+        assert!(only_client
+            .participants
+            .iter()
+            .all(|p| p.class == "Client" || p.object_id.is_none()));
+        let pid20 = diagram(
+            &s,
+            &DiagramFilter {
+                pids: vec![20],
+                ..Default::default()
+            },
+        );
         assert!(pid20.messages.is_empty());
-        let window = diagram(&s, &DiagramFilter { from_ns: Some(3), to_ns: Some(4), ..Default::default() });
+        let window = diagram(
+            &s,
+            &DiagramFilter {
+                from_ns: Some(3),
+                to_ns: Some(4),
+                ..Default::default()
+            },
+        );
         assert_eq!(window.messages.len(), 2);
     }
 

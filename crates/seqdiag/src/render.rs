@@ -25,7 +25,10 @@ pub fn plantuml(d: &Diagram) -> String {
         for i in members {
             let p = &d.participants[i];
             let kind = if p.object_id.is_none() { "actor" } else { "participant" };
-            s.push_str(&format!("  {kind} \"{}\" as p{i}\n", quote(&p.label()).replace('\n', "\\n")));
+            s.push_str(&format!(
+                "  {kind} \"{}\" as p{i}\n",
+                quote(&p.label()).replace('\n', "\\n")
+            ));
         }
         s.push_str("end box\n");
     }
@@ -40,7 +43,10 @@ pub fn plantuml(d: &Diagram) -> String {
             MessageKind::Destroy => s.push_str(&format!("p{a} -> p{b} : «destroy»\ndestroy p{b}\n")),
         }
         if m.deadlock {
-            s.push_str(&format!("note right of p{a} #pink : deadlock: blocked in {}\n", m.label));
+            s.push_str(&format!(
+                "note right of p{a} #pink : deadlock: blocked in {}\n",
+                m.label
+            ));
         }
     }
     s.push_str("@enduml\n");
@@ -55,7 +61,10 @@ pub fn mermaid(d: &Diagram) -> String {
         for i in members {
             let p = &d.participants[i];
             let kind = if p.object_id.is_none() { "actor" } else { "participant" };
-            s.push_str(&format!("  {kind} p{i} as {}\n", p.label().replace('\n', "<br/>").replace([';', '#'], "_")));
+            s.push_str(&format!(
+                "  {kind} p{i} as {}\n",
+                p.label().replace('\n', "<br/>").replace([';', '#'], "_")
+            ));
         }
         s.push_str("  end\n");
     }

@@ -10,7 +10,10 @@ const TOP: f64 = 40.0;
 const HEAD_H: f64 = 44.0;
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn x(i: usize) -> f64 {
@@ -56,7 +59,11 @@ pub fn svg(d: &Diagram) -> String {
             COL - 24.0
         ));
         for (k, line) in p.label().lines().enumerate() {
-            s.push_str(&format!("<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", TOP + 18.0 + 16.0 * k as f64, esc(line)));
+            s.push_str(&format!(
+                "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                TOP + 18.0 + 16.0 * k as f64,
+                esc(line)
+            ));
         }
         s.push_str(&format!(
             "<line x1=\"{cx}\" y1=\"{}\" x2=\"{cx}\" y2=\"{}\" stroke=\"#666\" stroke-dasharray=\"4,4\"/>\n",
@@ -87,13 +94,25 @@ pub fn svg(d: &Diagram) -> String {
         }
         if !label.is_empty() {
             let lx = (x1 + x2) / 2.0 + if m.from == m.to { 40.0 } else { 0.0 };
-            s.push_str(&format!("<text x=\"{lx}\" y=\"{}\" text-anchor=\"middle\" fill=\"{color}\">{}</text>\n", y - 4.0, esc(&label)));
+            s.push_str(&format!(
+                "<text x=\"{lx}\" y=\"{}\" text-anchor=\"middle\" fill=\"{color}\">{}</text>\n",
+                y - 4.0,
+                esc(&label)
+            ));
         }
         if m.kind == MessageKind::Destroy {
-            s.push_str(&format!("<path d=\"M{},{} l12,12 m0,-12 l-12,12\" stroke=\"black\" stroke-width=\"2\"/>\n", x2 - 6.0, y - 6.0));
+            s.push_str(&format!(
+                "<path d=\"M{},{} l12,12 m0,-12 l-12,12\" stroke=\"black\" stroke-width=\"2\"/>\n",
+                x2 - 6.0,
+                y - 6.0
+            ));
         }
         if m.deadlock {
-            s.push_str(&format!("<text x=\"{}\" y=\"{}\" fill=\"#d00000\" font-weight=\"bold\">deadlock</text>\n", x1.min(x2) + 4.0, y + 14.0));
+            s.push_str(&format!(
+                "<text x=\"{}\" y=\"{}\" fill=\"#d00000\" font-weight=\"bold\">deadlock</text>\n",
+                x1.min(x2) + 4.0,
+                y + 14.0
+            ));
         }
     }
     s.push_str("</svg>\n");

@@ -34,7 +34,8 @@ const ZOOM_JS: &str = "new Promise(done => {
 fn first_paint(url: &str, shot: &std::path::Path) -> (f64, f64) {
     let mut b = Browser::launch(1400, 900).expect("chromium");
     b.navigate(url).expect("navigate");
-    b.wait_for("document.body.dataset.painted === '1'", 600.0).expect("first paint");
+    b.wait_for("document.body.dataset.painted === '1'", 600.0)
+        .expect("first paint");
     let ms = b.eval("window.TK_FIRST_PAINT").unwrap().as_f64().unwrap();
     b.screenshot(shot).unwrap();
     let zooms: Vec<f64> = (0..5).map(|_| b.eval(ZOOM_JS).unwrap().as_f64().unwrap()).collect();
@@ -74,15 +75,30 @@ fn main() {
         let size = html.len();
         drop(html);
         let url = format!("file://{}", path.canonicalize().unwrap().display());
-        let report: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&url, &dir.join(format!("report-{n}.png")))).collect();
+        let report: Vec<(f64, f64)> = (0..runs)
+            .map(|_| first_paint(&url, &dir.join(format!("report-{n}.png"))))
+            .collect();
 
-        let server = tracekit_ui::Server::bind(0, view.clone(), Arc::new(AnalysisSolver::new(session.clone())), vec![]).unwrap();
+        let server =
+            tracekit_ui::Server::bind(0, view.clone(), Arc::new(AnalysisSolver::new(session.clone())), vec![]).unwrap();
         let addr = server.spawn();
-        let ui: Vec<(f64, f64)> = (0..runs).map(|_| first_paint(&format!("http://{addr}/"), &dir.join(format!("ui-{n}.png")))).collect();
+        let ui: Vec<(f64, f64)> = (0..runs)
+            .map(|_| first_paint(&format!("http://{addr}/"), &dir.join(format!("ui-{n}.png"))))
+            .collect();
         let (t0, t1) = view.span;
-        let whole: Vec<(f64, usize)> = (0..5).map(|_| http_ms(addr, &format!("/api/slices?t0={t0}&t1={t1}&px=1186"))).collect();
+        let whole: Vec<(f64, usize)> = (0..5)
+            .map(|_| http_ms(addr, &format!("/api/slices?t0={t0}&t1={t1}&px=1186")))
+            .collect();
         let w = (t1 - t0) / 100;
-        let zoomed: Vec<f64> = (0..5).map(|k| http_ms(addr, &format!("/api/slices?t0={}&t1={}&px=1186", t0 + k * w * 10, t0 + k * w * 10 + w)).0).collect();
+        let zoomed: Vec<f64> = (0..5)
+            .map(|k| {
+                http_ms(
+                    addr,
+                    &format!("/api/slices?t0={}&t1={}&px=1186", t0 + k * w * 10, t0 + k * w * 10 + w),
+                )
+                .0
+            })
+            .collect();
         println!(
             "| {n} | {:.1} MB | {:.0} | {:.1} | {:.0} | {:.1} | {:.1} ({:.0} kB) | {:.1} | {prepare:.1} | {write:.1} |",
             size as f64 / 1e6,

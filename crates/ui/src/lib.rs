@@ -33,7 +33,10 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tiny_http::{Header, Method, Request, Response};
-use tracekit_report::{interval_profile, normalize_intervals, page, MAX_TREE_NODES, PageMode, ProblemDef, ProblemSolver, ProblemView, ViewModel};
+use tracekit_report::{
+    interval_profile, normalize_intervals, page, PageMode, ProblemDef, ProblemSolver, ProblemView, ViewModel,
+    MAX_TREE_NODES,
+};
 
 /// The web UI server, bound to 127.0.0.1.
 pub struct Server {
@@ -57,10 +60,25 @@ const MAX_PX: u64 = 16_384;
 impl Server {
     /// Binds `127.0.0.1:port` (0 picks a free port). `problems` are shown
     /// as ready-made definitions; `solver` answers new ones.
-    pub fn bind(port: u16, view: Arc<ViewModel>, solver: Arc<dyn ProblemSolver>, problems: Vec<ProblemView>) -> Result<Server, String> {
-        let http = tiny_http::Server::http(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    pub fn bind(
+        port: u16,
+        view: Arc<ViewModel>,
+        solver: Arc<dyn ProblemSolver>,
+        problems: Vec<ProblemView>,
+    ) -> Result<Server, String> {
+        let http = tiny_http::Server::http(("127.0.0.1", port))
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
         let page = page(PageMode::Server, &view.name, &Value::Null);
-        Ok(Server { http, state: Arc::new(State { view, solver, problems, page, whole_profile: std::sync::OnceLock::new() }) })
+        Ok(Server {
+            http,
+            state: Arc::new(State {
+                view,
+                solver,
+                problems,
+                page,
+                whole_profile: std::sync::OnceLock::new(),
+            }),
+        })
     }
 
     /// The bound address.
@@ -99,7 +117,9 @@ impl Server {
 }
 
 fn query(url: &str) -> Vec<(String, String)> {
-    let Some((_, q)) = url.split_once('?') else { return Vec::new() };
+    let Some((_, q)) = url.split_once('?') else {
+        return Vec::new();
+    };
     q.split('&')
         .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
         .map(|(k, v)| (percent_decode(k), percent_decode(v)))
@@ -153,9 +173,16 @@ impl State {
     fn handle(&self, mut req: Request) {
         // Only pages on this machine may talk to us: a Host other than a
         // loopback name is a DNS-rebinding attempt from some web page.
-        let host_ok = req.headers().iter().filter(|h| h.field.equiv("Host")).all(|h| loopback_host(h.value.as_str()));
+        let host_ok = req
+            .headers()
+            .iter()
+            .filter(|h| h.field.equiv("Host"))
+            .all(|h| loopback_host(h.value.as_str()));
         if !host_ok {
-            let _ = req.respond(json_response(403, &json!({"error": "only loopback hosts may use this server"})));
+            let _ = req.respond(json_response(
+                403,
+                &json!({"error": "only loopback hosts may use this server"}),
+            ));
             return;
         }
         let url = req.url().to_owned();
@@ -164,7 +191,9 @@ impl State {
         let resp = match (req.method(), path.as_str()) {
             (Method::Get, "/") | (Method::Get, "/index.html") => Response::from_string(self.page.clone())
                 .with_header(Header::from_bytes("Content-Type", "text/html; charset=utf-8").expect("valid header")),
-            (Method::Get, "/api/meta") => json_response(200, &json!({"meta": self.view.meta(), "problems": self.problems})),
+            (Method::Get, "/api/meta") => {
+                json_response(200, &json!({"meta": self.view.meta(), "problems": self.problems}))
+            }
             (Method::Get, "/api/slices") => match self.slices(&q) {
                 Ok(body) => Response::from_data(body.into_bytes())
                     .with_header(Header::from_bytes("Content-Type", "application/json").expect("valid header")),
@@ -189,7 +218,10 @@ impl State {
 
     fn slices(&self, q: &[(String, String)]) -> Result<String, String> {
         let num = |name: &str| -> Result<u64, String> {
-            param(q, name).ok_or(format!("missing {name}"))?.parse::<u64>().map_err(|_| format!("{name} is not a whole number"))
+            param(q, name)
+                .ok_or(format!("missing {name}"))?
+                .parse::<u64>()
+                .map_err(|_| format!("{name} is not a whole number"))
         };
         let (t0, t1, px) = (num("t0")?, num("t1")?, num("px")?.clamp(1, MAX_PX));
         if t1 <= t0 {
@@ -223,7 +255,10 @@ impl State {
         let intervals: Vec<(u64, u64)> = match &v["intervals"] {
             Value::Null => {
                 let whole = || {
-                    let mut p = interval_profile(&self.view.threads, &[(self.view.span.0, self.view.span.1.saturating_add(1))]);
+                    let mut p = interval_profile(
+                        &self.view.threads,
+                        &[(self.view.span.0, self.view.span.1.saturating_add(1))],
+                    );
                     p.prune_tree(MAX_TREE_NODES);
                     serde_json::to_value(p).expect("profiles serialise")
                 };
@@ -247,8 +282,13 @@ impl State {
     fn problem(&self, q: &[(String, String)]) -> Result<Value, String> {
         let method = param(q, "method").unwrap_or("").trim().to_owned();
         let def = match param(q, "kind") {
-            Some("brb") => ProblemDef::Brb { method: if method.is_empty() { "brb".into() } else { method } },
-            Some("method") => ProblemDef::Method { method, when: param(q, "when").unwrap_or("").to_owned() },
+            Some("brb") => ProblemDef::Brb {
+                method: if method.is_empty() { "brb".into() } else { method },
+            },
+            Some("method") => ProblemDef::Method {
+                method,
+                when: param(q, "when").unwrap_or("").to_owned(),
+            },
             _ => return Err("kind must be brb or method".into()),
         };
         let view = self.solver.solve(&def)?;
@@ -279,7 +319,13 @@ mod tests {
         for h in ["127.0.0.1:8040", "localhost", "LOCALHOST:1", "[::1]:80", "127.0.0.1"] {
             assert!(loopback_host(h), "{h}");
         }
-        for h in ["evil.example:8040", "127.0.0.2", "", "localhost.evil.example", "[::2]:80"] {
+        for h in [
+            "evil.example:8040",
+            "127.0.0.2",
+            "",
+            "localhost.evil.example",
+            "[::2]:80",
+        ] {
             assert!(!loopback_host(h), "{h}");
         }
     }

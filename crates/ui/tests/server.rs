@@ -8,17 +8,28 @@ use tracekit_report::{synthetic, AnalysisSolver, ViewModel};
 
 fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
-    write!(s, "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     let status = out[9..12].parse().unwrap();
-    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    let body = out
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
     (status, body)
 }
 
 fn get_json(addr: SocketAddr, path: &str) -> (u16, Value) {
     let (st, body) = request(addr, "GET", path, "");
-    (st, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body:.200}")))
+    (
+        st,
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body:.200}")),
+    )
 }
 
 #[test]
@@ -62,11 +73,27 @@ fn endpoints_answer_with_level_of_detail() {
     let (st, p) = request(addr, "POST", "/api/profile", &json!({"intervals": null}).to_string());
     assert_eq!(st, 200);
     let p: Value = serde_json::from_str(&p).unwrap();
-    let roots: u64 = view.threads.iter().map(|t| t.levels[0].start.iter().zip(&t.levels[0].end).map(|(a, b)| b - a).sum::<u64>()).sum();
+    let roots: u64 = view
+        .threads
+        .iter()
+        .map(|t| {
+            t.levels[0]
+                .start
+                .iter()
+                .zip(&t.levels[0].end)
+                .map(|(a, b)| b - a)
+                .sum::<u64>()
+        })
+        .sum();
     assert_eq!(p["total_real"].as_f64().unwrap(), roots as f64);
     let whole = p["total_real"].as_f64().unwrap();
     let mid = (t0 + t1) / 2;
-    let (_, q) = request(addr, "POST", "/api/profile", &json!({"intervals": [[t0, mid]]}).to_string());
+    let (_, q) = request(
+        addr,
+        "POST",
+        "/api/profile",
+        &json!({"intervals": [[t0, mid]]}).to_string(),
+    );
     let q: Value = serde_json::from_str(&q).unwrap();
     assert!(q["total_real"].as_f64().unwrap() < whole && q["total_real"].as_f64().unwrap() > whole / 3.0);
     assert_eq!(request(addr, "POST", "/api/profile", "{").0, 400);
@@ -82,8 +109,16 @@ fn endpoints_answer_with_level_of_detail() {
 
     // A page from elsewhere that rebinds its name to 127.0.0.1 is refused.
     let mut s = TcpStream::connect(addr).unwrap();
-    write!(s, "GET /api/meta HTTP/1.0\r\nHost: evil.example:{}\r\n\r\n", addr.port()).unwrap();
+    write!(
+        s,
+        "GET /api/meta HTTP/1.0\r\nHost: evil.example:{}\r\n\r\n",
+        addr.port()
+    )
+    .unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
-    assert!(out.starts_with("HTTP/1.0 403") || out.starts_with("HTTP/1.1 403"), "{out:.60}");
+    assert!(
+        out.starts_with("HTTP/1.0 403") || out.starts_with("HTTP/1.1 403"),
+        "{out:.60}"
+    );
 }

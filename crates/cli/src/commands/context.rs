@@ -23,10 +23,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.name)?;
     if s.context.is_empty() {
-        anyhow::bail!(
-            "{}: no context log (.clog) beside the trace",
-            a.name.display()
-        );
+        anyhow::bail!("{}: no context log (.clog) beside the trace", a.name.display());
     }
     let t = (a.at * 1000.0).round() as i64;
     let items = snapshot(&s, t);

@@ -23,9 +23,7 @@ pub struct Args {
 
 /// Runs the demo.
 pub fn run(a: Args) -> Result<()> {
-    let dir = a
-        .out
-        .unwrap_or_else(|| std::env::temp_dir().join("tracekit-demo"));
+    let dir = a.out.unwrap_or_else(|| std::env::temp_dir().join("tracekit-demo"));
     let opts = tracekit_example::Options::default();
     let base = example::write(&dir, "browser", opts.seed, opts.duration_s)?;
     println!(
@@ -44,9 +42,7 @@ pub fn run(a: Args) -> Result<()> {
     let p = Profile::of(&s, &ProfileOptions::default());
     profile::print_table(&s, &p, a.limit);
     println!();
-    let def = ProblemDef::Brb {
-        method: "brb".into(),
-    };
+    let def = ProblemDef::Brb { method: "brb".into() };
     let sessions = [s];
     let m = find(&sessions, &def)?;
     let h = hints(&sessions, &m.occurrences);

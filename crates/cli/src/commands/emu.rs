@@ -245,10 +245,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
             std::process::exit(code.clamp(1, 255));
         }
         (None, sig) => {
-            eprintln!(
-                "tracekit emu: the program was killed by signal {}",
-                sig.unwrap_or(0)
-            );
+            eprintln!("tracekit emu: the program was killed by signal {}", sig.unwrap_or(0));
             std::process::exit(128 + sig.unwrap_or(0).clamp(0, 127));
         }
     }
@@ -265,10 +262,7 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
             columns.push((analysis.profile.name.clone(), analysis.total()));
         }
         if a.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::Value::Array(jsons))?
-            );
+            println!("{}", serde_json::to_string_pretty(&serde_json::Value::Array(jsons))?);
         } else {
             print!("{}", render_side_by_side(&columns));
         }
@@ -276,10 +270,7 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
     }
     let analysis = emurun::analysis_for(&a.dir, a.profile.first().map(String::as_str))?;
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report_json(&record, &analysis))?
-        );
+        println!("{}", serde_json::to_string_pretty(&report_json(&record, &analysis))?);
     } else {
         print!("{}", render_report(&record, &analysis, a.top));
     }
@@ -297,10 +288,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
         }
     }
     let mut all = Vec::new();
-    for cap in captures
-        .iter()
-        .filter(|c| a.pid.map_or(true, |p| p == c.log.pid))
-    {
+    for cap in captures.iter().filter(|c| a.pid.map_or(true, |p| p == c.log.pid)) {
         let listing = hot_block_listing(cap, &profile, symbols.as_ref(), a.top);
         if a.json {
             all.push(serde_json::json!({ "pid": cap.log.pid, "blocks": listing }));
@@ -354,22 +342,17 @@ fn estimate(a: EstimateArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn edit_profile(
-    path: &PathBuf,
-    edit: impl FnOnce(&mut Profile) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+fn edit_profile(path: &PathBuf, edit: impl FnOnce(&mut Profile) -> anyhow::Result<()>) -> anyhow::Result<()> {
     if !path.is_file() {
         bail!(
             "{} is not a profile file (export a built-in first: tracekit emu profile export NAME -o FILE)",
             path.display()
         );
     }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut profile = Profile::parse(path, &text)?;
     edit(&mut profile)?;
-    std::fs::write(path, profile.to_text())
-        .with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(path, profile.to_text()).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -390,22 +373,16 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
         ProfileCommand::Export { profile, out } => {
             let text = Profile::load(&profile)?.to_text();
             match out {
-                Some(path) => std::fs::write(&path, text)
-                    .with_context(|| format!("writing {}", path.display()))?,
+                Some(path) => std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?,
                 None => print!("{text}"),
             }
         }
         ProfileCommand::Import { file, into } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let profile = Profile::parse(&file, &text)?;
             emurun::load_record(&into)?;
             let stored = emurun::import_profile(&into, &profile)?;
-            println!(
-                "imported profile {} into {}",
-                profile.name,
-                stored.display()
-            );
+            println!("imported profile {} into {}", profile.name, stored.display());
         }
         ProfileCommand::Uncategorized { dir, profile } => {
             let analysis = emurun::analysis_for(&dir, profile.as_deref())?;
@@ -426,8 +403,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             category,
             mnemonics,
         } => {
-            let ty = InsnType::parse(&ty)
-                .with_context(|| format!("--type must be any, arm or thumb, not {ty:?}"))?;
+            let ty = InsnType::parse(&ty).with_context(|| format!("--type must be any, arm or thumb, not {ty:?}"))?;
             edit_profile(&profile, |p| {
                 for m in &mnemonics {
                     p.assign(ty, m, &category)?;
@@ -441,10 +417,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             cycles,
             power_mw,
         } => {
-            edit_profile(
-                &profile,
-                |p| Ok(p.create_category(&name, cycles, power_mw)?),
-            )?;
+            edit_profile(&profile, |p| Ok(p.create_category(&name, cycles, power_mw)?))?;
         }
     }
     Ok(())

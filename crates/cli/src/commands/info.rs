@@ -52,10 +52,7 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(a) = s.anchor_unix_ns {
         println!("started      {} µs since the epoch", a / 1000);
     }
-    println!(
-        "duration     {} ms",
-        input::ms(s.duration_ns.unwrap_or(span.1))
-    );
+    println!("duration     {} ms", input::ms(s.duration_ns.unwrap_or(span.1)));
     println!("methods      {}", s.methods.len());
     println!("call events  {}", s.call_event_count());
     println!("threads      {}", s.threads.len());
@@ -67,12 +64,7 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         println!("context      {} items", s.context.len());
         for t in &s.context {
-            println!(
-                "  {:<34} {:<6} {} records",
-                t.label,
-                t.kind().name(),
-                t.len()
-            );
+            println!("  {:<34} {:<6} {} records", t.label, t.kind().name(), t.len());
         }
     }
     for r in &s.repairs {

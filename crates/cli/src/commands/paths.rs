@@ -8,8 +8,8 @@ use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use std::path::PathBuf;
 use tracekit_paths::{
-    trace_from_json, trace_to_json, AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Codec,
-    ContextKind, EdgeModel, MethodId, ModelOptions, Program, Scheme, SymbolOrder, TraceItem, Visit,
+    trace_from_json, trace_to_json, AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Codec, ContextKind, EdgeModel,
+    MethodId, ModelOptions, Program, Scheme, SymbolOrder, TraceItem, Visit,
 };
 
 /// Arguments of `tracekit paths`.
@@ -121,10 +121,7 @@ impl CodecArgs {
     fn setup(&self) -> Result<Setup> {
         let program = Program::load(&self.cfg)?;
         let method = program.method_id(&self.method).map_err(|_| {
-            let names: Vec<&str> = program
-                .method_ids()
-                .map(|m| program.cfg(m).name())
-                .collect();
+            let names: Vec<&str> = program.method_ids().map(|m| program.cfg(m).name()).collect();
             anyhow::anyhow!(
                 "{}: no method {:?} (methods: {})",
                 self.cfg.display(),
@@ -157,11 +154,7 @@ impl CodecArgs {
             }
             None
         };
-        Ok(Setup {
-            program,
-            method,
-            model,
-        })
+        Ok(Setup { program, method, model })
     }
 
     /// Writes the updated model (merged into the input model file's rows).
@@ -297,9 +290,7 @@ fn parse_visits(program: &Program, names: &[&str]) -> Result<Vec<Visit>> {
             let Some((m, b)) = item.rsplit_once("::") else {
                 bail!("path item {i} ({item:?}) is not method::block");
             };
-            let method = program
-                .method_id(m)
-                .with_context(|| format!("path item {i}"))?;
+            let method = program.method_id(m).with_context(|| format!("path item {i}"))?;
             let block = program
                 .cfg(method)
                 .require_block(b)

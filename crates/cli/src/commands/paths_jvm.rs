@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
 use tracekit_jvm::{
-    compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder,
-    Program, Scheme, StoredProgram,
+    compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder, Program, Scheme,
+    StoredProgram,
 };
 
 /// The JVM commands of the `paths` group.
@@ -168,21 +168,14 @@ fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
 pub fn run(cmd: JvmCommand) -> Result<()> {
     match cmd {
         JvmCommand::Instrument(a) => {
-            let scheme = Scheme::parse(&a.scheme).with_context(|| {
-                format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme)
-            })?;
+            let scheme = Scheme::parse(&a.scheme)
+                .with_context(|| format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme))?;
             let cfg = Config {
                 verify: a.verify,
                 stream: a.stream,
                 ..config(scheme, &a.scheme_args)
             };
-            let r = tracekit_jvm::instrument_jar(
-                &a.input,
-                &a.output,
-                &cfg,
-                a.model.as_deref(),
-                &a.classpath,
-            )?;
+            let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
             eprint!("{}", r.log);
             eprintln!(
                 "{} methods instrumented ({} skipped) -> {}",
@@ -195,18 +188,13 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
         JvmCommand::DecodeLog(a) => {
             let (stored, core, decoded) = load_and_decode(&a.log, &a.program)?;
             if let Some(m) = &a.update_model {
-                let model =
-                    updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
+                let model = updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
                 model.save(m).map_err(|e| anyhow::anyhow!("{e}"))?;
             }
             if a.json {
                 println!("{}", serde_json::to_string(&decoded)?);
             } else {
-                println!(
-                    "{} invocations, {} bits",
-                    decoded.invocations.len(),
-                    decoded.bits
-                );
+                println!("{} invocations, {} bits", decoded.invocations.len(), decoded.bits);
                 if decoded.verified > 0 {
                     println!(
                         "{} decoded paths equal the nodes recorded in the same run",
@@ -279,11 +267,9 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
 fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
     let stored = Program::from_instrumented_jar(jar)?;
     let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
-    let text =
-        std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
+    let text = std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let mut decoder = Decoder::new(&stored, &core);
-    let decoded = decode_log(&stored, &parsed, &mut decoder)
-        .with_context(|| format!("decoding {}", log.display()))?;
+    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
     Ok((stored, core, decoded))
 }

@@ -90,9 +90,7 @@ fn to_json(sessions: &[Session], m: &ProblemMatch, h: &[Hint]) -> serde_json::Va
 
 fn describe(h: &Hint) -> String {
     match &h.stats {
-        HintStats::Discrete { top_values } if top_values.is_empty() => {
-            "undefined at every occurrence".into()
-        }
+        HintStats::Discrete { top_values } if top_values.is_empty() => "undefined at every occurrence".into(),
         HintStats::Discrete { top_values } => top_values
             .iter()
             .map(|v| format!("{} ({:.0}%)", v.value, v.share * 100.0))
@@ -116,8 +114,7 @@ pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &
         ProblemDef::Method { method, when } => {
             println!(
                 "Problem: calls to `{method}`{}",
-                when.as_ref()
-                    .map_or(String::new(), |c| format!(" while {c}"))
+                when.as_ref().map_or(String::new(), |c| format!(" while {c}"))
             );
             println!(
                 "  {} call(s) inside the condition's intervals, {} outside",

@@ -73,11 +73,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     print_table(&s, &p, a.limit);
     for (id, tp) in &per_thread {
-        println!(
-            "\nThread {} ({}):",
-            s.thread(*id).label(),
-            s.thread(*id).tid
-        );
+        println!("\nThread {} ({}):", s.thread(*id).label(), s.thread(*id).tid);
         print_table(&s, tp, a.limit);
     }
     if let Some(pat) = &a.method {
@@ -104,19 +100,19 @@ fn val(present: bool, ns: u64) -> serde_json::Value {
 fn rows_json(s: &Session, p: &Profile) -> Vec<serde_json::Value> {
     let (real, cpu) = (s.clocks.wall, s.clocks.thread_cpu);
     p.methods
-            .iter()
-            .map(|r| {
-                let m = s.methods.get(r.method);
-                json!({
-                    "class": m.class, "name": m.name, "signature": m.signature,
-                    "calls": r.calls, "recursive_calls": r.recursive_calls,
-                    "incl_real_us": val(real, r.incl_real_ns), "excl_real_us": val(real, r.excl_real_ns),
-                    "incl_cpu_us": val(cpu, r.incl_cpu_ns), "excl_cpu_us": val(cpu, r.excl_cpu_ns),
-                    "incl_real_pct": if real { json!(p.real_percent(r.incl_real_ns)) } else { json!(null) },
-                    "incl_cpu_pct": if cpu { json!(p.cpu_percent(r.incl_cpu_ns)) } else { json!(null) },
-                })
+        .iter()
+        .map(|r| {
+            let m = s.methods.get(r.method);
+            json!({
+                "class": m.class, "name": m.name, "signature": m.signature,
+                "calls": r.calls, "recursive_calls": r.recursive_calls,
+                "incl_real_us": val(real, r.incl_real_ns), "excl_real_us": val(real, r.excl_real_ns),
+                "incl_cpu_us": val(cpu, r.incl_cpu_ns), "excl_cpu_us": val(cpu, r.excl_cpu_ns),
+                "incl_real_pct": if real { json!(p.real_percent(r.incl_real_ns)) } else { json!(null) },
+                "incl_cpu_pct": if cpu { json!(p.cpu_percent(r.incl_cpu_ns)) } else { json!(null) },
             })
-            .collect()
+        })
+        .collect()
 }
 
 /// Prints the head of a profile as a table.
@@ -133,14 +129,7 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
     );
     println!(
         "{:>7} {:>12} {:>12} {:>7} {:>12} {:>12} {:>10} {:>11}  method",
-        "incl%",
-        "incl real ms",
-        "excl real ms",
-        "cpu%",
-        "incl cpu ms",
-        "excl cpu ms",
-        "calls+rec",
-        "real ms/call"
+        "incl%", "incl real ms", "excl real ms", "cpu%", "incl cpu ms", "excl cpu ms", "calls+rec", "real ms/call"
     );
     let n = if limit == 0 {
         p.methods.len()
@@ -149,11 +138,7 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
     };
     for r in &p.methods[..n] {
         let m = s.methods.get(r.method);
-        let per_call = if r.calls > 0 {
-            r.incl_real_ns / r.calls
-        } else {
-            0
-        };
+        let per_call = if r.calls > 0 { r.incl_real_ns / r.calls } else { 0 };
         println!(
             "{:>6.2}% {:>12} {:>12} {:>6.2}% {:>12} {:>12} {:>10} {:>11}  {}",
             p.real_percent(r.incl_real_ns),
@@ -168,19 +153,13 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
         );
     }
     if n < p.methods.len() {
-        println!(
-            "… {} more methods (--limit 0 shows all)",
-            p.methods.len() - n
-        );
+        println!("… {} more methods (--limit 0 shows all)", p.methods.len() - n);
     }
 }
 
 fn print_family(s: &Session, p: &Profile, id: tracekit_model::MethodId) {
-    let name = |m: Option<tracekit_model::MethodId>| {
-        m.map_or("(toplevel)".to_string(), |m| {
-            s.methods.get(m).display_name()
-        })
-    };
+    let name =
+        |m: Option<tracekit_model::MethodId>| m.map_or("(toplevel)".to_string(), |m| s.methods.get(m).display_name());
     println!("\n{}", s.methods.get(id).display_name());
     println!("  parents:");
     for e in p.parents(id) {

@@ -36,9 +36,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 t.header.pid, t.header.tid, t.events, t.header.lost
             );
         }
-        let (ev, lost): (u64, u64) = stats
-            .iter()
-            .fold((0, 0), |(e, l), t| (e + t.events, l + t.header.lost));
+        let (ev, lost): (u64, u64) = stats.iter().fold((0, 0), |(e, l), t| (e + t.events, l + t.header.lost));
         println!(
             "total {ev} events recorded, {lost} lost (counted), {} threads",
             stats.len()
@@ -46,21 +44,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let s = load_any(&a.dir)?;
-    let events = listing(&s, &ListingFilter { tids: a.tids, max_depth: a.depth, functions: a.functions });
+    let events = listing(
+        &s,
+        &ListingFilter {
+            tids: a.tids,
+            max_depth: a.depth,
+            functions: a.functions,
+        },
+    );
     if a.json {
         println!(
             "{}",
-            serde_json::to_string(
-                &serde_json::json!({ "events": events, "lost_events": s.lost_events })
-            )?
+            serde_json::to_string(&serde_json::json!({ "events": events, "lost_events": s.lost_events }))?
         );
     } else {
         print!("{}", render_text(&events));
         if s.lost_events > 0 {
-            eprintln!(
-                "tracekit: {} events were lost because a buffer was full",
-                s.lost_events
-            );
+            eprintln!("tracekit: {} events were lost because a buffer was full", s.lost_events);
         }
     }
     Ok(())

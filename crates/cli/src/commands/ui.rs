@@ -29,13 +29,8 @@ pub fn run(a: Args) -> Result<()> {
     let session = Arc::new(open(&a.name)?);
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
     let view = Arc::new(ViewModel::new(&session));
-    let server = tracekit_ui::Server::bind(
-        a.port,
-        view,
-        Arc::new(AnalysisSolver::new(session)),
-        problems,
-    )
-    .map_err(anyhow::Error::msg)?;
+    let server = tracekit_ui::Server::bind(a.port, view, Arc::new(AnalysisSolver::new(session)), problems)
+        .map_err(anyhow::Error::msg)?;
     println!(
         "tracekit ui: serving {} at http://{}/ (Ctrl-C stops)",
         a.name.display(),

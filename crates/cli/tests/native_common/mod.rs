@@ -7,9 +7,7 @@ use std::process::Command;
 pub const TRACEKIT: &str = env!("CARGO_BIN_EXE_tracekit");
 
 pub fn src(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/native")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native").join(name)
 }
 
 pub fn work_dir(tag: &str) -> PathBuf {
@@ -20,9 +18,7 @@ pub fn work_dir(tag: &str) -> PathBuf {
 }
 
 pub fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     assert!(
         out.status.success(),
         "{cmd:?} failed: {}",
@@ -36,11 +32,7 @@ pub fn build(dir: &Path, source: &str, extra: &[&str]) -> PathBuf {
     let cpp = source.ends_with(".cpp");
     let stem = Path::new(source).file_stem().unwrap().to_str().unwrap();
     let shared = extra.contains(&"-shared");
-    let out = dir.join(if shared {
-        format!("{stem}.so")
-    } else {
-        stem.to_owned()
-    });
+    let out = dir.join(if shared { format!("{stem}.so") } else { stem.to_owned() });
     let mut c = Command::new(if cpp { "g++" } else { "cc" });
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rt/include");
     c.args(["-O0", "-g", "-finstrument-functions", "-pthread"])
@@ -69,9 +61,5 @@ pub fn record_and_replay(rec: &Path, extra: &[&str], cmd: &[&str]) -> serde_json
         "record failed: {}",
         String::from_utf8_lossy(&status.stderr)
     );
-    serde_json::from_str(&run(Command::new(TRACEKIT)
-        .arg("replay")
-        .arg(rec)
-        .arg("--json")))
-    .unwrap()
+    serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(rec).arg("--json"))).unwrap()
 }
