@@ -27,6 +27,21 @@ pub struct CallNode {
     pub excl_cpu_ns: u64,
 }
 
+impl CallNode {
+    fn empty(method: Option<MethodId>, parent: Option<usize>) -> CallNode {
+        CallNode {
+            method,
+            parent,
+            children: Vec::new(),
+            calls: 0,
+            incl_real_ns: 0,
+            excl_real_ns: 0,
+            incl_cpu_ns: 0,
+            excl_cpu_ns: 0,
+        }
+    }
+}
+
 /// A call tree; node 0 is the root.
 #[derive(Debug, Clone)]
 pub struct CallTree {
@@ -46,16 +61,7 @@ impl Visitor for Builder {
         let next = self.nodes.len();
         let node = *self.index.entry((parent, method.0)).or_insert(next);
         if node == next {
-            self.nodes.push(CallNode {
-                method: Some(method),
-                parent: Some(parent),
-                children: Vec::new(),
-                calls: 0,
-                incl_real_ns: 0,
-                excl_real_ns: 0,
-                incl_cpu_ns: 0,
-                excl_cpu_ns: 0,
-            });
+            self.nodes.push(CallNode::empty(Some(method), Some(parent)));
             self.nodes[parent].children.push(node);
         }
         self.path.push(node);
@@ -78,16 +84,7 @@ impl CallTree {
     /// Builds the tree of the chosen threads (all when `threads` is `None`),
     /// merged across threads, optionally restricted to a window.
     pub fn of(session: &Session, threads: Option<&[ThreadId]>, window: Option<&IntervalSet>) -> CallTree {
-        let root = CallNode {
-            method: None,
-            parent: None,
-            children: Vec::new(),
-            calls: 0,
-            incl_real_ns: 0,
-            excl_real_ns: 0,
-            incl_cpu_ns: 0,
-            excl_cpu_ns: 0,
-        };
+        let root = CallNode::empty(None, None);
         let mut b = Builder {
             nodes: vec![root],
             index: FxHashMap::default(),

@@ -3,27 +3,16 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn tracekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracekit"))
-        .args(args)
-        .output()
-        .expect("run tracekit")
-}
+mod common;
+use common::{ok_json, ok_stdout, tracekit};
 
 fn ok(args: &[&str]) -> String {
-    let out = tracekit(args);
-    assert!(
-        out.status.success(),
-        "tracekit {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    ok_stdout(args)
 }
 
 fn json(args: &[&str]) -> Value {
-    serde_json::from_str(&ok(args)).unwrap()
+    ok_json(args)
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -1,7 +1,9 @@
 //! End-to-end tests of `tracekit paths encode|decode`, running the binary.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod common;
+use common::{ok_stdout, tracekit};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const SEED_CFG: &str = r#"{"methods": [{"name": "m", "entry": "A", "exit": "D",
@@ -24,23 +26,6 @@ fn write(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
-}
-
-fn tracekit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracekit"))
-        .args(args)
-        .output()
-        .expect("run tracekit")
-}
-
-fn ok_stdout(args: &[&str]) -> String {
-    let out = tracekit(args);
-    assert!(
-        out.status.success(),
-        "tracekit {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn err_text(args: &[&str]) -> String {
