@@ -81,6 +81,8 @@ pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
             }
         }
     }
+    // Where each session's last step value stops holding.
+    let ends: Vec<i64> = sessions.iter().map(horizon).collect();
     let mut out: Vec<Hint> = labels
         .into_iter()
         .map(|(label, kind)| {
@@ -102,10 +104,9 @@ pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
             let (stats, score) = match kind {
                 ContextType::Float | ContextType::Double => continuous(&values, sessions, &tracks),
                 ContextType::Int | ContextType::Long => {
-                    let (stats, _) = discrete(&values, sessions, &tracks);
-                    (stats, ordered_score(&values, sessions, &tracks))
+                    (discrete_stats(&values), ordered_score(&values, &tracks, &ends))
                 }
-                ContextType::String => discrete(&values, sessions, &tracks),
+                ContextType::String => (discrete_stats(&values), category_score(&values, &tracks, &ends)),
             };
             Hint {
                 label,
@@ -124,70 +125,81 @@ fn key(v: &ContextValue) -> String {
     v.to_string()
 }
 
-fn discrete(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&ContextTrack>]) -> (HintStats, f64) {
+/// Every record of the step-valued tracks with how long it held (ns), up to
+/// its session's end.
+fn held<'a>(
+    tracks: &'a [Option<&'a ContextTrack>],
+    ends: &'a [i64],
+) -> impl Iterator<Item = (&'a ContextTrack, usize, f64)> + 'a {
+    tracks.iter().zip(ends).flat_map(|(t, &end)| {
+        t.iter().flat_map(move |t| {
+            (0..t.len()).map(move |i| {
+                let stop = if i + 1 < t.len() { t.times[i + 1] } else { end };
+                (*t, i, (stop - t.times[i]).max(0) as f64)
+            })
+        })
+    })
+}
+
+/// Up to five most frequent values at the occurrences, first seen first on ties.
+fn discrete_stats(values: &[ContextValue]) -> HintStats {
     let mut counts: HashMap<String, (usize, ContextValue, usize)> = HashMap::new();
     for (i, v) in values.iter().enumerate() {
         counts.entry(key(v)).or_insert((0, v.clone(), i)).0 += 1;
     }
     let n = values.len().max(1) as f64;
-    let mut top: Vec<(usize, ContextValue, usize)> = counts.values().cloned().collect();
+    let mut top: Vec<(usize, ContextValue, usize)> = counts.into_values().collect();
     top.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
     let top_values = top
-        .iter()
+        .into_iter()
         .take(5)
-        .map(|(c, v, _)| ValueShare {
-            value: v.clone(),
-            share: *c as f64 / n,
+        .map(|(c, value, _)| ValueShare {
+            value,
+            share: c as f64 / n,
         })
         .collect();
-    // Time-weighted baseline over each session's defined span.
+    HintStats::Discrete { top_values }
+}
+
+/// Total variation distance between the occurrence values and the
+/// time-weighted values over the sessions (strings: no order to use).
+fn category_score(values: &[ContextValue], tracks: &[Option<&ContextTrack>], ends: &[i64]) -> f64 {
     let mut base: HashMap<String, f64> = HashMap::new();
     let mut total = 0.0;
-    for (s, t) in sessions.iter().zip(tracks) {
-        let Some(t) = t else { continue };
-        let end = horizon(s);
-        for i in 0..t.len() {
-            let stop = if i + 1 < t.len() { t.times[i + 1] } else { end };
-            let d = (stop - t.times[i]).max(0) as f64;
-            *base.entry(key(&t.samples.get(i))).or_default() += d;
-            total += d;
-        }
+    for (t, i, d) in held(tracks, ends) {
+        *base.entry(key(&t.samples.get(i))).or_default() += d;
+        total += d;
     }
     if values.is_empty() || total <= 0.0 {
-        return (HintStats::Discrete { top_values }, 0.0);
+        return 0.0;
     }
-    let mut tv = 0.0;
-    let mut seen = std::collections::HashSet::new();
-    for (k, (c, _, _)) in &counts {
-        tv += (*c as f64 / n - base.get(k).copied().unwrap_or(0.0) / total).abs();
-        seen.insert(k.clone());
+    let mut occ: HashMap<String, usize> = HashMap::new();
+    for v in values {
+        *occ.entry(key(v)).or_default() += 1;
     }
-    for (k, d) in &base {
-        if !seen.contains(k) {
-            tv += d / total;
-        }
-    }
-    (HintStats::Discrete { top_values }, (tv / 2.0).clamp(0.0, 1.0))
+    let n = values.len() as f64;
+    let mut tv: f64 = occ
+        .iter()
+        .map(|(k, &c)| (c as f64 / n - base.get(k).copied().unwrap_or(0.0) / total).abs())
+        .sum();
+    tv += base
+        .iter()
+        .filter(|(k, _)| !occ.contains_key(*k))
+        .map(|(_, d)| d / total)
+        .sum::<f64>();
+    (tv / 2.0).clamp(0.0, 1.0)
 }
 
 /// Time-weighted KS distance for step-valued numbers (int, long).
-fn ordered_score(values: &[ContextValue], sessions: &[Session], tracks: &[Option<&ContextTrack>]) -> f64 {
+fn ordered_score(values: &[ContextValue], tracks: &[Option<&ContextTrack>], ends: &[i64]) -> f64 {
     let mut occ: Vec<(f64, f64)> = values
         .iter()
         .filter_map(ContextValue::as_f64)
         .map(|v| (v, 1.0))
         .collect();
-    let mut base: Vec<(f64, f64)> = Vec::new();
-    for (s, t) in sessions.iter().zip(tracks) {
-        let Some(t) = t else { continue };
-        let end = horizon(s);
-        for i in 0..t.len() {
-            let stop = if i + 1 < t.len() { t.times[i + 1] } else { end };
-            if let Some(v) = t.samples.get_f64(i) {
-                base.push((v, (stop - t.times[i]).max(0) as f64));
-            }
-        }
-    }
+    let mut base: Vec<(f64, f64)> = held(tracks, ends)
+        .filter_map(|(t, i, d)| t.samples.get_f64(i).map(|v| (v, d)))
+        .collect();
     weighted_ks(&mut occ, &mut base)
 }
 
