@@ -39,6 +39,7 @@ fn main() -> Result<()> {
         .map_or(0, |t| t + 1);
     let width = 64;
     let (mut bits, mut ideal, mut plain) = (0u64, 0.0, 0u64);
+    let mut parts = [0.0; 3];
     for t in 0..threads {
         let mut enc = ContextEncoder::new(&core, &layout, width)?;
         let mut old = ChoiceEncoder::new(width);
@@ -61,6 +62,9 @@ fn main() -> Result<()> {
         let trace = enc.finish();
         bits += trace.words.len() as u64 * width as u64;
         ideal += trace.ideal_bits;
+        for i in 0..3 {
+            parts[i] += trace.ideal_parts[i];
+        }
         plain += old.finish().words.len() as u64 * width as u64;
         let got = ContextDecoder::new(&core, &layout, &trace.words, width)?.decode_all()?;
         if got.len() != want.len() {
@@ -73,8 +77,11 @@ fn main() -> Result<()> {
         }
     }
     println!(
-        "{name:<14} context {bits:>9} (ideal {ideal:>9.0})  zstd {zstd:>7}  ratio {:>5.2}   AT stream {plain:>9}  invocations {}",
+        "{name:<14} context {bits:>9} (ideal {ideal:>9.0})  zstd {zstd:>7}  ratio {:>5.2}  [methods {:.0} ends {:.0} choices {:.0}]  AT stream {plain:>9}  invocations {}",
         bits as f64 / zstd.max(1) as f64,
+        parts[0],
+        parts[1],
+        parts[2],
         run.decoded.invocations.len()
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,7 +6,13 @@
 //!
 //! # Coding one event
 //! The predictor offers up to two candidate events for the slot (see
-//! [`crate::predictor`]). For each candidate in turn a binary *flag*
+//! [`crate::predictor`]); for a method id two more follow, from the
+//! thread's order-2 and order-1 *method* tables (one table of 2^16 entries
+//! `(event + 1) << 2 | conf`, updated by [`table_update`](crate::predictor::table_update);
+//! order 2 at `((p ^ p2·0x85EBCA6B) + 1)·0x9E3779B1 >> 16`, order 1 at
+//! `p·0x9E3779B1 >> 16`, where `p`, `p2` are the last two method ids coded,
+//! initially `2^32 − 1`), each only if it differs from the earlier ones,
+//! with buckets `32 + 4·level + conf` (level 0 = order 2). For each candidate in turn a binary *flag*
 //! (symbol 0 = "it is this one", 1 = "it is not") is coded under the flag
 //! counters of (slot, bucket); the first hit ends the event (a candidate's
 //! flag is skipped when the missed ones leave a single symbol of the slot:
@@ -17,20 +23,28 @@
 //!
 //! - choice at block `v` of method `m`: the block's AdapTracer counters
 //!   (shipped model, `inc`/`bound` from the parameters);
-//! - method id: `#methods + 1` counters (the last one ends the stream),
-//!   starting at 1, `inc` [`METHOD_INC`];
+//! - method id: unless every method seen so far on the thread was missed,
+//!   a flag "not seen before" (pair `new`, starting at `(1, 1)`, flag update
+//!   rule); a new id is coded uniformly, `(rank, 1, unseen)`, by its rank
+//!   among the ids not seen yet (`#methods` — the end marker — included;
+//!   nothing when one is left); a seen one by the thread's method counters
+//!   (`#methods + 1`, starting at 0 = unseen, which never take part). These
+//!   counters update only after such a fallback: `c[m] += inc`
+//!   ([`METHOD_INC`]) after halving the non-zero ones (never below 1) when
+//!   `c[m] + inc > 65535` or the total would pass `2^20`;
 //! - end: a per-method pair `[normal, exception]` (flag update rule); after
 //!   "exception", the Elias-gamma code of `len + 1` as fair binary choices
 //!   (`(bit, 1, 2)`): `nb = ⌊log2(len + 1)⌋` ones, a zero, then the `nb` low
 //!   bits of `len + 1`, most significant first.
 //!
-//! Then every model updates as if it had coded the event (the fallback
-//! counters too, also after a hit), and the predictor records the event.
+//! Then the models update — a choice block's counters and an end pair also
+//! after a hit, the method counters only after a fallback — and the
+//! predictor records the event (not the end marker).
 //!
 //! **Flags.** A flag pair `(f0, f1)` codes `(0, f0, f0 + f1)` or
 //! `(f0, f1, f0 + f1)` and updates like AdapTracer's counters with `inc`
-//! [`FLAG_INC`] and bound 65535. Methods and ends have one array of
-//! [`BUCKETS`] pairs per thread, starting at `(1, 1)`. A choice block has
+//! [`FLAG_INC`] and bound 65535. Methods (`BUCKETS + 8` pairs) and ends
+//! ([`BUCKETS`] pairs) have one array per thread, starting at `(1, 1)`. A choice block has
 //! its own pairs, starting at `(0, 0)` = unused: on first use a pair copies
 //! the thread's *global* choice pair of the same bucket, halved
 //! (`max(1, x >> 1)` both) until `f0 + f1 ≤ 64`. Global pairs start at
@@ -44,7 +58,7 @@ use crate::adaptive::{AdaptiveModel, AdaptiveParams};
 use crate::arith::{Decoder, Encoder, MAX_TOTAL};
 use crate::cfg::BlockId;
 use crate::error::{check_width, PathError, Result};
-use crate::predictor::{Predictor, Slot, BUCKETS, END_CODE_MAX, PAYLOAD_MAX};
+use crate::predictor::{table_update, Predictor, Slot, BUCKETS, END_CODE_MAX, PAYLOAD_MAX};
 use crate::program::{MethodId, Program};
 
 /// `inc` of the flag pairs.
@@ -138,7 +152,7 @@ impl Io<'_, '_> {
     /// Codes one of `counts` (leaving out `excluded` symbols): encodes
     /// `sym`, or decodes and returns it.
     fn pick(&mut self, counts: &[u32], excluded: &[usize], sym: usize) -> usize {
-        let live = |i: usize| !excluded.contains(&i);
+        let live = |i: usize| counts[i] > 0 && !excluded.contains(&i);
         let total: u64 = (0..counts.len())
             .filter(|&i| live(i))
             .map(|i| u64::from(counts[i]))
@@ -172,6 +186,25 @@ impl Io<'_, '_> {
         }
     }
 
+    /// Codes `value` uniformly among `n` (`n ≥ 1`; nothing when `n == 1`).
+    fn uniform(&mut self, n: u64, value: u64) -> u64 {
+        if n <= 1 {
+            return 0;
+        }
+        match self {
+            Io::Enc(enc, ideal) => {
+                enc.encode(value, 1, n);
+                **ideal += (n as f64).log2();
+                value
+            }
+            Io::Dec(dec) => {
+                let v = dec.target(n);
+                dec.consume(v, 1, n);
+                v
+            }
+        }
+    }
+
     fn bit(&mut self, counts: [u32; 2], bit: bool) -> bool {
         self.pick(&counts, &[], usize::from(bit)) == 1
     }
@@ -199,6 +232,14 @@ struct ThreadModel {
     method_flags: Vec<u32>,
     end_flags: Vec<u32>,
     method_counts: Vec<u32>,
+    /// Order-1 method table: after method `p`, entry `(event) << 2 | conf`
+    /// at `method_key(p)` (0 = empty), updated like the order-K table.
+    method_table: Vec<u32>,
+    prev_method: u32,
+    prev_method2: u32,
+    /// Method ids coded so far at least once (their counts are non-zero).
+    seen: usize,
+    new_flag: [u32; 2],
     end_counts: Vec<u32>,
 }
 
@@ -210,9 +251,14 @@ impl ThreadModel {
             counts: vec![None; methods],
             flags: vec![None; methods],
             global_flags: vec![1; 2 * BUCKETS],
-            method_flags: vec![1; 2 * BUCKETS],
+            method_flags: vec![1; 2 * (BUCKETS + 8)],
+            method_table: vec![0; 1 << 16],
+            prev_method: u32::MAX,
+            prev_method2: u32::MAX,
             end_flags: vec![1; 2 * BUCKETS],
-            method_counts: vec![1; methods + 1],
+            method_counts: vec![0; methods + 1],
+            seen: 0,
+            new_flag: [1, 1],
             end_counts: vec![1; 2 * methods],
         }
     }
@@ -230,7 +276,19 @@ impl ThreadModel {
         actual: u32,
         missed: &mut Vec<u32>,
     ) -> Option<u32> {
-        let c = self.predictor.candidates(slot);
+        let mut c = self.predictor.candidates(slot);
+        if let FlagSet::Method = which {
+            for (level, key) in [
+                (0, method_key2(self.prev_method, self.prev_method2)),
+                (1, method_key(self.prev_method)),
+            ] {
+                let e = self.method_table[key];
+                let ev = (e >> 2).wrapping_sub(1);
+                if e != 0 && !c.events[..c.len].contains(&ev) {
+                    c.push(ev, BUCKETS as u32 + 4 * level + (e & 3));
+                }
+            }
+        }
         for i in 0..c.len {
             if symbols - missed.len() <= 1 {
                 break;
@@ -284,22 +342,55 @@ impl ThreadModel {
     fn method(&mut self, io: &mut Io, method: u32) -> u32 {
         let mut missed = Vec::new();
         let actual = (method << 2) | 1;
-        let got = match self.flags(
-            io,
-            Slot::Method,
-            FlagSet::Method,
-            self.method_counts.len(),
-            actual,
-            &mut missed,
-        ) {
+        let symbols = self.method_counts.len();
+        let mut fallback = false;
+        let got = match self.flags(io, Slot::Method, FlagSet::Method, symbols, actual, &mut missed) {
             Some(ev) => ev >> 2,
             None => {
-                let excluded: Vec<usize> = missed.iter().map(|&e| (e >> 2) as usize).collect();
-                io.pick(&self.method_counts, &excluded, method as usize) as u32
+                fallback = true;
+                // Candidates are always methods seen before.
+                let seen_left = self.seen - missed.len();
+                let unseen = symbols - self.seen;
+                let new = if seen_left == 0 {
+                    true
+                } else {
+                    let pair = [self.new_flag[0], self.new_flag[1]];
+                    let new = io.bit(pair, self.method_counts[method as usize] == 0);
+                    update(&mut self.new_flag, usize::from(new), FLAG_INC, FLAG_BOUND);
+                    new
+                };
+                if new {
+                    // Uniform over the ids not seen yet (the end marker included).
+                    let rank = (0..method as usize).filter(|&i| self.method_counts[i] == 0).count();
+                    let r = io.uniform(unseen as u64, rank as u64) as usize;
+                    let id = (0..symbols).filter(|&i| self.method_counts[i] == 0).nth(r);
+                    self.seen += 1;
+                    id.expect("rank below the number of unseen ids") as u32
+                } else {
+                    let excluded: Vec<usize> = missed.iter().map(|&e| (e >> 2) as usize).collect();
+                    io.pick(&self.method_counts, &excluded, method as usize) as u32
+                }
             }
         };
-        update(&mut self.method_counts, got as usize, METHOD_INC, FLAG_BOUND);
-        if (got as usize) < self.method_counts.len() - 1 {
+        if fallback {
+            let c = &mut self.method_counts;
+            let total: u64 = c.iter().map(|&x| u64::from(x)).sum();
+            if c[got as usize] + METHOD_INC > FLAG_BOUND || total + u64::from(METHOD_INC) > MAX_TOTAL {
+                for x in c.iter_mut().filter(|x| **x > 0) {
+                    *x = (*x >> 1).max(1);
+                }
+            }
+            c[got as usize] += METHOD_INC;
+        }
+        for key in [
+            method_key2(self.prev_method, self.prev_method2),
+            method_key(self.prev_method),
+        ] {
+            self.method_table[key] = table_update(self.method_table[key], (got << 2) | 1);
+        }
+        self.prev_method2 = self.prev_method;
+        self.prev_method = got;
+        if (got as usize) < symbols - 1 {
             self.predictor.push(Slot::Method, (got << 2) | 1);
         }
         got
@@ -360,6 +451,19 @@ impl ThreadModel {
     }
 }
 
+/// Index of the order-1 method table after method `prev`.
+fn method_key(prev: u32) -> usize {
+    (prev.wrapping_mul(0x9E37_79B1) >> 16) as usize
+}
+
+/// Index of the order-2 method table after methods `prev2`, `prev`.
+fn method_key2(prev: u32, prev2: u32) -> usize {
+    ((prev ^ prev2.wrapping_mul(0x85EB_CA6B))
+        .wrapping_add(1)
+        .wrapping_mul(0x9E37_79B1)
+        >> 16) as usize
+}
+
 #[derive(Clone, Copy)]
 enum FlagSet {
     Method,
@@ -415,6 +519,8 @@ pub struct ContextTrace {
     pub ideal_bits: f64,
     /// Branch choices coded.
     pub choices: u64,
+    /// `ideal_bits` split into method ids (and the end marker), ends and choices.
+    pub ideal_parts: [f64; 3],
 }
 
 /// Codes one thread's invocations into one word list.
@@ -423,7 +529,7 @@ pub struct ContextEncoder<'p> {
     layout: &'p ContextLayout,
     model: ThreadModel,
     enc: Encoder,
-    ideal: f64,
+    parts: [f64; 3],
     choices: u64,
 }
 
@@ -436,7 +542,7 @@ impl<'p> ContextEncoder<'p> {
             layout,
             model: ThreadModel::new(layout),
             enc: Encoder::new(width),
-            ideal: 0.0,
+            parts: [0.0; 3],
             choices: 0,
         })
     }
@@ -446,9 +552,16 @@ impl<'p> ContextEncoder<'p> {
     pub fn append(&mut self, m: MethodId, path: &[BlockId], aborted_after: Option<u32>) -> Result<()> {
         let cfg = self.program.cfg(m);
         cfg.check_path(path)?;
-        let mut io = Io::Enc(&mut self.enc, &mut self.ideal);
+        let mut part = 0.0;
+        let mut io = Io::Enc(&mut self.enc, &mut part);
         self.model.method(&mut io, m.0);
+        self.parts[0] += part;
+        part = 0.0;
+        let mut io = Io::Enc(&mut self.enc, &mut part);
         self.model.end(&mut io, m.index(), aborted_after)?;
+        self.parts[1] += part;
+        part = 0.0;
+        let mut io = Io::Enc(&mut self.enc, &mut part);
         for w in path.windows(2) {
             let succ = cfg.successors(w[0]);
             if succ.len() > 1 {
@@ -458,17 +571,21 @@ impl<'p> ContextEncoder<'p> {
                 self.choices += 1;
             }
         }
+        self.parts[2] += part;
         Ok(())
     }
 
     /// Ends the stream (codes the end marker) and flushes.
     pub fn finish(mut self) -> ContextTrace {
-        let mut io = Io::Enc(&mut self.enc, &mut self.ideal);
+        let mut part = 0.0;
+        let mut io = Io::Enc(&mut self.enc, &mut part);
         self.model.method(&mut io, self.program.len() as u32);
+        self.parts[0] += part;
         ContextTrace {
             words: self.enc.finish(),
-            ideal_bits: self.ideal,
+            ideal_bits: self.parts.iter().sum(),
             choices: self.choices,
+            ideal_parts: self.parts,
         }
     }
 }

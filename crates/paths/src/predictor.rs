@@ -63,6 +63,19 @@ const GOLDEN: u32 = 0x9E37_79B1;
 const KEY_MUL: u32 = 0x85EB_CA6B;
 const LEN_CAP: u32 = 1 << 30;
 
+/// The update of a table entry `(event + 1) << 2 | conf` (0 = empty)
+/// after `ev` was coded: empty → `(ev, 0)`; same event → `conf + 1` (at
+/// most 3); else `conf > 0` → `conf − 1`; else → `(ev, 0)`.
+pub fn table_update(entry: u32, ev: u32) -> u32 {
+    if entry == 0 || (entry & 3 == 0 && (entry >> 2) - 1 != ev) {
+        (ev + 1) << 2
+    } else if (entry >> 2) - 1 == ev {
+        ((ev + 1) << 2) | ((entry & 3) + 1).min(3)
+    } else {
+        entry - 1
+    }
+}
+
 /// What an event stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
@@ -102,15 +115,16 @@ impl Slot {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Candidates {
     /// Predicted events.
-    pub events: [u32; 2],
-    /// Their buckets (`< BUCKETS`).
-    pub buckets: [u32; 2],
+    pub events: [u32; 4],
+    /// Their buckets.
+    pub buckets: [u32; 4],
     /// How many are valid.
     pub len: usize,
 }
 
 impl Candidates {
-    fn push(&mut self, ev: u32, bucket: u32) {
+    /// Appends a candidate.
+    pub fn push(&mut self, ev: u32, bucket: u32) {
         self.events[self.len] = ev;
         self.buckets[self.len] = bucket;
         self.len += 1;
@@ -195,14 +209,7 @@ impl Predictor {
     /// Records that `ev` was coded for `slot`.
     pub fn push(&mut self, slot: Slot, ev: u32) {
         let ki = self.kindex(slot);
-        let entry = self.ktable[ki];
-        self.ktable[ki] = if entry == 0 || (entry & 3 == 0 && (entry >> 2) - 1 != ev) {
-            (ev + 1) << 2
-        } else if (entry >> 2) - 1 == ev {
-            ((ev + 1) << 2) | (entry & 3).saturating_add(1).min(3)
-        } else {
-            entry - 1
-        };
+        self.ktable[ki] = table_update(self.ktable[ki], ev);
         if self.len > 0 {
             if self.at(self.ptr) == ev {
                 self.ptr = self.ptr.wrapping_add(1);

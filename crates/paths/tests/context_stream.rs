@@ -17,7 +17,7 @@ fn program(seed: u64, methods: usize) -> Program {
         let s = seed.wrapping_mul(31).wrapping_add(i as u64);
         let one = synth::random_program(s, 3 + (s % 9) as usize, (s % 13) as usize, (s % 3) as usize);
         let cfg = one.cfg(MethodId(0));
-        let mut b = CfgBuilder::new(&format!("m{i}"));
+        let mut b = CfgBuilder::new(format!("m{i}"));
         for v in cfg.blocks() {
             b.block(cfg.block_name(v));
         }
