@@ -353,7 +353,12 @@ impl<'a> Decoder<'a> {
     }
 }
 
-impl Decoder<'_> {
+impl<'a> Decoder<'a> {
+    /// The core view of the program being decoded.
+    pub fn core(&self) -> &'a CoreProgram {
+        self.core
+    }
+
     /// AdapTracer stream mode: decodes every record of `log`, thread by
     /// thread from each thread's one word list, in record order.
     pub fn decode_streams(&mut self, log: &crate::log::TraceLog) -> Result<Vec<Vec<u32>>> {

@@ -130,6 +130,7 @@ pub mod arith;
 pub mod blpp;
 pub mod cfg;
 pub mod codec;
+mod context_model;
 pub mod context_stream;
 pub mod edge_model;
 pub mod error;

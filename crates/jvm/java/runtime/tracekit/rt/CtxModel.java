@@ -1,0 +1,217 @@
+package tracekit.rt;
+
+/**
+ * The context stream's per-thread model: for every finished invocation its
+ * method id, how it ended and its choices go through the thread's one
+ * coder, predicted from the thread's event history (flags with candidates,
+ * then fallbacks with the missed candidates excluded). Mirrors
+ * tracekit_paths::context_stream bit for bit; the Rust module docs state
+ * the rules.
+ */
+final class CtxModel {
+    private static final int BUCKETS = 32;
+    private static final int FLAG_INC = 32;
+    private static final int FLAG_BOUND = 65535;
+    private static final int FLAG_INIT_MAX = 64;
+    private static final int METHOD_INC = 2;
+    private static final long MAX_TOTAL = 1L << 20;
+
+    private final ThreadState thread;
+    private final Tables t;
+    private final CtxPredictor pred = new CtxPredictor();
+    private final int[][] flags;
+    private final int[] globalFlags = filled(2 * BUCKETS);
+    private final int[] methodFlags = filled(2 * (BUCKETS + 8));
+    private final int[] endFlags = filled(2 * BUCKETS);
+    private final int[] methodTable = new int[1 << 16];
+    private int prevMethod = -1, prevMethod2 = -1;
+    private final int[] methodCounts;
+    private int seen;
+    private final int[] newFlag = {1, 1};
+    private final int[] endCounts;
+    /** Candidates missed so far for the current event. */
+    private final int[] missed = new int[4];
+    private int missedCount;
+
+    CtxModel(ThreadState thread) {
+        this.thread = thread;
+        this.t = thread.tables;
+        int methods = t.methodCount();
+        flags = new int[methods][];
+        methodCounts = new int[methods + 1];
+        endCounts = filled(2 * methods);
+    }
+
+    private static int[] filled(int n) {
+        int[] a = new int[n];
+        java.util.Arrays.fill(a, 1);
+        return a;
+    }
+
+    /** AdapTracer's counter update of c[off + s] among k counters. */
+    private static void update(int[] c, int off, int k, int s, int inc, long bound) {
+        long total = 0;
+        for (int i = 0; i < k; i++) total += c[off + i];
+        if (c[off + s] + (long) inc > bound || total + inc > MAX_TOTAL) {
+            for (int i = 0; i < k; i++) c[off + i] = Math.max(1, c[off + i] >>> 1);
+        }
+        c[off + s] += inc;
+    }
+
+    private boolean excluded(int sym, int[] ex, int nEx) {
+        for (int i = 0; i < nEx; i++) if (ex[i] == sym) return true;
+        return false;
+    }
+
+    /** Codes {@code sym} among the k counters at c[off..] that are non-zero and not excluded. */
+    private void pick(Coder coder, int[] c, int off, int k, int[] ex, int nEx, int sym) {
+        long total = 0, cum = 0;
+        int live = 0;
+        for (int i = 0; i < k; i++) {
+            if (c[off + i] == 0 || excluded(i, ex, nEx)) continue;
+            live++;
+            if (i < sym) cum += c[off + i];
+            total += c[off + i];
+        }
+        if (live == 1) return;
+        coder.encode(cum, c[off + sym], total);
+    }
+
+    private static void bit(Coder coder, int f0, int f1, boolean one) {
+        if (one) coder.encode(f0, f1, (long) f0 + f1);
+        else coder.encode(0, f0, (long) f0 + f1);
+    }
+
+    /**
+     * Codes the flags of the candidates in {@code pred}; returns the index of
+     * the hit or -1 (the missed events are in {@link #missed}). kind 0 = a
+     * choice of method m whose flag pairs start at fbase, 1 = method, 2 = end.
+     */
+    private int flags(Coder coder, int kind, int m, int fbase, long symbols, int actual) {
+        missedCount = 0;
+        for (int i = 0; i < pred.count; i++) {
+            if (symbols - missedCount <= 1) break;
+            int ev = pred.events[i], b = pred.buckets[i];
+            int[] arr;
+            int p;
+            if (kind == CtxPredictor.METHOD) {
+                arr = methodFlags;
+                p = 2 * b;
+            } else if (kind == CtxPredictor.END) {
+                arr = endFlags;
+                p = 2 * b;
+            } else {
+                arr = flags[m];
+                p = fbase + 2 * b;
+                if (arr[p] == 0) {
+                    int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
+                    while (g0 + g1 > FLAG_INIT_MAX) {
+                        g0 = Math.max(1, g0 >>> 1);
+                        g1 = Math.max(1, g1 >>> 1);
+                    }
+                    arr[p] = g0;
+                    arr[p + 1] = g1;
+                }
+            }
+            boolean miss = actual != ev;
+            bit(coder, arr[p], arr[p + 1], miss);
+            update(arr, p, 2, miss ? 1 : 0, FLAG_INC, FLAG_BOUND);
+            if (kind == CtxPredictor.CHOICE) update(globalFlags, 2 * b, 2, miss ? 1 : 0, FLAG_INC, FLAG_BOUND);
+            if (!miss) return i;
+            missed[missedCount++] = ev;
+        }
+        return -1;
+    }
+
+    private static int methodKey(int prev) {
+        return (prev * 0x9E3779B1) >>> 16;
+    }
+
+    private static int methodKey2(int prev, int prev2) {
+        return ((prev ^ prev2 * 0x85EBCA6B) + 1) * 0x9E3779B1 >>> 16;
+    }
+
+    /** Codes method id {@code method} (the method count ends the stream). */
+    void method(Coder coder, int method) {
+        int symbols = methodCounts.length;
+        int actual = (method << 2) | 1;
+        pred.candidates(CtxPredictor.METHOD, 0, 0);
+        int k2 = methodKey2(prevMethod, prevMethod2), k1 = methodKey(prevMethod);
+        for (int level = 0; level < 2; level++) {
+            int e = methodTable[level == 0 ? k2 : k1];
+            int ev = (e >>> 2) - 1;
+            if (e == 0) continue;
+            boolean dup = false;
+            for (int i = 0; i < pred.count; i++) if (pred.events[i] == ev) dup = true;
+            if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
+        }
+        boolean fallback = flags(coder, CtxPredictor.METHOD, 0, 0, symbols, actual) < 0;
+        if (fallback) {
+            int seenLeft = seen - missedCount;
+            int unseen = symbols - seen;
+            boolean isNew = methodCounts[method] == 0;
+            if (seenLeft != 0) {
+                bit(coder, newFlag[0], newFlag[1], isNew);
+                update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
+            }
+            if (isNew) {
+                int rank = 0;
+                for (int i = 0; i < method; i++) if (methodCounts[i] == 0) rank++;
+                if (unseen > 1) coder.encode(rank, 1, unseen);
+                seen++;
+            } else {
+                for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
+                pick(coder, methodCounts, 0, symbols, missed, missedCount, method);
+            }
+            long total = 0;
+            for (int c : methodCounts) total += c;
+            if (methodCounts[method] + METHOD_INC > FLAG_BOUND || total + METHOD_INC > MAX_TOTAL) {
+                for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
+            }
+            methodCounts[method] += METHOD_INC;
+        }
+        methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
+        methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
+        prevMethod2 = prevMethod;
+        prevMethod = method;
+        if (method < symbols - 1) pred.record(CtxPredictor.METHOD, 0, actual);
+    }
+
+    /** Codes how an invocation of {@code m} ended: realLen -1 = normal return. */
+    void end(Coder coder, int m, int realLen) {
+        int code = realLen < 0 ? 0 : Math.min(realLen + 1, CtxPredictor.END_CODE_MAX);
+        int actual = (code << 2) | 2;
+        pred.candidates(CtxPredictor.END, 0, 0);
+        if (flags(coder, CtxPredictor.END, 0, 0, Long.MAX_VALUE, actual) < 0) {
+            boolean normalMissed = false;
+            for (int i = 0; i < missedCount; i++) if (missed[i] >>> 2 == 0) normalMissed = true;
+            if (!normalMissed) bit(coder, endCounts[2 * m], endCounts[2 * m + 1], realLen >= 0);
+            if (realLen >= 0) gamma(coder, realLen + 1);
+        }
+        update(endCounts, 2 * m, 2, realLen >= 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
+        pred.record(CtxPredictor.END, 0, actual);
+    }
+
+    private static void gamma(Coder coder, int x) {
+        int nb = 31 - Integer.numberOfLeadingZeros(x);
+        for (int i = 0; i < nb; i++) coder.encode(1, 1, 2);
+        coder.encode(0, 1, 2);
+        for (int i = nb - 1; i >= 0; i--) coder.encode((x >>> i) & 1, 1, 2);
+    }
+
+    /** Codes the choice {@code sym} at node v (k out-edges) of method m. */
+    void choice(Coder coder, int m, int v, int sym, int k) {
+        int[] counts = thread.methodCounters(m);
+        if (flags[m] == null) flags[m] = new int[t.adapChoiceNodes[m] * BUCKETS * 2];
+        int base = t.adapBase[m][v];
+        int lo = t.adapOffset[m] + base;
+        int actual = (lo + sym) << 2;
+        pred.candidates(CtxPredictor.CHOICE, lo, k);
+        if (flags(coder, CtxPredictor.CHOICE, m, t.adapFlagIndex[m][v] * BUCKETS * 2, k, actual) < 0) {
+            for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
+            pick(coder, counts, base, k, missed, missedCount, sym);
+        }
+        update(counts, base, k, sym, t.inc, t.bound);
+        pred.record(CtxPredictor.CHOICE, lo, actual);
+    }
+}
