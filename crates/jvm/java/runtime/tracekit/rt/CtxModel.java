@@ -26,6 +26,10 @@ final class CtxModel {
     private final int[] methodTable = new int[1 << 16];
     private int prevMethod = -1, prevMethod2 = -1;
     private final int[] methodCounts;
+    /** Fenwick trees over methodCounts and over "seen" (count > 0), and the counts' total. */
+    private final long[] countTree;
+    private final int[] seenTree;
+    private long methodTotal;
     private int seen;
     private final int[] newFlag = {1, 1};
     private final int[] endCounts;
@@ -39,6 +43,8 @@ final class CtxModel {
         int methods = t.methodCount();
         flags = new int[methods][];
         methodCounts = new int[methods + 1];
+        countTree = new long[methods + 2];
+        seenTree = new int[methods + 2];
         endCounts = filled(2 * methods);
     }
 
@@ -131,6 +137,29 @@ final class CtxModel {
         return ((prev ^ prev2 * 0x85EBCA6B) + 1) * 0x9E3779B1 >>> 16;
     }
 
+    private void addCount(int i, int d) {
+        methodTotal += d;
+        for (int x = i + 1; x < countTree.length; x += x & -x) countTree[x] += d;
+    }
+
+    /** Sum of methodCounts[0..i). */
+    private long prefixCount(int i) {
+        long s = 0;
+        for (int x = i; x > 0; x -= x & -x) s += countTree[x];
+        return s;
+    }
+
+    private void addSeen(int i) {
+        for (int x = i + 1; x < seenTree.length; x += x & -x) seenTree[x]++;
+    }
+
+    /** Number of ids below i seen so far. */
+    private int prefixSeen(int i) {
+        int s = 0;
+        for (int x = i; x > 0; x -= x & -x) s += seenTree[x];
+        return s;
+    }
+
     /** Codes method id {@code method} (the method count ends the stream). */
     void method(Coder coder, int method) {
         int symbols = methodCounts.length;
@@ -155,20 +184,27 @@ final class CtxModel {
                 update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
             }
             if (isNew) {
-                int rank = 0;
-                for (int i = 0; i < method; i++) if (methodCounts[i] == 0) rank++;
+                int rank = method - prefixSeen(method);
                 if (unseen > 1) coder.encode(rank, 1, unseen);
                 seen++;
+                addSeen(method);
             } else {
-                for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
-                pick(coder, methodCounts, 0, symbols, missed, missedCount, method);
+                long total = methodTotal, cum = prefixCount(method);
+                for (int i = 0; i < missedCount; i++) {
+                    int e = missed[i] >>> 2;
+                    total -= methodCounts[e];
+                    if (e < method) cum -= methodCounts[e];
+                }
+                if (seen - missedCount > 1) coder.encode(cum, methodCounts[method], total);
             }
-            long total = 0;
-            for (int c : methodCounts) total += c;
-            if (methodCounts[method] + METHOD_INC > FLAG_BOUND || total + METHOD_INC > MAX_TOTAL) {
+            if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
                 for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
+                java.util.Arrays.fill(countTree, 0);
+                methodTotal = 0;
+                for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
             }
             methodCounts[method] += METHOD_INC;
+            addCount(method, METHOD_INC);
         }
         methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
         methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);

@@ -38,6 +38,11 @@ final class CtxPredictor {
         return r;
     }
 
+    /** Unsigned {@code n >= small} for a small positive bound. */
+    private static boolean atLeast(int n, int small) {
+        return n >= small || n < 0;
+    }
+
     private int at(int pos) {
         return hist[pos & (RING - 1)];
     }
@@ -48,7 +53,11 @@ final class CtxPredictor {
 
     static boolean holds(int kind, int lo, int k, int ev) {
         switch (kind) {
-            case CHOICE: return (ev & 3) == 0 && Integer.compareUnsigned((ev >>> 2) - lo, k) < 0;
+            case CHOICE: {
+                // ev >>> 2 and lo are below 2^27: the unsigned test of the core is d in [0, k).
+                int d = (ev >>> 2) - lo;
+                return (ev & 3) == 0 && d >= 0 && d < k;
+            }
             case METHOD: return (ev & 3) == 1;
             default: return (ev & 3) == 2 && (ev >>> 2) < END_CODE_MAX;
         }
@@ -101,18 +110,18 @@ final class CtxPredictor {
                 len = 0;
             }
         }
-        int outM = Integer.compareUnsigned(n, MATCH_MIN) >= 0 ? at(n - MATCH_MIN) : 0;
-        int outK = Integer.compareUnsigned(n, ORDER_K) >= 0 ? at(n - ORDER_K) : 0;
+        int outM = atLeast(n, MATCH_MIN) ? at(n - MATCH_MIN) : 0;
+        int outK = atLeast(n, ORDER_K) ? at(n - ORDER_K) : 0;
         hist[n & (RING - 1)] = ev;
         hm = hm * B + ev - outM * POW_M;
         hk = hk * B + ev - outK * POW_K;
         n++;
-        if (Integer.compareUnsigned(n, MATCH_MIN) >= 0) {
+        if (atLeast(n, MATCH_MIN)) {
             int i = (hm * GOLDEN) >>> 16;
             if (len == 0) {
                 int cand = mtable[i];
                 int d = n - cand;
-                if (cand != 0 && d != 0 && Integer.compareUnsigned(d, RING - 64) < 0) {
+                if (cand != 0 && d > 0 && d < RING - 64) {
                     int l = 0;
                     while (l < 32 && at(cand - 1 - l) == at(n - 1 - l)) l++;
                     if (l >= MATCH_MIN) {
