@@ -73,12 +73,7 @@ final class AdapInv extends Inv {
 
     /** Context stream: codes the method, how it ended and the noted choices through the thread's model. */
     void codeContext(CtxModel ctx, Coder threadCoder, int realLen) {
-        ctx.method(threadCoder, method);
-        ctx.end(threadCoder, method, realLen);
-        for (int i = 0; i < notedLen; i += 2) {
-            int from = noted[i];
-            ctx.choice(threadCoder, method, from, noted[i + 1], succ[from].length);
-        }
+        ctx.invocation(threadCoder, method, realLen, noted, notedLen, succ);
     }
 
     @Override

@@ -59,7 +59,7 @@ final class Coder {
     void encode(long cum, long freq, long total) {
         long range = high - low + 1;
         high = low + range * (cum + freq) / total - 1;
-        low = low + range * cum / total;
+        if (cum != 0) low = low + range * cum / total;
         while (true) {
             if (high < HALF) {
                 put(0);

@@ -18,6 +18,8 @@ final class CtxModel {
 
     private final ThreadState thread;
     private final Tables t;
+    private final int inc;
+    private final long bound;
     private final CtxPredictor pred = new CtxPredictor();
     private final int[][] flags;
     private final int[] globalFlags = filled(2 * BUCKETS);
@@ -40,6 +42,8 @@ final class CtxModel {
     CtxModel(ThreadState thread) {
         this.thread = thread;
         this.t = thread.tables;
+        this.inc = t.inc;
+        this.bound = t.bound;
         int methods = t.methodCount();
         flags = new int[methods][];
         methodCounts = new int[methods + 1];
@@ -62,6 +66,16 @@ final class CtxModel {
             for (int i = 0; i < k; i++) c[off + i] = Math.max(1, c[off + i] >>> 1);
         }
         c[off + s] += inc;
+    }
+
+    /** {@link #update} of the flag pair at c[p], c[p + 1] (inc FLAG_INC, bound FLAG_BOUND). */
+    private static void update2(int[] c, int p, boolean miss) {
+        int s = miss ? p + 1 : p;
+        if (c[s] + FLAG_INC > FLAG_BOUND || (long) c[p] + c[p + 1] + FLAG_INC > MAX_TOTAL) {
+            c[p] = Math.max(1, c[p] >>> 1);
+            c[p + 1] = Math.max(1, c[p + 1] >>> 1);
+        }
+        c[s] += FLAG_INC;
     }
 
     private boolean excluded(int sym, int[] ex, int nEx) {
@@ -89,40 +103,20 @@ final class CtxModel {
     }
 
     /**
-     * Codes the flags of the candidates in {@code pred}; returns the index of
-     * the hit or -1 (the missed events are in {@link #missed}). kind 0 = a
-     * choice of method m whose flag pairs start at fbase, 1 = method, 2 = end.
+     * Codes the flags of the candidates in {@code pred} for a method id
+     * (kind METHOD) or an end (END); returns the index of the hit or -1 (the
+     * missed events are in {@link #missed}). A flag is coded only while more
+     * than one of the slot's {@code symbols} is left.
      */
-    private int flags(Coder coder, int kind, int m, int fbase, long symbols, int actual) {
+    private int flags(Coder coder, int kind, long symbols, int actual) {
         missedCount = 0;
+        int[] arr = kind == CtxPredictor.METHOD ? methodFlags : endFlags;
         for (int i = 0; i < pred.count; i++) {
             if (symbols - missedCount <= 1) break;
-            int ev = pred.events[i], b = pred.buckets[i];
-            int[] arr;
-            int p;
-            if (kind == CtxPredictor.METHOD) {
-                arr = methodFlags;
-                p = 2 * b;
-            } else if (kind == CtxPredictor.END) {
-                arr = endFlags;
-                p = 2 * b;
-            } else {
-                arr = flags[m];
-                p = fbase + 2 * b;
-                if (arr[p] == 0) {
-                    int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
-                    while (g0 + g1 > FLAG_INIT_MAX) {
-                        g0 = Math.max(1, g0 >>> 1);
-                        g1 = Math.max(1, g1 >>> 1);
-                    }
-                    arr[p] = g0;
-                    arr[p + 1] = g1;
-                }
-            }
+            int ev = pred.events[i], p = 2 * pred.buckets[i];
             boolean miss = actual != ev;
             bit(coder, arr[p], arr[p + 1], miss);
-            update(arr, p, 2, miss ? 1 : 0, FLAG_INC, FLAG_BOUND);
-            if (kind == CtxPredictor.CHOICE) update(globalFlags, 2 * b, 2, miss ? 1 : 0, FLAG_INC, FLAG_BOUND);
+            update2(arr, p, miss);
             if (!miss) return i;
             missed[missedCount++] = ev;
         }
@@ -174,7 +168,7 @@ final class CtxModel {
             for (int i = 0; i < pred.count; i++) if (pred.events[i] == ev) dup = true;
             if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
         }
-        boolean fallback = flags(coder, CtxPredictor.METHOD, 0, 0, symbols, actual) < 0;
+        boolean fallback = flags(coder, CtxPredictor.METHOD, symbols, actual) < 0;
         if (fallback) {
             int seenLeft = seen - missedCount;
             int unseen = symbols - seen;
@@ -210,7 +204,7 @@ final class CtxModel {
         methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
         prevMethod2 = prevMethod;
         prevMethod = method;
-        if (method < symbols - 1) pred.record(CtxPredictor.METHOD, 0, actual);
+        if (method < symbols - 1) pred.record(actual);
     }
 
     /** Codes how an invocation of {@code m} ended: realLen -1 = normal return. */
@@ -218,14 +212,14 @@ final class CtxModel {
         int code = realLen < 0 ? 0 : Math.min(realLen + 1, CtxPredictor.END_CODE_MAX);
         int actual = (code << 2) | 2;
         pred.candidates(CtxPredictor.END, 0, 0);
-        if (flags(coder, CtxPredictor.END, 0, 0, Long.MAX_VALUE, actual) < 0) {
+        if (flags(coder, CtxPredictor.END, Long.MAX_VALUE, actual) < 0) {
             boolean normalMissed = false;
             for (int i = 0; i < missedCount; i++) if (missed[i] >>> 2 == 0) normalMissed = true;
             if (!normalMissed) bit(coder, endCounts[2 * m], endCounts[2 * m + 1], realLen >= 0);
             if (realLen >= 0) gamma(coder, realLen + 1);
         }
         update(endCounts, 2 * m, 2, realLen >= 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
-        pred.record(CtxPredictor.END, 0, actual);
+        pred.record(actual);
     }
 
     private static void gamma(Coder coder, int x) {
@@ -235,19 +229,62 @@ final class CtxModel {
         for (int i = nb - 1; i >= 0; i--) coder.encode((x >>> i) & 1, 1, 2);
     }
 
-    /** Codes the choice {@code sym} at node v (k out-edges) of method m. */
-    void choice(Coder coder, int m, int v, int sym, int k) {
+    /**
+     * Codes one finished invocation of method m: its id, how it ended
+     * (realLen -1 = normal return), then its noted (node, symbol) choices.
+     */
+    void invocation(Coder coder, int m, int realLen, int[] noted, int notedLen, int[][] succ) {
+        method(coder, m);
+        end(coder, m, realLen);
+        if (notedLen == 0) return;
         int[] counts = thread.methodCounters(m);
-        if (flags[m] == null) flags[m] = new int[t.adapChoiceNodes[m] * BUCKETS * 2];
-        int base = t.adapBase[m][v];
-        int lo = t.adapOffset[m] + base;
+        int[] f = flags[m];
+        if (f == null) flags[m] = f = new int[t.adapChoiceNodes[m] * BUCKETS * 2];
+        int[] bases = t.adapBase[m];
+        int[] flagIndex = t.adapFlagIndex[m];
+        int offset = t.adapOffset[m];
+        for (int i = 0; i < notedLen; i += 2) {
+            int v = noted[i];
+            int base = bases[v];
+            choice(coder, counts, f, flagIndex[v] * BUCKETS * 2, base, offset + base, succ[v].length, noted[i + 1]);
+        }
+    }
+
+    /** Codes the choice {@code sym} among k at a node whose counters start at counts[base] and flag pairs at f[fbase]. */
+    private void choice(Coder coder, int[] counts, int[] f, int fbase, int base, int lo, int k, int sym) {
         int actual = (lo + sym) << 2;
         pred.candidates(CtxPredictor.CHOICE, lo, k);
-        if (flags(coder, CtxPredictor.CHOICE, m, t.adapFlagIndex[m][v] * BUCKETS * 2, k, actual) < 0) {
+        if (choiceFlags(coder, f, fbase, k, actual) < 0) {
             for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
             pick(coder, counts, base, k, missed, missedCount, sym);
         }
-        update(counts, base, k, sym, t.inc, t.bound);
-        pred.record(CtxPredictor.CHOICE, lo, actual);
+        update(counts, base, k, sym, inc, bound);
+        pred.record(actual);
+    }
+
+    /** The candidates' flags of a choice node, its pairs at f[fbase..] (see {@link #flags}). */
+    private int choiceFlags(Coder coder, int[] f, int fbase, int k, int actual) {
+        missedCount = 0;
+        for (int i = 0; i < pred.count; i++) {
+            if (k - missedCount <= 1) break;
+            int ev = pred.events[i], b = pred.buckets[i];
+            int p = fbase + 2 * b;
+            if (f[p] == 0) {
+                int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
+                while (g0 + g1 > FLAG_INIT_MAX) {
+                    g0 = Math.max(1, g0 >>> 1);
+                    g1 = Math.max(1, g1 >>> 1);
+                }
+                f[p] = g0;
+                f[p + 1] = g1;
+            }
+            boolean miss = actual != ev;
+            bit(coder, f[p], f[p + 1], miss);
+            update2(f, p, miss);
+            update2(globalFlags, 2 * b, miss);
+            if (!miss) return i;
+            missed[missedCount++] = ev;
+        }
+        return -1;
     }
 }

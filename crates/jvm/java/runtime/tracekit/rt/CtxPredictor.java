@@ -80,10 +80,14 @@ final class CtxPredictor {
         count++;
     }
 
+    /** Index into the order-K table of the slot last asked for (reused by {@link #record}). */
+    private int lastKindex;
+
     /** Fills {@link #events}/{@link #buckets} with the predictions for the slot. */
     void candidates(int kind, int lo, int k) {
         count = 0;
-        int entry = ktable[kindex(kind, lo)];
+        lastKindex = kindex(kind, lo);
+        int entry = ktable[lastKindex];
         boolean hasTable = entry != 0 && holds(kind, lo, k, (entry >>> 2) - 1);
         int tev = hasTable ? (entry >>> 2) - 1 : 0;
         int conf = entry & 3;
@@ -98,9 +102,9 @@ final class CtxPredictor {
         }
     }
 
-    /** Records that {@code ev} was coded for the slot. */
-    void record(int kind, int lo, int ev) {
-        int ki = kindex(kind, lo);
+    /** Records that {@code ev} was coded for the slot of the last {@link #candidates} call. */
+    void record(int ev) {
+        int ki = lastKindex;
         ktable[ki] = tableUpdate(ktable[ki], ev);
         if (len > 0) {
             if (at(ptr) == ev) {
