@@ -482,3 +482,43 @@ fn report_matches_golden_file() {
         std::fs::read_to_string(&golden).expect("golden file (bless with TRACEKIT_BLESS=1)")
     );
 }
+
+/// The context stream on workloads of the tkbench suite (built by
+/// scripts/deps/jvm.sh): `compare` checks every variant's decoded paths
+/// against the nodes recorded in the same run and replays the probes' words
+/// through the core encoders; the context stream is the smallest trace.
+#[test]
+fn context_stream_is_exact_on_the_suite() {
+    let jar = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/jvm/build/tkbench.jar");
+    assert!(
+        jar.exists(),
+        "{} is missing: run scripts/deps/jvm.sh (part of scripts/setup)",
+        jar.display()
+    );
+    for wl in ["Exceptions", "Method", "HeapSort"] {
+        let class = format!("tkbench.{wl}");
+        let out = ok(tk(&[
+            "paths",
+            "compare",
+            "--width",
+            "32",
+            "--",
+            "java",
+            "-cp",
+            jar.to_str().unwrap(),
+            &class,
+            "300",
+        ]));
+        assert!(!out.contains("WARNING"), "{out}");
+        let bits = |scheme: &str| -> u64 {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(scheme))
+                .unwrap_or_else(|| panic!("no {scheme} row in\n{out}"));
+            assert!(line.ends_with("yes"), "{wl}: {line}");
+            line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        };
+        let (stream, context) = (bits("adaptracer-stream "), bits("adaptracer-context "));
+        assert!(context < stream, "{wl}: context {context} bits, stream {stream}");
+    }
+}
