@@ -257,6 +257,12 @@ impl<'p, 'w> ContextDecoder<'p, 'w> {
         })
     }
 
+    /// Changes the decoding guard (maximum blocks per invocation).
+    pub fn with_max_steps(mut self, max_steps: usize) -> Self {
+        self.max_steps = max_steps;
+        self
+    }
+
     /// The next invocation, or `None` at the end marker.
     pub fn next_invocation(&mut self) -> Result<Option<StreamInvocation>> {
         if self.done {

@@ -85,6 +85,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Decoding outside data never panics: a valid stream with bits flipped,
+    /// words dropped or appended decodes to something or fails cleanly.
+    #[test]
+    fn mutated_streams_never_panic(seed in any::<u64>(), flips in prop::collection::vec((any::<prop::sample::Index>(), 0u32..64), 1..6),
+                                   cut in any::<prop::sample::Index>(), truncate in any::<bool>(), extra in any::<u64>()) {
+        let p = program(seed, 3);
+        let invs = invocations(&p, seed, 20, 2);
+        let model = AdaptiveModel::new(&p, AdaptiveParams::default()).unwrap();
+        let layout = ContextLayout::new(&p, &model).unwrap();
+        let mut enc = ContextEncoder::new(&p, &layout, 64).unwrap();
+        for (m, path, a) in &invs {
+            enc.append(*m, path, *a).unwrap();
+        }
+        let mut words = enc.finish().words;
+        words.push(extra);
+        for (i, bit) in &flips {
+            let at = i.index(words.len());
+            words[at] ^= 1 << bit;
+        }
+        if truncate {
+            words.truncate(cut.index(words.len()));
+        }
+        let mut d = ContextDecoder::new(&p, &layout, &words, 64).unwrap().with_max_steps(20_000);
+        for _ in 0..500 {
+            match d.next_invocation() {
+                Ok(Some(inv)) => prop_assert!(p.cfg(inv.method).check_path(&inv.path).is_ok()),
+                _ => break,
+            }
+        }
+    }
+}
+
 #[test]
 fn a_repeated_workload_costs_almost_nothing_the_second_time() {
     let p = program(7, 4);
@@ -112,7 +146,9 @@ fn long_random_stream_and_garbage_input() {
                 x >> 32
             })
             .collect();
-        let mut d = ContextDecoder::new(&p, &layout, &words, 32).unwrap();
+        let mut d = ContextDecoder::new(&p, &layout, &words, 32)
+            .unwrap()
+            .with_max_steps(20_000);
         for _ in 0..200 {
             match d.next_invocation() {
                 Ok(Some(_)) => {}
