@@ -88,7 +88,8 @@ pub fn decode_context_log(stored: &StoredProgram, core: &CoreProgram, log: &Trac
                 path: path.iter().filter(|&&v| v != 0 && v != exit).map(|&v| v - 1).collect(),
                 aborted: inv.aborted_after.is_some(),
                 method_id: m,
-                bits: 0,
+                // The words are one stream: each invocation is charged what its decisions cost.
+                bits: inv.ideal_bits.round() as u64,
                 completed: inv.aborted_after.map(|_| full),
                 nested: false,
                 thread_index: t,

@@ -90,6 +90,10 @@ impl SchemeTables {
             }
             _ => None,
         };
+        if let (true, Some(c), Some(a)) = (config.is_context(), &core, &adaptive) {
+            // The context stream numbers every counter in one space: refuse what it cannot hold now, not at decoding.
+            tracekit_paths::ContextLayout::new(c, a).map_err(|e| anyhow!("{e}"))?;
+        }
         Ok(SchemeTables {
             config: config.clone(),
             model_text,

@@ -9,10 +9,11 @@ use crate::predictor::{table_update, Predictor, Slot, BUCKETS, END_CODE_MAX};
 const FLAG_BOUND: u32 = 65535;
 const FLAG_INIT_MAX: u32 = 64;
 
-/// Encodes or decodes: the one code path both directions share.
+/// Encodes or decodes: the one code path both directions share. Both add
+/// `−log2 p` of every coded decision to their `f64`.
 pub(crate) enum Io<'a, 'w> {
     Enc(&'a mut Encoder, &'a mut f64),
-    Dec(&'a mut Decoder<'w>),
+    Dec(&'a mut Decoder<'w>, &'a mut f64),
 }
 
 impl Io<'_, '_> {
@@ -35,7 +36,7 @@ impl Io<'_, '_> {
                 **ideal += (total as f64 / freq as f64).log2();
                 sym
             }
-            Io::Dec(dec) => {
+            Io::Dec(dec, ideal) => {
                 let target = dec.target(total);
                 let mut cum = 0u64;
                 for (i, &c) in counts.iter().enumerate() {
@@ -44,6 +45,7 @@ impl Io<'_, '_> {
                     }
                     if target < cum + u64::from(c) {
                         dec.consume(cum, u64::from(c), total);
+                        **ideal += (total as f64 / f64::from(c)).log2();
                         return i;
                     }
                     cum += u64::from(c);
@@ -64,9 +66,10 @@ impl Io<'_, '_> {
                 **ideal += (n as f64).log2();
                 value
             }
-            Io::Dec(dec) => {
+            Io::Dec(dec, ideal) => {
                 let v = dec.target(n);
                 dec.consume(v, 1, n);
+                **ideal += (n as f64).log2();
                 v
             }
         }

@@ -142,7 +142,7 @@ impl ContextLayout {
 }
 
 /// One finished invocation of a context stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StreamInvocation {
     /// The method.
     pub method: MethodId,
@@ -151,6 +151,8 @@ pub struct StreamInvocation {
     pub path: Vec<BlockId>,
     /// `Some(len)`: ended by an exception after `len` blocks past the entry.
     pub aborted_after: Option<u32>,
+    /// What its method id, end and choices cost: `Σ −log2 p`, bits.
+    pub ideal_bits: f64,
 }
 
 /// What a finished context stream holds.
@@ -268,7 +270,8 @@ impl<'p, 'w> ContextDecoder<'p, 'w> {
         if self.done {
             return Ok(None);
         }
-        let mut io = Io::Dec(&mut self.dec);
+        let mut bits = 0.0;
+        let mut io = Io::Dec(&mut self.dec, &mut bits);
         let m = self.model.method(&mut io, 0);
         if m as usize >= self.program.len() {
             self.done = true;
@@ -303,6 +306,7 @@ impl<'p, 'w> ContextDecoder<'p, 'w> {
             method,
             path,
             aborted_after,
+            ideal_bits: bits,
         }))
     }
 
