@@ -7,6 +7,9 @@ use crate::error::{PathError, Result};
 use crate::predictor::{table_update, Predictor, Slot, BUCKETS, END_CODE_MAX};
 
 const FLAG_BOUND: u32 = 65535;
+const SUCC_BITS: u32 = 12;
+const SUCC_LIST: usize = 8;
+const RANK_INC: u32 = 4;
 const FLAG_INIT_MAX: u32 = 64;
 
 /// Encodes or decodes: the one code path both directions share. Both add
@@ -106,6 +109,11 @@ pub(crate) struct ThreadModel {
     /// at `method_key(p)` (0 = empty), updated like the order-K table.
     method_table: Vec<u32>,
     prev_method: u32,
+    succ_lists: Vec<u32>,
+    list_flag: [u32; 2],
+    rank_counts: [u32; SUCC_LIST],
+    /// `⌊log2 d⌋` of new method ids' distance to the nearest seen id.
+    dist_counts: [u32; 32],
     prev_method2: u32,
     /// Method ids coded so far at least once (their counts are non-zero).
     seen: usize,
@@ -124,6 +132,10 @@ impl ThreadModel {
             method_flags: vec![1; 2 * (BUCKETS + 8)],
             method_table: vec![0; 1 << 16],
             prev_method: u32::MAX,
+            succ_lists: vec![0; SUCC_LIST << SUCC_BITS],
+            list_flag: [1, 1],
+            rank_counts: [1; SUCC_LIST],
+            dist_counts: [1; 32],
             prev_method2: u32::MAX,
             end_flags: vec![1; 2 * BUCKETS],
             method_counts: vec![0; methods + 1],
@@ -209,7 +221,7 @@ impl ThreadModel {
     }
 
     /// Codes (or decodes: `method` ignored) the next method id.
-    pub(crate) fn method(&mut self, io: &mut Io, method: u32) -> u32 {
+    pub(crate) fn method(&mut self, io: &mut Io, method: u32) -> Result<u32> {
         let mut missed = Vec::new();
         let actual = (method << 2) | 1;
         let symbols = self.method_counts.len();
@@ -220,7 +232,6 @@ impl ThreadModel {
                 fallback = true;
                 // Candidates are always methods seen before.
                 let seen_left = self.seen - missed.len();
-                let unseen = symbols - self.seen;
                 let new = if seen_left == 0 {
                     true
                 } else {
@@ -229,16 +240,61 @@ impl ThreadModel {
                     update(&mut self.new_flag, usize::from(new), FLAG_INC, FLAG_BOUND);
                     new
                 };
-                if new {
-                    // Uniform over the ids not seen yet (the end marker included).
-                    let rank = (0..method as usize).filter(|&i| self.method_counts[i] == 0).count();
-                    let r = io.uniform(unseen as u64, rank as u64) as usize;
-                    let id = (0..symbols).filter(|&i| self.method_counts[i] == 0).nth(r);
+                if new && self.seen > 0 {
+                    // By its distance to the nearest id seen (methods of a class are
+                    // numbered together): ⌊log2 d⌋ adaptively, the low bits of d, then
+                    // which of the unseen ids at that distance.
+                    let dist = nearest_seen(&self.method_counts);
+                    let d = dist[method as usize];
+                    let nbits = (32 - (symbols as u32).leading_zeros()) as usize;
+                    let nb = io.pick(
+                        &self.dist_counts[..nbits],
+                        &[],
+                        (31 - d.max(1).leading_zeros()) as usize,
+                    );
+                    update(&mut self.dist_counts[..nbits], nb, RANK_INC, FLAG_BOUND);
+                    let d = (1u32 << nb) + io.uniform(1 << nb, u64::from(d).wrapping_sub(1 << nb)) as u32;
+                    let at: Vec<usize> = (0..symbols).filter(|&i| dist[i] == d).collect();
+                    let k = at.iter().position(|&i| i == method as usize).unwrap_or(0);
+                    let k = io.uniform(at.len() as u64, k as u64) as usize;
                     self.seen += 1;
-                    id.expect("rank below the number of unseen ids") as u32
+                    *at.get(k).ok_or_else(bad_id)? as u32
+                } else if new {
+                    // The thread's first method: uniform over every id.
+                    self.seen += 1;
+                    io.uniform(symbols as u64, u64::from(method)) as u32
                 } else {
-                    let excluded: Vec<usize> = missed.iter().map(|&e| (e >> 2) as usize).collect();
-                    io.pick(&self.method_counts, &excluded, method as usize) as u32
+                    let mut excluded: Vec<usize> = missed.iter().map(|&e| (e >> 2) as usize).collect();
+                    // The methods that followed the previous one lately, most recent first.
+                    let at = succ_key(self.prev_method) * SUCC_LIST;
+                    let list: Vec<usize> = self.succ_lists[at..at + SUCC_LIST]
+                        .iter()
+                        .filter(|&&e| e != 0)
+                        .map(|&e| (e - 1) as usize)
+                        .filter(|i| !excluded.contains(i))
+                        .collect();
+                    let pos = list.iter().position(|&i| i == method as usize);
+                    // Seen ids neither missed nor on the list (list entries are seen ids).
+                    let others = seen_left - list.len();
+                    let in_list = if list.is_empty() {
+                        false
+                    } else if others == 0 {
+                        true
+                    } else {
+                        let pair = [self.list_flag[0], self.list_flag[1]];
+                        let out = io.bit(pair, pos.is_none());
+                        update(&mut self.list_flag, usize::from(out), FLAG_INC, FLAG_BOUND);
+                        !out
+                    };
+                    if in_list {
+                        let n = list.len();
+                        let r = io.pick(&self.rank_counts[..n], &[], pos.unwrap_or(0));
+                        update(&mut self.rank_counts[..n], r, RANK_INC, FLAG_BOUND);
+                        list[r] as u32
+                    } else {
+                        excluded.extend_from_slice(&list);
+                        io.pick(&self.method_counts, &excluded, method as usize) as u32
+                    }
                 }
             }
         };
@@ -258,12 +314,17 @@ impl ThreadModel {
         ] {
             self.method_table[key] = table_update(self.method_table[key], (got << 2) | 1);
         }
+        let at = succ_key(self.prev_method) * SUCC_LIST;
+        let l = &mut self.succ_lists[at..at + SUCC_LIST];
+        let end = l.iter().position(|&e| e == got + 1).unwrap_or(SUCC_LIST - 1);
+        l.copy_within(0..end, 1);
+        l[0] = got + 1;
         self.prev_method2 = self.prev_method;
         self.prev_method = got;
         if (got as usize) < symbols - 1 {
             self.predictor.push(Slot::Method, (got << 2) | 1);
         }
-        got
+        Ok(got)
     }
 
     /// Codes (or decodes) how an invocation of `m` ended: `None` normal,
@@ -330,6 +391,43 @@ impl ThreadModel {
 }
 
 /// Index of the order-1 method table after method `prev`.
+/// Per method id, the distance to the nearest id with a non-zero count
+/// (`u32::MAX` when there is none).
+fn nearest_seen(counts: &[u32]) -> Vec<u32> {
+    let mut d = vec![u32::MAX; counts.len()];
+    let mut last = None;
+    for i in 0..counts.len() {
+        if counts[i] > 0 {
+            last = Some(i);
+        }
+        if let Some(l) = last {
+            d[i] = (i - l) as u32;
+        }
+    }
+    last = None;
+    for i in (0..counts.len()).rev() {
+        if counts[i] > 0 {
+            last = Some(i);
+        }
+        if let Some(l) = last {
+            d[i] = d[i].min((l - i) as u32);
+        }
+    }
+    d
+}
+
+fn bad_id() -> PathError {
+    PathError::InvalidTrace {
+        method: String::new(),
+        message: "context stream: no method id at the decoded distance".into(),
+    }
+}
+
+/// Slot of the successor list after method `prev`.
+fn succ_key(prev: u32) -> usize {
+    (prev.wrapping_mul(0x85EB_CA6B) >> (32 - SUCC_BITS)) as usize
+}
+
 fn method_key(prev: u32) -> usize {
     (prev.wrapping_mul(0x9E37_79B1) >> 16) as usize
 }

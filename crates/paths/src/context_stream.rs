@@ -25,13 +25,28 @@
 //!   (shipped model, `inc`/`bound` from the parameters);
 //! - method id: unless every method seen so far on the thread was missed,
 //!   a flag "not seen before" (pair `new`, starting at `(1, 1)`, flag update
-//!   rule); a new id is coded uniformly, `(rank, 1, unseen)`, by its rank
-//!   among the ids not seen yet (`#methods` — the end marker — included;
-//!   nothing when one is left); a seen one by the thread's method counters
-//!   (`#methods + 1`, starting at 0 = unseen, which never take part). These
-//!   counters update only after such a fallback: `c[m] += inc`
-//!   ([`METHOD_INC`]) after halving the non-zero ones (never below 1) when
-//!   `c[m] + inc > 65535` or the total would pass `2^20`;
+//!   rule; *seen* = its counter below is non-zero). A **new** id: the
+//!   thread's first one uniformly, `(id, 1, #methods + 1)`; later ones by
+//!   `d`, the distance to the nearest seen id (methods of a class are
+//!   numbered together): `⌊log2 d⌋` under the counters `dist` (the first
+//!   `bits(#methods + 1)` of 32, starting at 1, `inc` 4, AdapTracer update),
+//!   the `⌊log2 d⌋` low bits of `d` as `(low, 1, 2^⌊log2 d⌋)`, then the id's
+//!   index among the unseen ids at distance exactly `d` (ascending), `(i,
+//!   1, count)` — the end marker `#methods` is an id like the others. A
+//!   **seen** id: the *successor list* of the previous method `p` (8 slots
+//!   at `(p·0x85EBCA6B >> 20)·8` of a table of `2^12 × 8`, entries `id + 1`,
+//!   0 = empty, most recent first; after every method id `g` the list of the
+//!   previous one moves `g` to its front, dropping the last entry if `g`
+//!   was absent) minus the missed candidates: a flag "not on the list"
+//!   (pair `list`, `(1, 1)`, flag rule) — skipped when the list is empty
+//!   (not on it) or holds every remaining seen id (on it) — then either the
+//!   position on the list under the counters `rank` (first `n` of 8, start
+//!   1, `inc` 4, AdapTracer update) or the thread's method counters
+//!   (`#methods + 1`, 0 = unseen, which never take part) with the missed
+//!   candidates and the list excluded. These method counters update only
+//!   after a fallback: `c[m] += inc` ([`METHOD_INC`]) after halving the
+//!   non-zero ones (never below 1) when `c[m] + inc > 65535` or the total
+//!   would pass `2^20`;
 //! - end: a per-method pair `[normal, exception]` (flag update rule); after
 //!   "exception", the Elias-gamma code of `len + 1` as fair binary choices
 //!   (`(bit, 1, 2)`): `nb = ⌊log2(len + 1)⌋` ones, a zero, then the `nb` low
@@ -199,7 +214,7 @@ impl<'p> ContextEncoder<'p> {
         cfg.check_path(path)?;
         let mut part = 0.0;
         let mut io = Io::Enc(&mut self.enc, &mut part);
-        self.model.method(&mut io, m.0);
+        self.model.method(&mut io, m.0)?;
         self.parts[0] += part;
         part = 0.0;
         let mut io = Io::Enc(&mut self.enc, &mut part);
@@ -224,7 +239,9 @@ impl<'p> ContextEncoder<'p> {
     pub fn finish(mut self) -> ContextTrace {
         let mut part = 0.0;
         let mut io = Io::Enc(&mut self.enc, &mut part);
-        self.model.method(&mut io, self.program.len() as u32);
+        self.model
+            .method(&mut io, self.program.len() as u32)
+            .expect("the end marker is a valid id");
         self.parts[0] += part;
         ContextTrace {
             words: self.enc.finish(),
@@ -272,7 +289,7 @@ impl<'p, 'w> ContextDecoder<'p, 'w> {
         }
         let mut bits = 0.0;
         let mut io = Io::Dec(&mut self.dec, &mut bits);
-        let m = self.model.method(&mut io, 0);
+        let m = self.model.method(&mut io, 0)?;
         if m as usize >= self.program.len() {
             self.done = true;
             return Ok(None);

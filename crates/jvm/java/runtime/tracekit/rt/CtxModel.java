@@ -15,6 +15,9 @@ final class CtxModel {
     private static final int FLAG_INIT_MAX = 64;
     private static final int METHOD_INC = 2;
     private static final long MAX_TOTAL = 1L << 20;
+    private static final int SUCC_BITS = 12;
+    private static final int SUCC_LIST = 8;
+    private static final int RANK_INC = 4;
 
     private final ThreadState thread;
     private final Tables t;
@@ -28,12 +31,18 @@ final class CtxModel {
     private final int[] methodTable = new int[1 << 16];
     private int prevMethod = -1, prevMethod2 = -1;
     private final int[] methodCounts;
-    /** Fenwick trees over methodCounts and over "seen" (count > 0), and the counts' total. */
+    /** Fenwick tree over methodCounts, and their total. */
     private final long[] countTree;
-    private final int[] seenTree;
     private long methodTotal;
     private int seen;
     private final int[] newFlag = {1, 1};
+    /** Successor lists of methods (ids + 1, most recent first), their flag and rank counters, distance counters of new ids. */
+    private final int[] succLists = new int[SUCC_LIST << SUCC_BITS];
+    private final int[] listFlag = {1, 1};
+    private final int[] rankCounts = filled(SUCC_LIST);
+    private final int[] distCounts = filled(32);
+    private final int[] list = new int[SUCC_LIST];
+    private final int[] distBuf;
     private final int[] endCounts;
     /** Candidates missed so far for the current event. */
     private final int[] missed = new int[4];
@@ -48,7 +57,7 @@ final class CtxModel {
         flags = new int[methods][];
         methodCounts = new int[methods + 1];
         countTree = new long[methods + 2];
-        seenTree = new int[methods + 2];
+        distBuf = new int[methods + 1];
         endCounts = filled(2 * methods);
     }
 
@@ -123,6 +132,27 @@ final class CtxModel {
         return -1;
     }
 
+    private static int succKey(int prev) {
+        return (prev * 0x85EBCA6B) >>> (32 - SUCC_BITS);
+    }
+
+    /** Per method id, the distance to the nearest id with a non-zero count (MAX_VALUE: none). */
+    private int[] nearestSeen() {
+        int n = methodCounts.length;
+        int[] d = distBuf;
+        int last = -1;
+        for (int i = 0; i < n; i++) {
+            if (methodCounts[i] > 0) last = i;
+            d[i] = last < 0 ? Integer.MAX_VALUE : i - last;
+        }
+        last = -1;
+        for (int i = n - 1; i >= 0; i--) {
+            if (methodCounts[i] > 0) last = i;
+            if (last >= 0) d[i] = Math.min(d[i], last - i);
+        }
+        return d;
+    }
+
     private static int methodKey(int prev) {
         return (prev * 0x9E3779B1) >>> 16;
     }
@@ -143,17 +173,6 @@ final class CtxModel {
         return s;
     }
 
-    private void addSeen(int i) {
-        for (int x = i + 1; x < seenTree.length; x += x & -x) seenTree[x]++;
-    }
-
-    /** Number of ids below i seen so far. */
-    private int prefixSeen(int i) {
-        int s = 0;
-        for (int x = i; x > 0; x -= x & -x) s += seenTree[x];
-        return s;
-    }
-
     /** Codes method id {@code method} (the method count ends the stream). */
     void method(Coder coder, int method) {
         int symbols = methodCounts.length;
@@ -171,25 +190,65 @@ final class CtxModel {
         boolean fallback = flags(coder, CtxPredictor.METHOD, symbols, actual) < 0;
         if (fallback) {
             int seenLeft = seen - missedCount;
-            int unseen = symbols - seen;
             boolean isNew = methodCounts[method] == 0;
             if (seenLeft != 0) {
                 bit(coder, newFlag[0], newFlag[1], isNew);
                 update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
             }
-            if (isNew) {
-                int rank = method - prefixSeen(method);
-                if (unseen > 1) coder.encode(rank, 1, unseen);
-                seen++;
-                addSeen(method);
-            } else {
-                long total = methodTotal, cum = prefixCount(method);
-                for (int i = 0; i < missedCount; i++) {
-                    int e = missed[i] >>> 2;
-                    total -= methodCounts[e];
-                    if (e < method) cum -= methodCounts[e];
+            if (isNew && seen > 0) {
+                // By the distance d to the nearest seen id, see the Rust docs.
+                int[] dist = nearestSeen();
+                int d = dist[method];
+                int nbits = 32 - Integer.numberOfLeadingZeros(symbols);
+                int nb = 31 - Integer.numberOfLeadingZeros(Math.max(d, 1));
+                pick(coder, distCounts, 0, nbits, missed, 0, nb);
+                update(distCounts, 0, nbits, nb, RANK_INC, FLAG_BOUND);
+                if (nb > 0) coder.encode(d - (1 << nb), 1, 1L << nb);
+                int count = 0, index = 0;
+                for (int i = 0; i < symbols; i++) {
+                    if (dist[i] != d) continue;
+                    if (i < method) index++;
+                    count++;
                 }
-                if (seen - missedCount > 1) coder.encode(cum, methodCounts[method], total);
+                if (count > 1) coder.encode(index, 1, count);
+                seen++;
+            } else if (isNew) {
+                if (symbols > 1) coder.encode(method, 1, symbols);
+                seen++;
+            } else {
+                for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
+                // The methods that followed the previous one lately, most recent first.
+                int at = succKey(prevMethod) * SUCC_LIST;
+                int n = 0, pos = -1;
+                for (int j = 0; j < SUCC_LIST; j++) {
+                    int e = succLists[at + j];
+                    if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
+                    if (e - 1 == method) pos = n;
+                    list[n++] = e - 1;
+                }
+                int others = seenLeft - n;
+                boolean inList;
+                if (n == 0) {
+                    inList = false;
+                } else if (others == 0) {
+                    inList = true;
+                } else {
+                    bit(coder, listFlag[0], listFlag[1], pos < 0);
+                    update(listFlag, 0, 2, pos < 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
+                    inList = pos >= 0;
+                }
+                if (inList) {
+                    pick(coder, rankCounts, 0, n, missed, 0, pos);
+                    update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
+                } else {
+                    long total = methodTotal, cum = prefixCount(method);
+                    for (int i = 0; i < missedCount + n; i++) {
+                        int e = i < missedCount ? missed[i] : list[i - missedCount];
+                        total -= methodCounts[e];
+                        if (e < method) cum -= methodCounts[e];
+                    }
+                    if (others > 1) coder.encode(cum, methodCounts[method], total);
+                }
             }
             if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
                 for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
@@ -202,6 +261,16 @@ final class CtxModel {
         }
         methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
         methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
+        int at = succKey(prevMethod) * SUCC_LIST;
+        int end = SUCC_LIST - 1;
+        for (int j = 0; j < SUCC_LIST; j++) {
+            if (succLists[at + j] == method + 1) {
+                end = j;
+                break;
+            }
+        }
+        System.arraycopy(succLists, at, succLists, at + 1, end);
+        succLists[at] = method + 1;
         prevMethod2 = prevMethod;
         prevMethod = method;
         if (method < symbols - 1) pred.record(actual);
