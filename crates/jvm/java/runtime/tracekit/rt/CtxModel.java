@@ -42,7 +42,8 @@ final class CtxModel {
     private final int[] rankCounts = filled(SUCC_LIST);
     private final int[] distCounts = filled(32);
     private final int[] list = new int[SUCC_LIST];
-    private final int[] distBuf;
+    /** The ids seen so far (count > 0), ascending; the first {@code seen} entries are valid. */
+    private final int[] sortedSeen;
     private final int[] endCounts;
     /** Candidates missed so far for the current event. */
     private final int[] missed = new int[4];
@@ -57,7 +58,7 @@ final class CtxModel {
         flags = new int[methods][];
         methodCounts = new int[methods + 1];
         countTree = new long[methods + 2];
-        distBuf = new int[methods + 1];
+        sortedSeen = new int[methods + 1];
         endCounts = filled(2 * methods);
     }
 
@@ -136,21 +137,10 @@ final class CtxModel {
         return (prev * 0x85EBCA6B) >>> (32 - SUCC_BITS);
     }
 
-    /** Per method id, the distance to the nearest id with a non-zero count (MAX_VALUE: none). */
-    private int[] nearestSeen() {
-        int n = methodCounts.length;
-        int[] d = distBuf;
-        int last = -1;
-        for (int i = 0; i < n; i++) {
-            if (methodCounts[i] > 0) last = i;
-            d[i] = last < 0 ? Integer.MAX_VALUE : i - last;
-        }
-        last = -1;
-        for (int i = n - 1; i >= 0; i--) {
-            if (methodCounts[i] > 0) last = i;
-            if (last >= 0) d[i] = Math.min(d[i], last - i);
-        }
-        return d;
+    /** Inserts a newly seen id at position p of {@link #sortedSeen} (before {@code seen} grows). */
+    private void addSorted(int p, int id) {
+        System.arraycopy(sortedSeen, p, sortedSeen, p + 1, seen - p);
+        sortedSeen[p] = id;
     }
 
     private static int methodKey(int prev) {
@@ -188,79 +178,112 @@ final class CtxModel {
             if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
         }
         boolean fallback = flags(coder, CtxPredictor.METHOD, symbols, actual) < 0;
-        if (fallback) {
-            int seenLeft = seen - missedCount;
-            boolean isNew = methodCounts[method] == 0;
-            if (seenLeft != 0) {
-                bit(coder, newFlag[0], newFlag[1], isNew);
-                update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
-            }
-            if (isNew && seen > 0) {
-                // By the distance d to the nearest seen id, see the Rust docs.
-                int[] dist = nearestSeen();
-                int d = dist[method];
-                int nbits = 32 - Integer.numberOfLeadingZeros(symbols);
-                int nb = 31 - Integer.numberOfLeadingZeros(Math.max(d, 1));
-                pick(coder, distCounts, 0, nbits, missed, 0, nb);
-                update(distCounts, 0, nbits, nb, RANK_INC, FLAG_BOUND);
-                if (nb > 0) coder.encode(d - (1 << nb), 1, 1L << nb);
-                int count = 0, index = 0;
-                for (int i = 0; i < symbols; i++) {
-                    if (dist[i] != d) continue;
-                    if (i < method) index++;
-                    count++;
-                }
-                if (count > 1) coder.encode(index, 1, count);
-                seen++;
-            } else if (isNew) {
-                if (symbols > 1) coder.encode(method, 1, symbols);
-                seen++;
-            } else {
-                for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
-                // The methods that followed the previous one lately, most recent first.
-                int at = succKey(prevMethod) * SUCC_LIST;
-                int n = 0, pos = -1;
-                for (int j = 0; j < SUCC_LIST; j++) {
-                    int e = succLists[at + j];
-                    if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
-                    if (e - 1 == method) pos = n;
-                    list[n++] = e - 1;
-                }
-                int others = seenLeft - n;
-                boolean inList;
-                if (n == 0) {
-                    inList = false;
-                } else if (others == 0) {
-                    inList = true;
-                } else {
-                    bit(coder, listFlag[0], listFlag[1], pos < 0);
-                    update(listFlag, 0, 2, pos < 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
-                    inList = pos >= 0;
-                }
-                if (inList) {
-                    pick(coder, rankCounts, 0, n, missed, 0, pos);
-                    update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
-                } else {
-                    long total = methodTotal, cum = prefixCount(method);
-                    for (int i = 0; i < missedCount + n; i++) {
-                        int e = i < missedCount ? missed[i] : list[i - missedCount];
-                        total -= methodCounts[e];
-                        if (e < method) cum -= methodCounts[e];
-                    }
-                    if (others > 1) coder.encode(cum, methodCounts[method], total);
-                }
-            }
-            if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
-                for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
-                java.util.Arrays.fill(countTree, 0);
-                methodTotal = 0;
-                for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
-            }
-            methodCounts[method] += METHOD_INC;
-            addCount(method, METHOD_INC);
-        }
+        if (fallback) methodFallback(coder, method, symbols);
         methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
         methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
+        touchSuccessor(method);
+        prevMethod2 = prevMethod;
+        prevMethod = method;
+        if (method < symbols - 1) pred.record(actual);
+    }
+
+    /**
+     * A method id no candidate guessed (kept out of {@link #method} so the
+     * JIT compiles the hot path small).
+     */
+    private void methodFallback(Coder coder, int method, int symbols) {
+        int seenLeft = seen - missedCount;
+        boolean isNew = methodCounts[method] == 0;
+        if (seenLeft != 0) {
+            bit(coder, newFlag[0], newFlag[1], isNew);
+            update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
+        }
+        if (isNew && seen > 0) {
+            // By the distance d to the nearest seen id, see the Rust docs.
+            int p = java.util.Arrays.binarySearch(sortedSeen, 0, seen, method);
+            p = -p - 1; // method is unseen: its insertion point
+            int d = Integer.MAX_VALUE;
+            if (p > 0) d = method - sortedSeen[p - 1];
+            if (p < seen) d = Math.min(d, sortedSeen[p] - method);
+            int nbits = 32 - Integer.numberOfLeadingZeros(symbols);
+            int nb = 31 - Integer.numberOfLeadingZeros(Math.max(d, 1));
+            pick(coder, distCounts, 0, nbits, missed, 0, nb);
+            update(distCounts, 0, nbits, nb, RANK_INC, FLAG_BOUND);
+            if (nb > 0) coder.encode(d - (1 << nb), 1, 1L << nb);
+            // The unseen ids at distance exactly d, ascending: left of the first seen
+            // id, inside gaps of at least 2d, right of the last one.
+            int count = 0, index = 0;
+            int first = sortedSeen[0], last = sortedSeen[seen - 1];
+            if (first - d >= 0) {
+                count++;
+                if (first - d < method) index++;
+            }
+            for (int j = 1; j < seen; j++) {
+                int a = sortedSeen[j - 1], b = sortedSeen[j];
+                if (b - a < 2 * d) continue;
+                int n = b - a == 2 * d ? 1 : 2;
+                count += n;
+                if (a + d < method) index++;
+                if (n == 2 && b - d < method) index++;
+            }
+            if (last + d <= symbols - 1) {
+                count++;
+                if (last + d < method) index++;
+            }
+            if (count > 1) coder.encode(index, 1, count);
+            addSorted(p, method);
+            seen++;
+        } else if (isNew) {
+            if (symbols > 1) coder.encode(method, 1, symbols);
+            addSorted(0, method);
+            seen++;
+        } else {
+            for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
+            // The methods that followed the previous one lately, most recent first.
+            int at = succKey(prevMethod) * SUCC_LIST;
+            int n = 0, pos = -1;
+            for (int j = 0; j < SUCC_LIST; j++) {
+                int e = succLists[at + j];
+                if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
+                if (e - 1 == method) pos = n;
+                list[n++] = e - 1;
+            }
+            int others = seenLeft - n;
+            boolean inList;
+            if (n == 0) {
+                inList = false;
+            } else if (others == 0) {
+                inList = true;
+            } else {
+                bit(coder, listFlag[0], listFlag[1], pos < 0);
+                update(listFlag, 0, 2, pos < 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
+                inList = pos >= 0;
+            }
+            if (inList) {
+                pick(coder, rankCounts, 0, n, missed, 0, pos);
+                update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
+            } else {
+                long total = methodTotal, cum = prefixCount(method);
+                for (int i = 0; i < missedCount + n; i++) {
+                    int e = i < missedCount ? missed[i] : list[i - missedCount];
+                    total -= methodCounts[e];
+                    if (e < method) cum -= methodCounts[e];
+                }
+                if (others > 1) coder.encode(cum, methodCounts[method], total);
+            }
+        }
+        if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
+            for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
+            java.util.Arrays.fill(countTree, 0);
+            methodTotal = 0;
+            for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
+        }
+        methodCounts[method] += METHOD_INC;
+        addCount(method, METHOD_INC);
+    }
+
+    /** Moves {@code method} to the front of the previous method's successor list. */
+    private void touchSuccessor(int method) {
         int at = succKey(prevMethod) * SUCC_LIST;
         int end = SUCC_LIST - 1;
         for (int j = 0; j < SUCC_LIST; j++) {
@@ -269,11 +292,8 @@ final class CtxModel {
                 break;
             }
         }
-        System.arraycopy(succLists, at, succLists, at + 1, end);
+        for (int j = end; j > 0; j--) succLists[at + j] = succLists[at + j - 1];
         succLists[at] = method + 1;
-        prevMethod2 = prevMethod;
-        prevMethod = method;
-        if (method < symbols - 1) pred.record(actual);
     }
 
     /** Codes how an invocation of {@code m} ended: realLen -1 = normal return. */

@@ -122,19 +122,21 @@ final class CtxPredictor {
         n++;
         if (atLeast(n, MATCH_MIN)) {
             int i = (hm * GOLDEN) >>> 16;
-            if (len == 0) {
-                int cand = mtable[i];
-                int d = n - cand;
-                if (cand != 0 && d > 0 && d < RING - 64) {
-                    int l = 0;
-                    while (l < 32 && at(cand - 1 - l) == at(n - 1 - l)) l++;
-                    if (l >= MATCH_MIN) {
-                        len = l;
-                        ptr = cand;
-                    }
-                }
-            }
+            if (len == 0) acquire(mtable[i]);
             mtable[i] = n;
+        }
+    }
+
+    /** Starts a match at {@code cand} (a position from the match table) if the last events agree. */
+    private void acquire(int cand) {
+        int d = n - cand;
+        if (cand != 0 && d > 0 && d < RING - 64) {
+            int l = 0;
+            while (l < 32 && at(cand - 1 - l) == at(n - 1 - l)) l++;
+            if (l >= MATCH_MIN) {
+                len = l;
+                ptr = cand;
+            }
         }
     }
 }
