@@ -25,6 +25,8 @@ final class CtxModel {
     private final long bound;
     private final CtxPredictor pred = new CtxPredictor();
     private final int[][] flags;
+    /** Per method, at each choice block's first counter: the block's counter total (0: not computed yet). */
+    private final long[][] totals;
     private final int[] globalFlags = filled(2 * BUCKETS);
     private final int[] methodFlags = filled(2 * (BUCKETS + 8));
     private final int[] endFlags = filled(2 * BUCKETS);
@@ -56,6 +58,7 @@ final class CtxModel {
         this.bound = t.bound;
         int methods = t.methodCount();
         flags = new int[methods][];
+        totals = new long[methods][];
         methodCounts = new int[methods + 1];
         countTree = new long[methods + 2];
         sortedSeen = new int[methods + 1];
@@ -327,6 +330,8 @@ final class CtxModel {
         end(coder, m, realLen);
         if (notedLen == 0) return;
         int[] counts = thread.methodCounters(m);
+        long[] tot = totals[m];
+        if (tot == null) totals[m] = tot = new long[counts.length];
         int[] f = flags[m];
         if (f == null) flags[m] = f = new int[t.adapChoiceNodes[m] * BUCKETS * 2];
         int[] bases = t.adapBase[m];
@@ -335,19 +340,29 @@ final class CtxModel {
         for (int i = 0; i < notedLen; i += 2) {
             int v = noted[i];
             int base = bases[v];
-            choice(coder, counts, f, flagIndex[v] * BUCKETS * 2, base, offset + base, succ[v].length, noted[i + 1]);
+            choice(coder, counts, tot, f, flagIndex[v] * BUCKETS * 2, base, offset + base, succ[v].length, noted[i + 1]);
         }
     }
 
     /** Codes the choice {@code sym} among k at a node whose counters start at counts[base] and flag pairs at f[fbase]. */
-    private void choice(Coder coder, int[] counts, int[] f, int fbase, int base, int lo, int k, int sym) {
+    private void choice(Coder coder, int[] counts, long[] tot, int[] f, int fbase, int base, int lo, int k, int sym) {
         int actual = (lo + sym) << 2;
         pred.candidates(CtxPredictor.CHOICE, lo, k);
         if (choiceFlags(coder, f, fbase, k, actual) < 0) {
             for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
             pick(coder, counts, base, k, missed, missedCount, sym);
         }
-        update(counts, base, k, sym, inc, bound);
+        // update(counts, base, k, sym, inc, bound) with the block's total kept in tot[base].
+        long total = tot[base];
+        if (total == 0) {
+            for (int i = 0; i < k; i++) total += counts[base + i];
+        }
+        if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
+            total = 0;
+            for (int i = 0; i < k; i++) total += counts[base + i] = Math.max(1, counts[base + i] >>> 1);
+        }
+        counts[base + sym] += inc;
+        tot[base] = total + inc;
         pred.record(actual);
     }
 
