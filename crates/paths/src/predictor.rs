@@ -20,7 +20,9 @@
 //! **Order-K table.** [`KTABLE`] entries `(event + 1) << 2 | conf` (0 =
 //! empty), indexed by `((hk ^ key·0x85EBCA6B)·0x9E3779B1) >> 16` where `key`
 //! names the slot being coded (a choice block's first counter index `<< 2`,
-//! 1 for methods, 2 for ends). After coding `e` under that index: empty →
+//! 1 for methods, 2 for ends). While the match model's `len` is at least
+//! [`LONG_MATCH`] the table is skipped: no prediction, no update. After
+//! coding `e` under that index: empty →
 //! `(e, 0)`; same event → `conf = min(conf + 1, 3)`; else `conf > 0` →
 //! `conf − 1`; else → `(e, 0)`.
 //!
@@ -46,6 +48,9 @@ pub const RING: u32 = 1 << 18;
 pub const MATCH_MIN: u32 = 20;
 /// Events hashed for the order-K table.
 pub const ORDER_K: u32 = 6;
+/// Matches at least this long leave the order-K table alone: it is neither
+/// consulted nor trained while they last.
+pub const LONG_MATCH: u32 = 1024;
 /// Entries of the match-position table.
 pub const MTABLE: usize = 1 << 16;
 /// Entries of the order-K table.
@@ -182,7 +187,11 @@ impl Predictor {
     /// The predictions for the next event of `slot`.
     pub fn candidates(&self, slot: Slot) -> Candidates {
         let mut c = Candidates::default();
-        let entry = self.ktable[self.kindex(slot)];
+        let entry = if self.len >= LONG_MATCH {
+            0
+        } else {
+            self.ktable[self.kindex(slot)]
+        };
         let table = (entry != 0)
             .then(|| ((entry >> 2) - 1, entry & 3))
             .filter(|&(ev, _)| slot.holds(ev));
@@ -208,8 +217,10 @@ impl Predictor {
 
     /// Records that `ev` was coded for `slot`.
     pub fn push(&mut self, slot: Slot, ev: u32) {
-        let ki = self.kindex(slot);
-        self.ktable[ki] = table_update(self.ktable[ki], ev);
+        if self.len < LONG_MATCH {
+            let ki = self.kindex(slot);
+            self.ktable[ki] = table_update(self.ktable[ki], ev);
+        }
         if self.len > 0 {
             if self.at(self.ptr) == ev {
                 self.ptr = self.ptr.wrapping_add(1);

@@ -16,6 +16,8 @@ final class CtxPredictor {
     private static final int GOLDEN = 0x9E3779B1;
     private static final int KEY_MUL = 0x85EBCA6B;
     private static final int LEN_CAP = 1 << 30;
+    /** Matches at least this long leave the order-K table alone (neither read nor trained). */
+    static final int LONG_MATCH = 1024;
     private static final int POW_M = pow(B, MATCH_MIN);
     private static final int POW_K = pow(B, ORDER_K);
 
@@ -86,8 +88,11 @@ final class CtxPredictor {
     /** Fills {@link #events}/{@link #buckets} with the predictions for the slot. */
     void candidates(int kind, int lo, int k) {
         count = 0;
-        lastKindex = kindex(kind, lo);
-        int entry = ktable[lastKindex];
+        int entry = 0;
+        if (len < LONG_MATCH) {
+            lastKindex = kindex(kind, lo);
+            entry = ktable[lastKindex];
+        }
         boolean hasTable = entry != 0 && holds(kind, lo, k, (entry >>> 2) - 1);
         int tev = hasTable ? (entry >>> 2) - 1 : 0;
         int conf = entry & 3;
@@ -104,8 +109,7 @@ final class CtxPredictor {
 
     /** Records that {@code ev} was coded for the slot of the last {@link #candidates} call. */
     void record(int ev) {
-        int ki = lastKindex;
-        ktable[ki] = tableUpdate(ktable[ki], ev);
+        if (len < LONG_MATCH) ktable[lastKindex] = tableUpdate(ktable[lastKindex], ev);
         if (len > 0) {
             if (at(ptr) == ev) {
                 ptr++;
