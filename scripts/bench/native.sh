@@ -22,6 +22,7 @@ RT=$PWD/target/release/libtracekit_rt.so
 W=$(mktemp -d /tmp/tracekit-bench-native.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cc -O2 -finstrument-functions -pthread -o "$W/loop" scripts/bench/native_loop.c
+cc -O2 -shared -fPIC -ftls-model=initial-exec -o "$W/tsc_floor.so" scripts/bench/tsc_floor.c
 
 cpu_of() { awk '/cpu_ns_per_call/ {print $2}'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
@@ -31,6 +32,7 @@ declare -A samples
 for r in $(seq "$RUNS"); do
   samples[untraced]+="$("$W/loop" "$N" | cpu_of) "
   samples[disabled]+="$(LD_PRELOAD=$RT "$W/loop" "$N" | cpu_of) "
+  samples[tsc_floor]+="$(LD_PRELOAD=$W/tsc_floor.so "$W/loop" "$N" | cpu_of) "
   samples[tracekit]+="$("$T" record --context none -o "$W/rec" -- "$W/loop" "$N" 2>/dev/null | cpu_of) "
   samples[tracekit_order]+="$("$T" record --clock order --context none -o "$W/rec" -- "$W/loop" "$N" 2>/dev/null | cpu_of) "
   samples[unselected]+="$("$T" record --filter main --context none -o "$W/rec" -- "$W/loop" "$N" 2>/dev/null | cpu_of) "
@@ -40,13 +42,15 @@ done
 echo "== ns per call (thread CPU), $N calls, median of $RUNS runs"
 base=$(echo "${samples[untraced]}" | tr ' ' '\n' | grep . | median)
 printf "%-34s %10s %12s   %s\n" "configuration" "median" "overhead" "runs"
-for k in untraced disabled unselected tracekit_order tracekit uftrace; do
+for k in untraced disabled unselected tracekit_order tsc_floor tracekit uftrace; do
   m=$(echo "${samples[$k]}" | tr ' ' '\n' | grep . | median)
   over=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", a - b}')
   printf "%-34s %10s %12s   %s\n" "$k" "$m" "$over" "${samples[$k]}"
   declare "over_$k=$over"
 done
-awk -v t="$over_tracekit" -v u="$over_uftrace" 'BEGIN {printf "uftrace / tracekit overhead: %.1fx\n", u / t}'
+awk -v t="$over_tracekit" -v u="$over_uftrace" 'BEGIN {printf "uftrace / tracekit overhead: %.2fx\n", u / t}'
+awk -v f="$over_tsc_floor" -v u="$over_uftrace" 'BEGIN {printf "uftrace / tsc_floor overhead: %.2fx (the most any tracer reading the TSC per event can reach)\n", u / f}'
+awk -v t="$over_tracekit" -v f="$over_tsc_floor" 'BEGIN {printf "tracekit above tsc_floor: %.2f ns per call\n", t - f}'
 fi
 
 if [[ ,$PARTS, == *,threads,* ]]; then
