@@ -90,7 +90,7 @@ impl IntervalProfile {
         let mut map = vec![u32::MAX; n];
         let mut kept = Vec::with_capacity(max_nodes + 1);
         for (i, node) in self.tree.iter().enumerate() {
-            let parent_kept = node.parent.map_or(true, |p| map[p as usize] != u32::MAX);
+            let parent_kept = node.parent.is_none_or(|p| map[p as usize] != u32::MAX);
             if node.incl_real > cut && parent_kept {
                 map[i] = kept.len() as u32;
                 let mut k = node.clone();
