@@ -5,6 +5,10 @@
 //!   each clock, calls, recursive calls, parents and children), per thread or
 //!   across threads, optionally restricted to a window of time;
 //! - [`CallTree`]: dmtracedump's call tree;
+//! - [`slices`]: each thread's calls as nested intervals per depth, an index
+//!   for level-of-detail drawing and for [`interval_profile`], the profile
+//!   and call tree of any set of intervals in time proportional to the calls
+//!   inside them (what a viewer asks on every selection);
 //! - [`context::value_at`] and [`context::snapshot`]: the context at an instant;
 //! - [`Condition`]: context conditions and the intervals where they hold;
 //! - [`problems::find`] and [`hints::hints`]: problem occurrences and ranked
@@ -35,7 +39,9 @@ pub mod hints;
 mod intervals;
 pub mod problems;
 mod profile;
+pub mod slices;
 mod walk;
+mod window_profile;
 
 pub use calltree::{CallNode, CallTree};
 pub use condition::{find_track, Condition, Op};
@@ -43,6 +49,10 @@ pub use hints::{Hint, HintStats, ValueShare};
 pub use intervals::{Interval, IntervalSet};
 pub use problems::{Occurrence, ProblemDef, ProblemMatch};
 pub use profile::{EdgeProfile, MethodProfile, Profile, ProfileOptions};
+pub use slices::{session_slices, ThreadSlices};
+pub use window_profile::{
+    interval_profile, normalize_intervals, IntervalProfile, ProfileRow, TreeNode, MAX_TREE_NODES,
+};
 
 /// Why an analysis could not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

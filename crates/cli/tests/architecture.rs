@@ -44,7 +44,7 @@ fn normal_deps(manifest: &str) -> Vec<String> {
         }
         if in_deps {
             if let Some(name) = t.strip_prefix("tracekit-") {
-                out.push(name.split(|c: char| c == ' ' || c == '=').next().unwrap().to_string());
+                out.push(name.split([' ', '=']).next().unwrap().to_string());
             }
         }
     }

@@ -15,6 +15,7 @@
 //! `-inf`). String values escape `\` `\t` `\n` `\r` as `\\` `\t` `\n` `\r`.
 //! Blank lines are ignored. A file cut off in its last line keeps every
 //! complete line before it.
+#![allow(clippy::tabs_in_doc_comments)] // the example shows the format's real tab separators
 
 use crate::{ContextLog, DataForm, Error, KeyPart, ReadOutcome, Record};
 use std::io::Write;

@@ -19,7 +19,7 @@ fn dir_files(dir: &Path) -> Vec<Vec<u8>> {
     files.sort();
     files
         .into_iter()
-        .filter(|p| p.extension().map_or(true, |e| e != "py" && e != "md"))
+        .filter(|p| p.extension().is_none_or(|e| e != "py" && e != "md"))
         .map(|p| std::fs::read(p).unwrap())
         .collect()
 }

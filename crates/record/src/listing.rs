@@ -107,7 +107,7 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
                 inside_selected = Some(d);
             }
             let selected = f.functions.is_empty() || inside_selected.is_some();
-            let shown = selected && f.max_depth.map_or(true, |m| d < m);
+            let shown = selected && f.max_depth.is_none_or(|m| d < m);
             out.push(ListedEvent {
                 pid,
                 tid: t.tid,

@@ -2,9 +2,9 @@
 //! columns in base64 (decoded straight into `Float64Array`/`Uint32Array`),
 //! summarised to a budget when the trace is larger than one file should hold.
 
-use crate::slices::{Level, ThreadSlices, NO_PARENT};
 use base64::Engine as _;
 use serde_json::{json, Value};
+use tracekit_analysis::slices::{Level, ThreadSlices, NO_PARENT};
 
 /// Number of time buckets in which omitted calls are counted per level.
 pub const DENSITY_BUCKETS: usize = 2048;

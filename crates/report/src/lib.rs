@@ -4,11 +4,15 @@
 //! the same page and asks for the same data piece by piece.
 //!
 //! - [`ViewModel`] prepares a session: call slices per thread and depth
-//!   ([`ThreadSlices`]), the span, and the small tracks as JSON metadata.
-//! - [`Level::boxes`] is the level-of-detail query: calls narrower than a
-//!   pixel are merged, so a window costs O(pixels · log calls).
-//! - [`interval_profile`] computes the profile and call tree inside a set of
-//!   intervals (a selection on the timeline, or where a condition holds).
+//!   ([`ThreadSlices`], from `tracekit-analysis`), the span, and the small
+//!   tracks as JSON metadata.
+//! - The queries come from `tracekit-analysis` and are re-exported here:
+//!   [`Level::boxes`] (level of detail: calls narrower than a pixel are
+//!   merged, so a window costs O(pixels · log calls)) and
+//!   [`interval_profile`] (profile and call tree inside a selection or where
+//!   a condition holds). This crate computes nothing of its own; only the
+//!   static report's JavaScript mirrors `interval_profile`'s rules, because
+//!   a page without a server must answer selections itself.
 //! - [`ProblemView`] is a problem and its hints as the view draws them.
 //! - [`render_report`] writes the page with everything inlined, summarising
 //!   (and saying so) when there are more calls than `max_slices`.
@@ -29,9 +33,7 @@ mod analysis;
 mod embed;
 mod html;
 mod problems;
-mod profile;
 mod report;
-mod slices;
 pub mod synthetic;
 mod view;
 
@@ -39,7 +41,9 @@ pub use analysis::{problem_view, AnalysisSolver};
 pub use embed::{encode_threads, omission_threshold, Summary, DENSITY_BUCKETS};
 pub use html::{page, PageMode};
 pub use problems::{Hint, ProblemDef, ProblemSolver, ProblemView, ThreadInstant, TopValue};
-pub use profile::{interval_profile, normalize_intervals, IntervalProfile, ProfileRow, TreeNode, MAX_TREE_NODES};
 pub use report::{render_report, report_data, ReportOptions};
-pub use slices::{gallop, DrawBox, Level, ThreadSlices, NO_PARENT, RECURSIVE_BIT};
+pub use tracekit_analysis::slices::{gallop, DrawBox, Level, NO_PARENT, RECURSIVE_BIT};
+pub use tracekit_analysis::{
+    interval_profile, normalize_intervals, IntervalProfile, ProfileRow, ThreadSlices, TreeNode, MAX_TREE_NODES,
+};
 pub use view::ViewModel;

@@ -3,9 +3,9 @@
 use crate::embed::{encode_threads, omission_threshold};
 use crate::html::{page, PageMode};
 use crate::problems::ProblemView;
-use crate::profile::{interval_profile, MAX_TREE_NODES};
 use crate::view::ViewModel;
 use serde_json::{json, Value};
+use tracekit_analysis::{interval_profile, MAX_TREE_NODES};
 
 /// Report settings.
 #[derive(Debug, Clone, PartialEq, Eq)]

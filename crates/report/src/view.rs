@@ -1,9 +1,9 @@
 //! The view model: a session prepared for drawing (call slices per thread,
 //! the time span, the small tracks as JSON-ready metadata).
 
-use crate::slices::ThreadSlices;
 use serde::Serialize;
 use serde_json::{json, Value};
+use tracekit_analysis::ThreadSlices;
 use tracekit_model::{ContextSamples, Session};
 
 /// A session prepared for the viewer. Built once; both the HTML report and
@@ -33,11 +33,7 @@ struct ThreadMeta {
 impl ViewModel {
     /// Prepares `session` for drawing.
     pub fn new(session: &Session) -> ViewModel {
-        let nm = session.methods.len();
-        let threads: Vec<ThreadSlices> = session
-            .thread_calls()
-            .map(|(_, _, c)| ThreadSlices::build(c, nm))
-            .collect();
+        let threads: Vec<ThreadSlices> = tracekit_analysis::session_slices(session);
         let (mut lo, mut hi) = session.time_span().unwrap_or((u64::MAX, 0));
         for t in &session.context {
             if let (Some(&a), Some(&b)) = (t.times.first(), t.times.last()) {

@@ -30,17 +30,37 @@ pub mod clock;
 mod process;
 mod select;
 mod thread_buf;
+mod thread_slot;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::Ordering;
 use tracekit_rt_format::{encode_ext_raw, ext_body_len, ExtKind, KIND_ENTER, KIND_EXIT, KIND_EXT};
 
+/// Every traced call enters here twice. The common cases (time-stamp
+/// counter, no filter or a filter whose verdict is cached) are kept free of
+/// calls and stack spills; anything else takes one jump to
+/// [`call_event_general`].
 #[inline(always)]
 fn call_event(kind: u64, func: *mut c_void) {
     let mode = process::CALLS.load(Ordering::Relaxed);
-    if mode == 0 {
-        return;
+    if mode & !process::CALLS_SELECTED == process::CALLS_ON {
+        let addr = func as u64;
+        if mode & process::CALLS_SELECTED != 0 {
+            match select::cached_verdict(addr) {
+                Some(true) => {}
+                Some(false) => return,
+                None => return call_event_general(mode, kind, func),
+            }
+        }
+        thread_buf::append(clock::tsc() << 4 | kind, addr);
+    } else if mode != 0 {
+        call_event_general(mode, kind, func);
     }
+}
+
+/// [`call_event`] under a slow clock or before a function's filter verdict is cached.
+#[inline(never)]
+fn call_event_general(mode: u8, kind: u64, func: *mut c_void) {
     let addr = func as u64;
     if mode & process::CALLS_SELECTED != 0 && !select::function_selected(addr) {
         return;

@@ -60,11 +60,14 @@ fn slot(addr: u64) -> usize {
 /// Whether the function at `addr` is traced.
 #[inline(always)]
 pub fn function_selected(addr: u64) -> bool {
+    cached_verdict(addr).unwrap_or_else(|| resolve(addr))
+}
+
+/// The cached verdict for the function at `addr`, if there is one.
+#[inline(always)]
+pub fn cached_verdict(addr: u64) -> Option<bool> {
     let e = CACHE[slot(addr)].load(Ordering::Relaxed);
-    if e >> 1 == addr {
-        return e & 1 == 1;
-    }
-    resolve(addr)
+    (e >> 1 == addr).then_some(e & 1 == 1)
 }
 
 #[cold]

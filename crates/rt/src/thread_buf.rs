@@ -16,6 +16,7 @@
 
 use crate::clock;
 use crate::process;
+use crate::thread_slot;
 use std::cell::Cell;
 use std::sync::atomic::{compiler_fence, AtomicU64, Ordering};
 use tracekit_rt_format::{off, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, VERSION};
@@ -28,7 +29,9 @@ const ACTIVE: u8 = 1;
 const BUSY: u8 = 2;
 const FAILED: u8 = 3;
 
-/// The calling thread's buffer.
+/// The calling thread's buffer. All-zero bytes are its initial state
+/// ([`ThreadBuf::zero`]; `thread_slot` relies on it).
+#[repr(C)]
 pub struct ThreadBuf {
     /// Bytes written so far.
     w: Cell<u64>,
@@ -43,13 +46,15 @@ pub struct ThreadBuf {
     /// Direct layout: bytes populated so far.
     populated: Cell<u64>,
     header: Cell<usize>,
+    pending_lost: Cell<u64>,
     ring: Cell<bool>,
     state: Cell<u8>,
-    pending_lost: Cell<u64>,
 }
 
-thread_local! {
-    static BUF: ThreadBuf = const {
+impl ThreadBuf {
+    /// A thread's buffer before its first event: every field zero.
+    #[allow(dead_code)] // only the thread_local! fallback off x86-64 Linux calls it
+    pub const fn zero() -> ThreadBuf {
         ThreadBuf {
             w: Cell::new(0),
             limit: Cell::new(0),
@@ -58,11 +63,28 @@ thread_local! {
             cap: Cell::new(0),
             populated: Cell::new(0),
             header: Cell::new(0),
+            pending_lost: Cell::new(0),
             ring: Cell::new(false),
             state: Cell::new(UNINIT),
-            pending_lost: Cell::new(0),
         }
-    };
+    }
+
+    /// True while every field still holds its initial zero.
+    #[cfg(test)]
+    pub fn is_zero(&self) -> bool {
+        [
+            self.w.get(),
+            self.limit.get(),
+            self.mask.get(),
+            self.cap.get(),
+            self.populated.get(),
+        ] == [0; 5]
+            && self.base.get() == 0
+            && self.header.get() == 0
+            && self.pending_lost.get() == 0
+            && !self.ring.get()
+            && self.state.get() == UNINIT
+    }
 }
 
 fn header_u64(h: usize, o: usize) -> &'static AtomicU64 {
@@ -73,7 +95,7 @@ fn header_u64(h: usize, o: usize) -> &'static AtomicU64 {
 /// Appends one 16-byte record (the fast path of every call event).
 #[inline(always)]
 pub fn append(word0: u64, payload: u64) {
-    let _ = BUF.try_with(|b| {
+    let _ = thread_slot::with(|b| {
         let w = b.w.get();
         if w + RECORD_SIZE as u64 <= b.limit.get() {
             // Reserve first: a signal handler that traces between here and
@@ -89,14 +111,22 @@ pub fn append(word0: u64, payload: u64) {
                 (p as *mut u64).write(word0);
             }
         } else {
-            append_slow(b, word0, &payload.to_le_bytes(), false);
+            append_full(word0, payload);
         }
     });
 }
 
+/// [`append`] when the fast path has no room: out of line, so the fast
+/// path needs no stack frame.
+#[cold]
+#[inline(never)]
+fn append_full(word0: u64, payload: u64) {
+    let _ = thread_slot::with(|b| append_slow(b, word0, &payload.to_le_bytes(), false));
+}
+
 /// Appends an extended event: a header record then `body` padded to 16 bytes.
 pub fn append_ext(word0: u64, body: &[u8]) {
-    let _ = BUF.try_with(|b| append_slow(b, word0, body, true));
+    let _ = thread_slot::with(|b| append_slow(b, word0, body, true));
 }
 
 #[cold]
@@ -331,7 +361,7 @@ fn thread_name(tid: u32) -> Vec<u8> {
 /// Forgets the calling thread's buffer (after `fork`, in the child, so the
 /// child writes its own file instead of its parent's).
 pub fn reset_after_fork() {
-    let _ = BUF.try_with(|b| {
+    let _ = thread_slot::with(|b| {
         b.w.set(0);
         b.limit.set(0);
         b.header.set(0);

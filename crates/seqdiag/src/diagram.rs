@@ -266,7 +266,7 @@ fn filter(d: Diagram, f: &DiagramFilter) -> Diagram {
                 && (f.classes.is_empty() || p.object_id.is_none() || f.classes.iter().any(|g| glob(g, &p.class)))
         })
         .collect();
-    let in_window = |t: u64| f.from_ns.map_or(true, |a| t >= a) && f.to_ns.map_or(true, |b| t <= b);
+    let in_window = |t: u64| f.from_ns.is_none_or(|a| t >= a) && f.to_ns.is_none_or(|b| t <= b);
     let messages: Vec<&Message> = d
         .messages
         .iter()

@@ -288,7 +288,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
         }
     }
     let mut all = Vec::new();
-    for cap in captures.iter().filter(|c| a.pid.map_or(true, |p| p == c.log.pid)) {
+    for cap in captures.iter().filter(|c| a.pid.is_none_or(|p| p == c.log.pid)) {
         let listing = hot_block_listing(cap, &profile, symbols.as_ref(), a.top);
         if a.json {
             all.push(serde_json::json!({ "pid": cap.log.pid, "blocks": listing }));

@@ -138,7 +138,7 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
     };
     for r in &p.methods[..n] {
         let m = s.methods.get(r.method);
-        let per_call = if r.calls > 0 { r.incl_real_ns / r.calls } else { 0 };
+        let per_call = r.incl_real_ns.checked_div(r.calls).unwrap_or(0);
         println!(
             "{:>6.2}% {:>12} {:>12} {:>6.2}% {:>12} {:>12} {:>10} {:>11}  {}",
             p.real_percent(r.incl_real_ns),

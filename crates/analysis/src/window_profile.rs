@@ -1,7 +1,11 @@
-//! Profile and call tree restricted to a set of time intervals, computed from
-//! call slices. The viewer needs this for "selecting an interval restricts
-//! the tables" and for the context-conditioned profile; the same rules run in
-//! the browser (`assets/tables.js`) for the self-contained report.
+//! Profile and call tree restricted to a set of time intervals, answered
+//! from the call-slice index ([`crate::slices`]) in time proportional to the
+//! calls inside the intervals. [`crate::Profile::of`] answers the same
+//! question by walking every event; this is the indexed form an interactive
+//! viewer needs when each selection or zoom asks again. The two are pinned
+//! to each other by `tests/consistency.rs`. The self-contained HTML report
+//! runs the same rules in the browser (`tracekit-report`'s
+//! `assets/tables.js`).
 //!
 //! Rules (Traceview's): inclusive time is the part of a call inside the
 //! intervals; exclusive time is inclusive minus the inclusive time of its
@@ -12,8 +16,8 @@
 //! wall time inside.
 
 use crate::slices::{ThreadSlices, NO_PARENT};
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// One method's row in the profile table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -86,7 +90,7 @@ impl IntervalProfile {
         let mut map = vec![u32::MAX; n];
         let mut kept = Vec::with_capacity(max_nodes + 1);
         for (i, node) in self.tree.iter().enumerate() {
-            let parent_kept = node.parent.map_or(true, |p| map[p as usize] != u32::MAX);
+            let parent_kept = node.parent.is_none_or(|p| map[p as usize] != u32::MAX);
             if node.incl_real > cut && parent_kept {
                 map[i] = kept.len() as u32;
                 let mut k = node.clone();
@@ -118,9 +122,9 @@ pub fn normalize_intervals(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 /// Computes the profile of `threads` inside `intervals` (sorted, disjoint,
 /// `[start, end)` in ns; see [`normalize_intervals`]).
 pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> IntervalProfile {
-    let mut rows: HashMap<u32, ProfileRow> = HashMap::new();
+    let mut rows: HashMap<u32, ProfileRow> = HashMap::default();
     let mut tree: Vec<TreeNode> = Vec::new();
-    let mut tree_index: HashMap<(u32, u32, u32), u32> = HashMap::new(); // (thread, parent+1, method)
+    let mut tree_index: HashMap<(u32, u32, u32), u32> = HashMap::default(); // (thread, parent+1, method)
     let (mut total_real, mut total_cpu) = (0.0, 0.0);
     for (ti, th) in threads.iter().enumerate() {
         let mut prev_nodes: Vec<u32> = Vec::new();

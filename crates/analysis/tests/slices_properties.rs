@@ -3,8 +3,8 @@
 //! account for every call without panicking.
 
 use proptest::prelude::*;
+use tracekit_analysis::{interval_profile, normalize_intervals, ThreadSlices};
 use tracekit_model::{CallColumns, CallEvent, MethodId};
-use tracekit_report::{interval_profile, normalize_intervals, ThreadSlices};
 
 fn events() -> impl Strategy<Value = Vec<(u8, u32, u64)>> {
     prop::collection::vec((0u8..3, 0u32..6, 0u64..1_000), 0..300)

@@ -1,7 +1,18 @@
 //! Call slices: a thread's enter/exit events paired into nested intervals,
-//! stored per nesting depth, and the level-of-detail query that draws them.
+//! stored per nesting depth: the index behind the level-of-detail query
+//! ([`Level::boxes`]) and the windowed profile
+//! ([`interval_profile`](crate::interval_profile)).
 
-use tracekit_model::{CallColumns, CallKind, MethodId};
+use tracekit_model::{CallColumns, CallKind, MethodId, Session};
+
+/// The call slices of every thread of `session`, in the session's thread order.
+pub fn session_slices(session: &Session) -> Vec<ThreadSlices> {
+    let methods = session.methods.len();
+    session
+        .thread_calls()
+        .map(|(_, _, calls)| ThreadSlices::build(calls, methods))
+        .collect()
+}
 
 /// Bit set in [`Level::method`] when the call is a recursive invocation (the
 /// same method is already on the thread's stack).

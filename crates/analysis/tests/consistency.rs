@@ -1,0 +1,61 @@
+//! The indexed windowed profile ([`interval_profile`], what viewers ask on
+//! every selection) agrees with the event walk ([`Profile::of`]) on whole
+//! sessions and on windows.
+
+use tracekit_analysis::{interval_profile, session_slices, IntervalSet, Profile, ProfileOptions};
+use tracekit_model::Session;
+
+fn compare(session: &Session, window: Option<(u64, u64)>) {
+    let (a, b) = session.time_span().expect("calls");
+    let iv = window.unwrap_or((a, b + 1));
+    let ours = interval_profile(&session_slices(session), &[iv]);
+    let opts = ProfileOptions {
+        window: window.map(|(a, b)| IntervalSet::single(a as i64, b as i64)),
+        ..Default::default()
+    };
+    let theirs = Profile::of(session, &opts);
+    let mut n = 0;
+    for t in &theirs.methods {
+        let o = ours.rows.iter().find(|r| r.method == t.method.0);
+        let Some(o) = o else {
+            assert_eq!((t.calls, t.incl_real_ns), (0, 0), "method {} missing", t.method.0);
+            continue;
+        };
+        n += 1;
+        assert_eq!(
+            (o.calls, o.recursive_calls),
+            (t.calls, t.recursive_calls),
+            "calls of method {} in {window:?}",
+            t.method.0
+        );
+        assert_eq!(
+            (o.incl_real as u64, o.excl_real as u64),
+            (t.incl_real_ns, t.excl_real_ns),
+            "real time of method {} in {window:?}",
+            t.method.0
+        );
+        if window.is_none() {
+            assert_eq!(
+                (o.incl_cpu as u64, o.excl_cpu as u64),
+                (t.incl_cpu_ns, t.excl_cpu_ns),
+                "cpu of method {}",
+                t.method.0
+            );
+        }
+    }
+    assert!(n >= 3, "too few methods compared: {n}");
+    assert_eq!(n, ours.rows.len());
+}
+
+#[test]
+fn agrees_with_the_event_walk_on_example_sessions() {
+    for seed in [3, 11] {
+        let session = tracekit_example::browser_session(&tracekit_example::Options { seed, duration_s: 20.0 });
+        compare(&session, None);
+        let (a, b) = session.time_span().unwrap();
+        let w = (b - a) / 7;
+        for k in 0..5 {
+            compare(&session, Some((a + k * w + 12_345, a + k * w + w)));
+        }
+    }
+}
