@@ -99,25 +99,31 @@ fn update(c: &mut [u32], s: usize, inc: u32, bound: u32) {
 #[derive(Debug, Clone)]
 pub(crate) struct ThreadModel {
     predictor: Predictor,
+    /// Per method (made on its first choice): choice counters and flag pairs.
     counts: Vec<Option<Vec<u32>>>,
     flags: Vec<Option<Vec<u32>>>,
+    /// Flag pairs per bucket: the choices' shared starting points, methods', ends'.
     global_flags: Vec<u32>,
     method_flags: Vec<u32>,
     end_flags: Vec<u32>,
+    /// Method-id fallback counters (0 = not seen on this thread).
     method_counts: Vec<u32>,
-    /// Order-1 method table: after method `p`, entry `(event) << 2 | conf`
-    /// at `method_key(p)` (0 = empty), updated like the order-K table.
+    /// Order-2 and order-1 method tables in one array: entries
+    /// `(event + 1) << 2 | conf` (0 = empty), see [`table_update`].
     method_table: Vec<u32>,
+    /// The last two method ids coded (`u32::MAX` before any).
     prev_method: u32,
+    prev_method2: u32,
+    /// Per previous method (hashed), its recent successors, most recent first.
     succ_lists: Vec<u32>,
     list_flag: [u32; 2],
     rank_counts: [u32; SUCC_LIST],
     /// `⌊log2 d⌋` of new method ids' distance to the nearest seen id.
     dist_counts: [u32; 32],
-    prev_method2: u32,
     /// Method ids coded so far at least once (their counts are non-zero).
     seen: usize,
     new_flag: [u32; 2],
+    /// Per method: how its invocations ended `[normal, exception]`.
     end_counts: Vec<u32>,
 }
 
