@@ -5,14 +5,16 @@
 #
 # For every tkbench workload and Rhino (Debian package) running a JavaScript
 # workload, at W = 32 and 64: `tracekit paths compare` (uninstrumented run,
-# then raw, BLPP, PAP, AdapTracer and AdapTracer stream-mode runs; decoded
+# then raw, BLPP, PAP, AdapTracer, AdapTracer stream-mode and context-stream
+# (`--stream --context predict`) runs; decoded
 # paths checked against the nodes recorded in the same run;
 # times, at W = 64, are medians of REPEAT runs). Then the inc = 1..4 sweep across
 # repeated runs (`tracekit paths adapt`) on MathOps (the closest relative of
 # the seed's JGFMath), HeapSort and Rhino. Finally prints the Markdown tables.
 #
 # Environment: REPEAT (default 5), SIZE (tkbench size, default 20000),
-# RHINO_N (JavaScript workload size, default 400), RUNS (adaptive runs, default 5).
+# RHINO_N (JavaScript workload size, default 400), RUNS (adaptive runs, default 5),
+# WIDTHS (default "32 64"), SKIP_ADAPT=1 (leave out the inc sweep).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/target/bench-paths}
@@ -29,7 +31,7 @@ jar="$root/workloads/jvm/build/tkbench.jar"
 rhino=/usr/share/java/js.jar
 workloads="Arith Assign Cast Create Exceptions Loop MathOps Method Serial Series LUFact HeapSort Crypt FFT SOR SparseMatmult"
 
-for w in 32 64; do
+for w in ${WIDTHS:-32 64}; do
   # Run times are reported for W = 64; at W = 32 only sizes matter.
   rep=1
   [ "$w" = 64 ] && rep=$REPEAT
@@ -42,7 +44,7 @@ for w in 32 64; do
     java -cp "$rhino" org.mozilla.javascript.tools.shell.Main -opt -1 "$root/workloads/jvm/js/bench.js" "$RHINO_N" >"$out/Rhino-w$w.json"
 done
 
-for inc in 1 2 3 4; do
+for inc in $([ "${SKIP_ADAPT:-0}" = 1 ] || echo 1 2 3 4); do
   echo "adapt inc=$inc" >&2
   "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- java -cp "$jar" tkbench.MathOps "$SIZE" >"$out/adapt-MathOps-inc$inc.json"
   "$tk" paths adapt --json --runs "$RUNS" --inc "$inc" --width 32 -- java -cp "$jar" tkbench.HeapSort "$SIZE" >"$out/adapt-HeapSort-inc$inc.json"

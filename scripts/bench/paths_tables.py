@@ -53,19 +53,40 @@ for w in (32, 64):
           f"{1 - gmean(g['red']):.1%} | {gmean(g['stream']):.0f} | {1 - gmean(g['sred']):.1%} | | {gmean(g['ratio']):.2f} | "
           f"{gmean(g['sratio']):.2f} | {gmean(g['zstd']):.0f} | |")
 
+for w in (32, 64):
+    print(f"\n### Context stream against zstd -19, W = {w} (bits; the whole trace: words only, nothing outside the coder)\n")
+    print("| workload | AT stream | AT context | context smaller than stream by | context ideal | context words / ideal | zstd -19 choices | context / zstd | exact |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    g = {k: [] for k in ("stream", "ctx", "zstd", "rz")}
+    for n in names:
+        c = load(n, w)
+        st, cx = row(c, "adaptracer-stream"), row(c, "adaptracer-context")
+        z = c.get("zstd_bits") or 0
+        ideal = cx.get("ideal_bits") or float("nan")
+        exact = cx["exact"] and c["adaptracer_words_equal"]
+        print(f"| {n} | {st['bits']} | {cx['bits']} | {1 - cx['bits'] / st['bits']:.2%} | {ideal:.0f} | {cx['bits'] / ideal:.2f} | "
+              f"{z} | {cx['bits'] / z if z else float('nan'):.2f} | {'yes' if exact else 'NO'} |")
+        g["stream"].append(st["bits"]); g["ctx"].append(cx["bits"]); g["zstd"].append(z)
+        if z:
+            g["rz"].append(cx["bits"] / z)
+    print(f"| **geometric mean** | {gmean(g['stream']):.0f} | {gmean(g['ctx']):.0f} | {1 - gmean(g['ctx']) / gmean(g['stream']):.2%} | | | "
+          f"{gmean(g['zstd']):.0f} | {gmean(g['rz']):.2f} | |")
+
 print("\n### Run time (median seconds, whole JVM run incl. start-up and log writing), W = 64\n")
-print("| workload | uninstrumented | raw | BLPP | PAP | AdapTracer | AT stream | AT / PAP | stream / PAP | AT / uninstr. |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-ratios, sratios, overs = [], [], []
+print("| workload | uninstrumented | raw | BLPP | PAP | AdapTracer | AT stream | AT context | AT / PAP | stream / PAP | context / PAP | AT / uninstr. |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+ratios, sratios, cratios, overs = [], [], [], []
 for n in names:
     c = load(n, 64)
     t = {r["scheme"]: r["seconds"] for r in c["rows"]}
     ratios.append(t["adaptracer"] / t["pap"]); sratios.append(t["adaptracer-stream"] / t["pap"])
+    cratios.append(t["adaptracer-context"] / t["pap"])
     overs.append(t["adaptracer"] / c["baseline_seconds"])
     print(f"| {n} | {c['baseline_seconds']:.3f} | {t['raw']:.3f} | {t['blpp']:.3f} | {t['pap']:.3f} | {t['adaptracer']:.3f} | "
-          f"{t['adaptracer-stream']:.3f} | {t['adaptracer'] / t['pap']:.2f} | {t['adaptracer-stream'] / t['pap']:.2f} | "
+          f"{t['adaptracer-stream']:.3f} | {t['adaptracer-context']:.3f} | {t['adaptracer'] / t['pap']:.2f} | "
+          f"{t['adaptracer-stream'] / t['pap']:.2f} | {t['adaptracer-context'] / t['pap']:.2f} | "
           f"{t['adaptracer'] / c['baseline_seconds']:.2f} |")
-print(f"| **geometric mean** | | | | | | | {gmean(ratios):.2f} | {gmean(sratios):.2f} | {gmean(overs):.2f} |")
+print(f"| **geometric mean** | | | | | | | | {gmean(ratios):.2f} | {gmean(sratios):.2f} | {gmean(cratios):.2f} | {gmean(overs):.2f} |")
 
 print("\n### inc = 1..4 across repeated runs (AdapTracer, W = 32, each run starts from the previous run's model)\n")
 for wl in ("MathOps", "HeapSort", "Rhino", "Rhino-stream"):

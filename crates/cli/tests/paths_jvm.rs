@@ -123,15 +123,28 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
         ("exit", &["Shapes", "25", "exit"][..], true),
     ] {
         let mut raw: Option<Value> = None;
-        for scheme in ["raw", "blpp", "pap", "adaptracer", "adaptracer-stream"] {
+        for scheme in [
+            "raw",
+            "blpp",
+            "pap",
+            "adaptracer",
+            "adaptracer-stream",
+            "adaptracer-context",
+        ] {
             for width in ["64", "32"] {
                 if scheme == "raw" && width == "32" {
                     continue;
                 }
                 let out = dir.join(format!("{scheme}-{width}.jar"));
-                match scheme.strip_suffix("-stream") {
-                    Some(s) => instrument(&jar, &out, s, &["--width", width, "--stream"]),
-                    None => instrument(&jar, &out, scheme, &["--width", width]),
+                match scheme {
+                    "adaptracer-stream" => instrument(&jar, &out, "adaptracer", &["--width", width, "--stream"]),
+                    "adaptracer-context" => instrument(
+                        &jar,
+                        &out,
+                        "adaptracer",
+                        &["--width", width, "--stream", "--context", "predict"],
+                    ),
+                    _ => instrument(&jar, &out, scheme, &["--width", width]),
                 }
                 let log = dir.join(format!("{scheme}-{width}-{variant}.log"));
                 assert_eq!(
@@ -215,7 +228,14 @@ fn compare_runs_every_scheme_and_reports() {
         "Shapes",
         "20",
     ]));
-    for s in ["raw ", "blpp ", "pap ", "adaptracer ", "adaptracer-stream "] {
+    for s in [
+        "raw ",
+        "blpp ",
+        "pap ",
+        "adaptracer ",
+        "adaptracer-stream ",
+        "adaptracer-context ",
+    ] {
         let line = out
             .lines()
             .find(|l| l.starts_with(s))
@@ -319,6 +339,58 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // Context stream: the words alone give the invocations; a tampered
+    // sidecar or word is caught, and the mode needs --stream.
+    let cjar = dir.join("ctx-verify.jar");
+    instrument(
+        &jar,
+        &cjar,
+        "adaptracer",
+        &["--verify", "--stream", "--context", "predict"],
+    );
+    let clog = dir.join("ctx.log");
+    assert!(run(&cjar, &clog, &["Shapes", "5"]));
+    let decode_ctx = || {
+        tk(&[
+            "paths",
+            "decode-log",
+            clog.to_str().unwrap(),
+            "--program",
+            cjar.to_str().unwrap(),
+        ])
+    };
+    assert!(ok(decode_ctx()).contains("decoded paths equal the nodes recorded in the same run"));
+    let text = std::fs::read_to_string(&clog).unwrap();
+    assert!(
+        !text.contains("\ni "),
+        "a context-stream log has no per-invocation records"
+    );
+    std::fs::write(&clog, text.replacen("\nv ", "\nv 1 ", 1)).unwrap();
+    let o = decode_ctx();
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("differs from the nodes recorded"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let words = text.lines().find(|l| l.starts_with("w ")).unwrap();
+    let mut w: Vec<u64> = words[2..].split(' ').map(|x| x.parse().unwrap()).collect();
+    w[0] ^= 1 << 40;
+    let bad: Vec<String> = w.iter().map(u64::to_string).collect();
+    std::fs::write(&clog, text.replacen(words, &format!("w {}", bad.join(" ")), 1)).unwrap();
+    assert!(
+        !decode_ctx().status.success(),
+        "a flipped bit cannot decode to the recorded run"
+    );
+    let o = tk(&[
+        "paths",
+        "instrument",
+        jar.to_str().unwrap(),
+        "-o",
+        dir.join("y.jar").to_str().unwrap(),
+        "--context",
+        "predict",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs --stream"));
     // Instrumenting an instrumented jar, or a non-jar, is refused.
     let o = tk(&[
         "paths",
@@ -369,7 +441,7 @@ fn rhino_interpreter_decodes_exactly_under_every_scheme() {
         "-1",
         script.to_str().unwrap(),
     ]));
-    for s in ["raw", "blpp", "pap", "adaptracer"] {
+    for s in ["raw ", "blpp ", "pap ", "adaptracer ", "adaptracer-context "] {
         let line = out
             .lines()
             .find(|l| l.starts_with(s))
@@ -409,4 +481,44 @@ fn report_matches_golden_file() {
         report,
         std::fs::read_to_string(&golden).expect("golden file (bless with TRACEKIT_BLESS=1)")
     );
+}
+
+/// The context stream on workloads of the tkbench suite (built by
+/// scripts/deps/jvm.sh): `compare` checks every variant's decoded paths
+/// against the nodes recorded in the same run and replays the probes' words
+/// through the core encoders; the context stream is the smallest trace.
+#[test]
+fn context_stream_is_exact_on_the_suite() {
+    let jar = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/jvm/build/tkbench.jar");
+    assert!(
+        jar.exists(),
+        "{} is missing: run scripts/deps/jvm.sh (part of scripts/setup)",
+        jar.display()
+    );
+    for wl in ["Exceptions", "Method", "HeapSort"] {
+        let class = format!("tkbench.{wl}");
+        let out = ok(tk(&[
+            "paths",
+            "compare",
+            "--width",
+            "32",
+            "--",
+            "java",
+            "-cp",
+            jar.to_str().unwrap(),
+            &class,
+            "300",
+        ]));
+        assert!(!out.contains("WARNING"), "{out}");
+        let bits = |scheme: &str| -> u64 {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(scheme))
+                .unwrap_or_else(|| panic!("no {scheme} row in\n{out}"));
+            assert!(line.ends_with("yes"), "{wl}: {line}");
+            line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        };
+        let (stream, context) = (bits("adaptracer-stream "), bits("adaptracer-context "));
+        assert!(context < stream, "{wl}: context {context} bits, stream {stream}");
+    }
 }

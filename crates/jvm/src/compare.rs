@@ -119,6 +119,8 @@ pub struct SchemeRow {
     pub seconds: f64,
     /// Every decoded path equals the nodes recorded beside it in the same run.
     pub exact: bool,
+    /// AdapTracer variants: ideal code length `Σ −log2 p` of the same run under its own model.
+    pub ideal_bits: Option<f64>,
 }
 
 /// Result of a comparison.
@@ -136,14 +138,14 @@ pub struct Comparison {
     pub adaptracer_words_equal: bool,
     /// `zstd -19` over the raw branch-choice stream (one byte per choice), bits.
     pub zstd_bits: Option<u64>,
-    /// One row per scheme, raw first, then AdapTracer's stream mode.
+    /// One row per scheme, raw first, then AdapTracer's stream mode and the context stream.
     pub rows: Vec<SchemeRow>,
 }
 
 /// Instruments `cmd`'s jar under `config` into `dir` and runs it; returns the
 /// decoded log, its wall time and the instrumented jar.
 pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir: &Path) -> Result<SchemeRun> {
-    let name = format!("{}{}", config.scheme.name(), if config.stream { "-stream" } else { "" });
+    let name = variant_name(config);
     let jar = dir.join(format!("{name}.jar"));
     let log = dir.join(format!("{name}.log"));
     instrument_jar(&cmd.jar(), &jar, config, model, &cmd.other_entries())?;
@@ -154,7 +156,9 @@ pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir:
     let core = CoreProgram::new(&stored)?;
     let mut decoder = Decoder::new(&stored, &core);
     let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
-    let replay = if config.scheme == Scheme::Adaptracer {
+    let replay = if config.is_context() {
+        Some(crate::context::replay_context(&stored, &core, &parsed, &decoded)?)
+    } else if config.scheme == Scheme::Adaptracer {
         Some(replay_adaptracer(&stored, &core, &parsed, &decoded)?)
     } else {
         None
@@ -166,6 +170,19 @@ pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir:
         replay,
         program: stored.program,
     })
+}
+
+/// The row name of a configuration: the scheme, `-stream` for AdapTracer's
+/// stream mode, `-context` for the context stream.
+pub fn variant_name(config: &Config) -> String {
+    let suffix = if config.is_context() {
+        "-context"
+    } else if config.stream && config.scheme == Scheme::Adaptracer {
+        "-stream"
+    } else {
+        ""
+    };
+    format!("{}{suffix}", config.scheme.name())
 }
 
 /// One instrumented run, decoded.
@@ -240,9 +257,9 @@ pub fn compare(
     let (mut branches, mut ideal_bits, mut words_equal, mut zstd) = (0, 0.0, true, None);
     let variants = Scheme::ALL
         .iter()
-        .map(|&s| (s, false))
-        .chain([(Scheme::Adaptracer, true)]);
-    for (scheme, stream) in variants {
+        .map(|&s| (s, false, false))
+        .chain([(Scheme::Adaptracer, true, false), (Scheme::Adaptracer, true, true)]);
+    for (scheme, stream, context) in variants {
         // Sizes and exactness: the probes also record every node, and each
         // decoded path is checked against the same run (nondeterministic
         // programs included). Times: separate runs without that sidecar.
@@ -251,13 +268,10 @@ pub fn compare(
             scheme,
             verify,
             stream,
+            context,
             ..base.clone()
         };
-        let name = if stream {
-            "adaptracer-stream".to_string()
-        } else {
-            scheme.name().to_string()
-        };
+        let name = variant_name(&config);
         let run = run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
         let mut times = Vec::new();
         let timed = if verify {
@@ -288,6 +302,7 @@ pub fn compare(
         } else {
             run.decoded.verified == run.decoded.invocations.len()
         };
+        let row_ideal = run.replay.map(|rp| rp.ideal_bits);
         if let Some(rp) = run.replay {
             if !stream {
                 ideal_bits = rp.ideal_bits;
@@ -302,6 +317,7 @@ pub fn compare(
             invocations: run.decoded.invocations.len(),
             seconds: median(times),
             exact,
+            ideal_bits: row_ideal,
         });
         if raw.is_none() {
             raw = Some(run.decoded);

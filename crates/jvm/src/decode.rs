@@ -162,6 +162,9 @@ pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder)
             stored.config.width
         );
     }
+    if stored.config.is_context() {
+        return crate::context::decode_context_log(stored, decoder.core(), log);
+    }
     let streamed = if stored.config.stream {
         Some(decoder.decode_streams(log)?)
     } else {

@@ -19,6 +19,7 @@ pub mod bytecode;
 pub mod cfg;
 pub mod classfile;
 pub mod compare;
+pub mod context;
 pub mod decode;
 pub mod instrument;
 pub mod log;

@@ -13,6 +13,10 @@
 //! - `w WORDS…` after a thread's records, in AdapTracer stream mode: the
 //!   thread's one word list, holding its invocations in record order (their
 //!   own records then carry no values);
+//! - `v NODES…` in context-stream logs (which have no `i` records: the
+//!   thread's words hold its invocations), one per invocation in completion
+//!   order when the jar was instrumented with verification: every node it
+//!   reached after ENTRY (completed to EXIT when aborted);
 //! - `r NODES…` after a record, in logs of jars instrumented with
 //!   verification: every node the invocation reached after ENTRY (completed
 //!   to EXIT when aborted), to check the decoded path from the same run.
@@ -54,6 +58,8 @@ pub struct ThreadInfo {
     pub name: String,
     /// AdapTracer stream mode: the thread's one word list.
     pub words: Option<Vec<u64>>,
+    /// Context stream with verification: per invocation, the nodes recorded after ENTRY.
+    pub verify: Vec<Vec<u32>>,
 }
 
 /// A parsed trace log.
@@ -117,6 +123,7 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     java_id,
                     name,
                     words: None,
+                    verify: Vec::new(),
                 });
             }
             Some(kind @ ("i" | "n")) => {
@@ -158,6 +165,16 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     .map(|t| t.parse::<u64>().with_context(|| format!("line {no}: bad word {t:?}")))
                     .collect::<Result<Vec<_>>>()?;
                 t.words = Some(words);
+            }
+            Some("v") => {
+                let t = log
+                    .threads
+                    .last_mut()
+                    .with_context(|| format!("line {no}: verification line before any thread line"))?;
+                let nodes = f
+                    .map(|t| t.parse::<u32>().with_context(|| format!("line {no}: bad node {t:?}")))
+                    .collect::<Result<Vec<_>>>()?;
+                t.verify.push(nodes);
             }
             Some("r") => {
                 let last = log

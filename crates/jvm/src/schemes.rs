@@ -90,6 +90,10 @@ impl SchemeTables {
             }
             _ => None,
         };
+        if let (true, Some(c), Some(a)) = (config.is_context(), &core, &adaptive) {
+            // The context stream numbers every counter in one space: refuse what it cannot hold now, not at decoding.
+            tracekit_paths::ContextLayout::new(c, a).map_err(|e| anyhow!("{e}"))?;
+        }
         Ok(SchemeTables {
             config: config.clone(),
             model_text,
@@ -353,7 +357,12 @@ impl<'a> Decoder<'a> {
     }
 }
 
-impl Decoder<'_> {
+impl<'a> Decoder<'a> {
+    /// The core view of the program being decoded.
+    pub fn core(&self) -> &'a CoreProgram {
+        self.core
+    }
+
     /// AdapTracer stream mode: decodes every record of `log`, thread by
     /// thread from each thread's one word list, in record order.
     pub fn decode_streams(&mut self, log: &crate::log::TraceLog) -> Result<Vec<Vec<u32>>> {

@@ -4,7 +4,8 @@
 //! Text, one row per line, space separated:
 //! - header `scheme S width W inc I bound B methods N verify V` (`V` = 1:
 //!   also record every node, see [`Config::verify`]; `stream 1`: AdapTracer
-//!   stream mode, see [`Config::stream`]);
+//!   stream mode, see [`Config::stream`]; `context 1`: context stream, see
+//!   [`Config::context`]);
 //! - per method `m ID NODES`, then `x` (next node on a fixed route to EXIT,
 //!   per node, used to complete aborted invocations) and one `s` row per node
 //!   listing its successors in out-edge order;
@@ -75,6 +76,12 @@ pub struct Config {
     /// in one word list per thread without per-invocation padding.
     #[serde(default)]
     pub stream: bool,
+    /// Context stream (AdapTracer stream mode only): method ids, ends and
+    /// choices all go through the thread's coder, predicted from the
+    /// thread's event history (`tracekit_paths::context_stream`); records
+    /// carry nothing outside the coder.
+    #[serde(default)]
+    pub context: bool,
 }
 
 impl Default for Config {
@@ -86,7 +93,15 @@ impl Default for Config {
             bound: 65535,
             verify: false,
             stream: false,
+            context: false,
         }
+    }
+}
+
+impl Config {
+    /// True when the probes write a context stream.
+    pub fn is_context(&self) -> bool {
+        self.context && self.stream && self.scheme == Scheme::Adaptracer
     }
 }
 
@@ -126,14 +141,15 @@ pub fn write_tables(
     mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String),
 ) -> String {
     let mut out = format!(
-        "scheme {} width {} inc {} bound {} methods {} verify {} stream {}\n",
+        "scheme {} width {} inc {} bound {} methods {} verify {} stream {} context {}\n",
         config.scheme.name(),
         config.width,
         config.inc,
         config.bound,
         program.methods.len(),
         u8::from(config.verify),
-        u8::from(config.stream && config.scheme == Scheme::Adaptracer)
+        u8::from(config.stream && config.scheme == Scheme::Adaptracer),
+        u8::from(config.is_context())
     );
     for (id, m) in program.methods.iter().enumerate() {
         let cfg = &m.cfg;

@@ -24,6 +24,8 @@ pub const SOURCES: &[(&str, &str)] = java_sources![
     "runtime/tracekit/rt/PapInv.java",
     "runtime/tracekit/rt/AdapInv.java",
     "runtime/tracekit/rt/Coder.java",
+    "runtime/tracekit/rt/CtxModel.java",
+    "runtime/tracekit/rt/CtxPredictor.java",
     "runtime/tracekit/rt/LongList.java",
     "runtime/tracekit/rt/RecordLog.java",
     "runtime/tracekit/rt/Tables.java",

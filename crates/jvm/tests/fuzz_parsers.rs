@@ -68,7 +68,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_logs_never_panic(lines in prop::collection::vec("(i|n|thread|x) [-0-9@a-z ]{0,20}", 0..10)) {
+    fn mutated_logs_never_panic(lines in prop::collection::vec("(i|n|thread|x|v|w|r) [-0-9@a-z ]{0,20}", 0..10)) {
         let text = format!("tracekit-paths-log 1 scheme=pap width=8\nthread 0 1 main\n{}", lines.join("\n"));
         let _ = parse_log(&text);
     }

@@ -134,6 +134,7 @@ fn rand_suffix() -> u64 {
 }
 
 /// One test case: method, path (nodes from ENTRY), aborted-after length.
+#[derive(Clone)]
 struct Case {
     method: usize,
     path: Vec<u32>,
@@ -199,7 +200,7 @@ fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, V
         config.width
     ))
     .unwrap();
-    assert_eq!(log.records.len(), cases.len());
+    assert_eq!(log.records.len(), if config.context { 0 } else { cases.len() });
     let words = log.threads[0].words.take().unwrap_or_default();
     (log.records, words)
 }
@@ -232,6 +233,7 @@ fn java_encoders_match_the_core_bit_for_bit() {
                 bound: 200,
                 verify: false,
                 stream: false,
+                context: false,
             };
             let (records, _) = java_records(&p, &config, &cases);
             let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
@@ -290,6 +292,7 @@ fn java_stream_mode_matches_the_core_bit_for_bit() {
             bound: 300,
             verify: false,
             stream: true,
+            context: false,
         };
         let (records, words) = java_records(&p, &config, &cases);
         assert!(records.iter().all(|r| r.tokens.is_empty()));
@@ -306,6 +309,135 @@ fn java_stream_mode_matches_the_core_bit_for_bit() {
     }
 }
 
+/// Runtime tables for a core program (as the instrumenter writes them),
+/// with `extra` appended to the header.
+fn vector_tables(
+    program: &tracekit_paths::Program,
+    scheme: Scheme,
+    width: u32,
+    params: AdaptiveParams,
+    model: &AdaptiveModel,
+    extra: &str,
+) -> String {
+    use tracekit_jvm::schemes::scheme_rows;
+    use tracekit_jvm::tables::route_to_exit_of;
+    let mut tables = format!(
+        "scheme {} width {width} inc {} bound {} methods {}{extra}\n",
+        scheme.name(),
+        params.inc,
+        params.bound,
+        program.len()
+    );
+    for m in program.method_ids() {
+        let cfg = program.cfg(m);
+        let succs: Vec<Vec<u32>> = cfg
+            .blocks()
+            .map(|b| cfg.successors(b).iter().map(|w| w.0).collect())
+            .collect();
+        tables += &format!("m {} {}\nee {} {}\nx", m.0, succs.len(), cfg.entry().0, cfg.exit().0);
+        for r in route_to_exit_of(&succs, cfg.exit().0) {
+            tables += &format!(" {r}");
+        }
+        tables.push('\n');
+        for s in &succs {
+            tables += "s";
+            for w in s {
+                tables += &format!(" {w}");
+            }
+            tables.push('\n');
+        }
+        scheme_rows(scheme, width, cfg, m, Some(model), &succs, &mut tables).unwrap();
+    }
+    tables
+}
+
+/// Context stream: the Java probe's `CtxModel` codes method ids, ends and
+/// choices exactly like the core's `ContextEncoder` (random programs, the
+/// workload run twice so the history predictors fire, aborted invocations).
+#[test]
+fn java_context_stream_matches_the_core_bit_for_bit() {
+    use tracekit_paths::{ContextEncoder, ContextLayout};
+    let mut rng = Rng(0x00c0_ffee_5eed_0042);
+    // Many methods, so ids get mispredicted, new ones appear late and successor lists fill.
+    let p = program(&mut rng, 60);
+    let core = core_program(&p).unwrap();
+    let mut cases = cases(&mut rng, &p, 400);
+    cases.extend(cases.clone());
+    for width in [3u32, 13, 64] {
+        let config = Config {
+            scheme: Scheme::Adaptracer,
+            width,
+            inc: 3,
+            bound: 300,
+            verify: false,
+            stream: true,
+            context: true,
+        };
+        let (_, words) = java_records(&p, &config, &cases);
+        let model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 300 }).unwrap();
+        let layout = ContextLayout::new(&core, &model).unwrap();
+        let mut enc = ContextEncoder::new(&core, &layout, width).unwrap();
+        for c in &cases {
+            let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
+            enc.append(MethodId(c.method as u32), &blocks, c.aborted_after.map(|k| k as u32))
+                .unwrap();
+        }
+        assert_eq!(words, enc.finish().words, "context stream W={width}");
+    }
+}
+
+/// The core crate's context-stream vectors (crates/paths/testdata/vectors-context.json)
+/// reproduced by the Java probe classes, word for word.
+#[test]
+fn core_context_vectors_reproduce_in_java() {
+    use serde_json::Value;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors-context.json");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut checked = 0;
+    for v in all["vectors"].as_array().unwrap() {
+        let name = v["name"].as_str().unwrap();
+        let program =
+            tracekit_paths::Program::from_json_str(&v["cfg"].to_string(), std::path::Path::new("v.json")).unwrap();
+        let width = v["width"].as_u64().unwrap() as u32;
+        let params = AdaptiveParams {
+            inc: v["inc"].as_u64().unwrap() as u32,
+            bound: v["bound"].as_u64().unwrap() as u32,
+        };
+        let model = AdaptiveModel::new(&program, params).unwrap();
+        let tables = vector_tables(
+            &program,
+            Scheme::Adaptracer,
+            width,
+            params,
+            &model,
+            " verify 0 stream 1 context 1",
+        );
+        let mut input = String::new();
+        for inv in v["invocations"].as_array().unwrap() {
+            let m = program.method_id(inv["method"].as_str().unwrap()).unwrap();
+            let cfg = program.cfg(m);
+            input += &m.0.to_string();
+            for n in &inv["path"].as_array().unwrap()[1..] {
+                input += &format!(" {}", cfg.block_id(n.as_str().unwrap()).unwrap().0);
+            }
+            if let Some(len) = inv["aborted_after"].as_u64() {
+                input += &format!(" A {len}");
+            }
+            input.push('\n');
+        }
+        let out = run_java(&tables, &input);
+        let line = out.lines().find(|l| l.starts_with('w')).expect("a w line");
+        let got: Vec<Value> = line
+            .split(' ')
+            .skip(1)
+            .map(|w| Value::from(w.parse::<u64>().unwrap()))
+            .collect();
+        assert_eq!(Value::Array(got), v["words"], "vector {name}");
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} vectors checked");
+}
+
 /// The core crate's shared test vectors (crates/paths/testdata/vectors.json),
 /// reproduced by the Java probe classes: same traces, same final counters.
 /// Interprocedural vectors are left out: the JVM probes code each invocation
@@ -313,8 +445,6 @@ fn java_stream_mode_matches_the_core_bit_for_bit() {
 #[test]
 fn core_shared_vectors_reproduce_in_java() {
     use serde_json::Value;
-    use tracekit_jvm::schemes::scheme_rows;
-    use tracekit_jvm::tables::route_to_exit_of;
     use tracekit_paths::EdgeModel;
 
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors.json");
@@ -347,33 +477,7 @@ fn core_shared_vectors_reproduce_in_java() {
             em
         };
         let model = AdaptiveModel::from_edge_model(&program, &edge_model("initial_counters"), params).unwrap();
-        let mut tables = format!(
-            "scheme {} width {width} inc {} bound {} methods {}\n",
-            scheme.name(),
-            params.inc,
-            params.bound,
-            program.len()
-        );
-        for m in program.method_ids() {
-            let cfg = program.cfg(m);
-            let succs: Vec<Vec<u32>> = cfg
-                .blocks()
-                .map(|b| cfg.successors(b).iter().map(|w| w.0).collect())
-                .collect();
-            tables += &format!("m {} {}\nee {} {}\nx", m.0, succs.len(), cfg.entry().0, cfg.exit().0);
-            for r in route_to_exit_of(&succs, cfg.exit().0) {
-                tables += &format!(" {r}");
-            }
-            tables.push('\n');
-            for s in &succs {
-                tables += "s";
-                for w in s {
-                    tables += &format!(" {w}");
-                }
-                tables.push('\n');
-            }
-            scheme_rows(scheme, width, cfg, m, Some(&model), &succs, &mut tables).unwrap();
-        }
+        let tables = vector_tables(&program, scheme, width, params, &model, "");
         let m = program.method_id(v["method"].as_str().unwrap()).unwrap();
         let cfg = program.cfg(m);
         let mut input = String::new();

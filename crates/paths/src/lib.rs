@@ -23,6 +23,11 @@
 //! - [`ChoiceEncoder`] / [`AdapTracer::stream`]: many invocations in one
 //!   AdapTracer word list (e.g. one per thread), paying the flush and the
 //!   word padding once.
+//! - [`ContextEncoder`] / [`ContextDecoder`] (opt-in *context stream*):
+//!   one coder per thread for method ids, invocation ends and choices, with
+//!   predictions from the thread's event history ([`predictor`]); the exact
+//!   rules are in [`context_stream`], `testdata/vectors-context.json` pins
+//!   them down.
 //! - [`arith`]: the bit-exact arithmetic coder ([`arith::Encoder`],
 //!   [`arith::Decoder`]) for probes written in other languages.
 //!
@@ -125,10 +130,13 @@ pub mod arith;
 pub mod blpp;
 pub mod cfg;
 pub mod codec;
+mod context_model;
+pub mod context_stream;
 pub mod edge_model;
 pub mod error;
 pub mod model_options;
 pub mod pap;
+pub mod predictor;
 pub mod program;
 pub mod synth;
 
@@ -137,6 +145,7 @@ pub use adaptracer::{choice_stream, AdapTracer, AdaptiveTrace, ChoiceEncoder, DE
 pub use blpp::{Blpp, BlppStep};
 pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};
 pub use codec::{trace_bits, trace_from_json, trace_to_json, Codec, EncodedTrace, Scheme, TraceItem};
+pub use context_stream::{ContextDecoder, ContextEncoder, ContextLayout, ContextTrace, StreamInvocation};
 pub use edge_model::EdgeModel;
 pub use error::{PathError, Result};
 pub use pap::{node_id_bits, Pap, PapItem};

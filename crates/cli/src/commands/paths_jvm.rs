@@ -43,6 +43,9 @@ pub struct AdaptArgs {
     /// One word list per thread (see `instrument --stream`).
     #[arg(long)]
     pub stream: bool,
+    /// With `--stream`: `none` or `predict` (see `instrument --context`).
+    #[arg(long, default_value = "none", value_parser = ["none", "predict"])]
+    pub context: String,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -92,6 +95,11 @@ pub struct InstrumentArgs {
     /// finish, no per-invocation padding) instead of words per invocation.
     #[arg(long)]
     pub stream: bool,
+    /// With `--stream`: `predict` codes method ids, ends and choices all in
+    /// the thread's coder, predicted from the thread's history (the context
+    /// stream); `none` (default) keeps per-block order-0 counters.
+    #[arg(long, default_value = "none", value_parser = ["none", "predict"])]
+    pub context: String,
     #[command(flatten)]
     pub scheme_args: SchemeArgs,
 }
@@ -161,7 +169,17 @@ fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
         bound: a.bound,
         verify: false,
         stream: false,
+        context: false,
     }
+}
+
+/// `--context none|predict` (clap checks the value) with `--stream`.
+fn context_stream(context: &str, stream: bool) -> Result<bool> {
+    let predict = context == "predict";
+    if predict && !stream {
+        anyhow::bail!("--context predict needs --stream (the context stream is a stream mode)");
+    }
+    Ok(predict)
 }
 
 /// Runs one JVM path command.
@@ -173,8 +191,12 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             let cfg = Config {
                 verify: a.verify,
                 stream: a.stream,
+                context: context_stream(&a.context, a.stream)?,
                 ..config(scheme, &a.scheme_args)
             };
+            if cfg.context && scheme != Scheme::Adaptracer {
+                anyhow::bail!("--context predict is an AdapTracer mode (--scheme adaptracer)");
+            }
             let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
             eprint!("{}", r.log);
             eprintln!(
@@ -235,6 +257,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
         JvmCommand::Adapt(a) => {
             let cfg = Config {
                 stream: a.stream,
+                context: context_stream(&a.context, a.stream)?,
                 ..config(Scheme::Adaptracer, &a.scheme_args)
             };
             let runs = tracekit_jvm::adapt::adapt(

@@ -71,6 +71,11 @@ final class AdapInv extends Inv {
         }
     }
 
+    /** Context stream: codes the method, how it ended and the noted choices through the thread's model. */
+    void codeContext(CtxModel ctx, Coder threadCoder, int realLen) {
+        ctx.invocation(threadCoder, method, realLen, noted, notedLen, succ);
+    }
+
     @Override
     void emitTo(RecordLog log) {
         if (coder == null) return;

@@ -48,10 +48,18 @@ final class Coder {
             if (i == sym) cum = total;
             total += c[b + i];
         }
-        long freq = c[b + sym];
+        encode(cum, c[b + sym], total);
+        if (c[b + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
+            for (int i = 0; i < k; i++) c[b + i] = Math.max(1, c[b + i] >>> 1);
+        }
+        c[b + sym] += inc;
+    }
+
+    /** Codes the symbol [cum, cum + freq) of total (the core's Encoder::encode). */
+    void encode(long cum, long freq, long total) {
         long range = high - low + 1;
         high = low + range * (cum + freq) / total - 1;
-        low = low + range * cum / total;
+        if (cum != 0) low = low + range * cum / total;
         while (true) {
             if (high < HALF) {
                 put(0);
@@ -73,10 +81,6 @@ final class Coder {
             low <<= 1;
             high = (high << 1) | 1;
         }
-        if (c[b + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
-            for (int i = 0; i < k; i++) c[b + i] = Math.max(1, c[b + i] >>> 1);
-        }
-        c[b + sym] += inc;
     }
 
     /** Final flush: one 1 bit if needed, pad the last word, drop trailing zero words. */

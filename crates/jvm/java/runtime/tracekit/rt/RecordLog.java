@@ -23,6 +23,13 @@ final class RecordLog {
         end();
     }
 
+    /** Context stream: the verification sidecar of the thread's next invocation: "v NODES…". */
+    void verify(int[] nodes, int n) {
+        sb.append('v');
+        for (int i = 0; i < n; i++) sb.append(' ').append(nodes[i]);
+        end();
+    }
+
     /** Stream mode: the thread's AdapTracer words, after its records: "w WORDS…". */
     void streamWords(LongList words) {
         sb.append('w');

@@ -70,10 +70,7 @@ public final class Rt {
                     } catch (RuntimeException e) {
                         // A daemon thread still running at exit may change its stack under us.
                     }
-                    if (ts.streamCoder != null) {
-                        ts.streamCoder.finish();
-                        ts.records.streamWords(ts.streamCoder.words);
-                    }
+                    ts.finishStream();
                     ts.closed = true;
                     w.write("thread " + ts.index + " " + ts.javaId + " " + ts.name.replace('\n', ' ') + "\n");
                     ts.records.writeTo(w);

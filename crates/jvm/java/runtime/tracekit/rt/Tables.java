@@ -20,6 +20,12 @@ final class Tables {
     boolean verify;
     /** AdapTracer stream mode: one coder per thread, invocations coded at completion. */
     boolean stream;
+    /** Context stream (with stream mode): method ids, ends and choices predicted from the thread's history. */
+    boolean context;
+    /** Context stream: per method, its first counter's global index; per method, node: ordinal among its choice nodes (-1: none); per method: number of choice nodes. */
+    int[] adapOffset;
+    int[][] adapFlagIndex;
+    int[] adapChoiceNodes;
     /** Largest PathID value representable in width bits, as an unsigned long. */
     long maxValue;
     int[] nodes;
@@ -83,6 +89,7 @@ final class Tables {
         int n = Integer.parseInt(h[9]);
         t.verify = h.length > 11 && h[10].equals("verify") && h[11].equals("1");
         t.stream = h.length > 13 && h[12].equals("stream") && h[13].equals("1");
+        t.context = t.stream && h.length > 15 && h[14].equals("context") && h[15].equals("1");
         t.maxValue = t.width >= 64 ? -1L : (1L << t.width) - 1;
         t.nodes = new int[n];
         t.entry = new int[n];
@@ -128,7 +135,26 @@ final class Tables {
                 default: throw new IOException("tracekit/tables.txt: unknown row " + f[0]);
             }
         }
+        if (t.schemeId == ADAPTRACER) t.layoutCounters();
         return t;
+    }
+
+    /** Global counter numbering of the context stream (see tracekit_paths::context_stream::ContextLayout). */
+    private void layoutCounters() {
+        int n = methodCount();
+        adapOffset = new int[n];
+        adapFlagIndex = new int[n][];
+        adapChoiceNodes = new int[n];
+        int off = 0;
+        for (int m = 0; m < n; m++) {
+            adapOffset[m] = off;
+            off += adapInit[m] == null ? 0 : adapInit[m].length;
+            int[] base = adapBase[m] == null ? new int[0] : adapBase[m];
+            adapFlagIndex[m] = new int[base.length];
+            int f = 0;
+            for (int v = 0; v < base.length; v++) adapFlagIndex[m][v] = base[v] < 0 ? -1 : f++;
+            adapChoiceNodes[m] = f;
+        }
     }
 
     /** Index of {@code to} among {@code from}'s out-edges. */

@@ -80,6 +80,17 @@ final class ThreadState {
     /** Stream mode: the thread's one AdapTracer coder. */
     Coder streamCoder;
 
+    /** Context stream: the thread's model (made with the coder). */
+    CtxModel context;
+
+    /** Stream mode: flushes the thread's coder (after the end marker in a context stream) into the log. */
+    void finishStream() {
+        if (streamCoder == null) return;
+        if (context != null) context.method(streamCoder, tables.methodCount());
+        streamCoder.finish();
+        records.streamWords(streamCoder.words);
+    }
+
     /** This thread's adaptive counters of {@code method}, made from the shipped model on first use. */
     int[] methodCounters(int method) {
         int[] c = counters[method];
@@ -91,6 +102,13 @@ final class ThreadState {
         if (closed) return;
         if (tables.stream && inv instanceof AdapInv) {
             if (streamCoder == null) streamCoder = new Coder(tables);
+            if (tables.context) {
+                // Everything goes through the coder; the log keeps only the verification sidecar.
+                if (context == null) context = new CtxModel(this);
+                ((AdapInv) inv).codeContext(context, streamCoder, realLen);
+                if (inv.rawNodes != null) records.verify(inv.rawNodes, inv.length);
+                return;
+            }
             ((AdapInv) inv).codeInto(streamCoder);
         }
         records.begin(inv.method, realLen, inv.nested);

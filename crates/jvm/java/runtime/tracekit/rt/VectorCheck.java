@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
  * so the Rust test suite can check the in-JVM encoders against the Rust
  * decoders bit for bit. Usage: VectorCheck TABLES < paths, one path per line:
  * "METHOD N1 N2 … [a]" (nodes after ENTRY; a trailing "a" marks an aborted
- * invocation, completed to EXIT as the runtime does). Prints one record line
+ * invocation, completed to EXIT as the runtime does; "A LEN" instead: the
+ * nodes are the whole completed path of an invocation that ended by an
+ * exception after LEN nodes). Prints one record line
  * per path in the trace-log syntax, then for AdapTracer one line
  * "c METHOD COUNTERS…" per method with the thread's final counters.
  */
@@ -25,7 +27,8 @@ public final class VectorCheck {
             if (line.isEmpty()) continue;
             String[] f = line.split(" ");
             boolean aborted = f[f.length - 1].equals("a");
-            int n = aborted ? f.length - 1 : f.length;
+            boolean given = f.length >= 3 && f[f.length - 2].equals("A");
+            int n = aborted ? f.length - 1 : given ? f.length - 2 : f.length;
             int method = Integer.parseInt(f[0]);
             Inv inv = Inv.create(t, ts, method);
             ts.push(inv);
@@ -35,7 +38,14 @@ public final class VectorCheck {
                 realLen = inv.length;
                 ThreadState.complete(t, inv);
             }
+            if (given) realLen = Integer.parseInt(f[f.length - 1]);
             ts.pop();
+            if (t.context) {
+                if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
+                if (ts.context == null) ts.context = new CtxModel(ts);
+                ((AdapInv) inv).codeContext(ts.context, ts.streamCoder, realLen);
+                continue;
+            }
             if (t.stream) {
                 if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
                 ((AdapInv) inv).codeInto(ts.streamCoder);
@@ -46,7 +56,12 @@ public final class VectorCheck {
             log.end();
             log.writeTo(out);
         }
-        if (ts.streamCoder != null) {
+        if (t.context) {
+            if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
+            if (ts.context == null) ts.context = new CtxModel(ts);
+            ts.finishStream();
+            ts.records.writeTo(out);
+        } else if (ts.streamCoder != null) {
             ts.streamCoder.finish();
             RecordLog log = new RecordLog();
             log.streamWords(ts.streamCoder.words);

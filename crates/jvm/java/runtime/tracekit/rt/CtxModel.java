@@ -1,0 +1,394 @@
+package tracekit.rt;
+
+/**
+ * The context stream's per-thread model: for every finished invocation its
+ * method id, how it ended and its choices go through the thread's one
+ * coder, predicted from the thread's event history (flags with candidates,
+ * then fallbacks with the missed candidates excluded). Mirrors
+ * tracekit_paths::context_stream bit for bit; the Rust module docs state
+ * the rules.
+ */
+final class CtxModel {
+    private static final int BUCKETS = 32;
+    private static final int FLAG_INC = 32;
+    private static final int FLAG_BOUND = 65535;
+    private static final int FLAG_INIT_MAX = 64;
+    private static final int METHOD_INC = 2;
+    private static final long MAX_TOTAL = 1L << 20;
+    private static final int SUCC_BITS = 12;
+    private static final int SUCC_LIST = 8;
+    private static final int RANK_INC = 4;
+
+    private final ThreadState thread;
+    private final Tables t;
+    private final int inc;
+    private final long bound;
+    private final CtxPredictor pred = new CtxPredictor();
+    private final int[][] flags;
+    /** Per method, at each choice block's first counter: the block's counter total (0: not computed yet). */
+    private final long[][] totals;
+    private final int[] globalFlags = filled(2 * BUCKETS);
+    private final int[] methodFlags = filled(2 * (BUCKETS + 8));
+    private final int[] endFlags = filled(2 * BUCKETS);
+    private final int[] methodTable = new int[1 << 16];
+    private int prevMethod = -1, prevMethod2 = -1;
+    private final int[] methodCounts;
+    /** Fenwick tree over methodCounts, and their total. */
+    private final long[] countTree;
+    private long methodTotal;
+    private int seen;
+    private final int[] newFlag = {1, 1};
+    /** Successor lists of methods (ids + 1, most recent first), their flag and rank counters, distance counters of new ids. */
+    private final int[] succLists = new int[SUCC_LIST << SUCC_BITS];
+    private final int[] listFlag = {1, 1};
+    private final int[] rankCounts = filled(SUCC_LIST);
+    private final int[] distCounts = filled(32);
+    private final int[] list = new int[SUCC_LIST];
+    /** The ids seen so far (count > 0), ascending; the first {@code seen} entries are valid. */
+    private final int[] sortedSeen;
+    private final int[] endCounts;
+    /** Candidates missed so far for the current event. */
+    private final int[] missed = new int[4];
+    private int missedCount;
+
+    CtxModel(ThreadState thread) {
+        this.thread = thread;
+        this.t = thread.tables;
+        this.inc = t.inc;
+        this.bound = t.bound;
+        int methods = t.methodCount();
+        flags = new int[methods][];
+        totals = new long[methods][];
+        methodCounts = new int[methods + 1];
+        countTree = new long[methods + 2];
+        sortedSeen = new int[methods + 1];
+        endCounts = filled(2 * methods);
+    }
+
+    private static int[] filled(int n) {
+        int[] a = new int[n];
+        java.util.Arrays.fill(a, 1);
+        return a;
+    }
+
+    /** AdapTracer's counter update of c[off + s] among k counters. */
+    private static void update(int[] c, int off, int k, int s, int inc, long bound) {
+        long total = 0;
+        for (int i = 0; i < k; i++) total += c[off + i];
+        if (c[off + s] + (long) inc > bound || total + inc > MAX_TOTAL) {
+            for (int i = 0; i < k; i++) c[off + i] = Math.max(1, c[off + i] >>> 1);
+        }
+        c[off + s] += inc;
+    }
+
+    /** {@link #update} of the flag pair at c[p], c[p + 1] (inc FLAG_INC, bound FLAG_BOUND). */
+    private static void update2(int[] c, int p, boolean miss) {
+        int s = miss ? p + 1 : p;
+        if (c[s] + FLAG_INC > FLAG_BOUND || (long) c[p] + c[p + 1] + FLAG_INC > MAX_TOTAL) {
+            c[p] = Math.max(1, c[p] >>> 1);
+            c[p + 1] = Math.max(1, c[p + 1] >>> 1);
+        }
+        c[s] += FLAG_INC;
+    }
+
+    private boolean excluded(int sym, int[] ex, int nEx) {
+        for (int i = 0; i < nEx; i++) if (ex[i] == sym) return true;
+        return false;
+    }
+
+    /** Codes {@code sym} among the k counters at c[off..] that are non-zero and not excluded. */
+    private void pick(Coder coder, int[] c, int off, int k, int[] ex, int nEx, int sym) {
+        long total = 0, cum = 0;
+        int live = 0;
+        for (int i = 0; i < k; i++) {
+            if (c[off + i] == 0 || excluded(i, ex, nEx)) continue;
+            live++;
+            if (i < sym) cum += c[off + i];
+            total += c[off + i];
+        }
+        if (live == 1) return;
+        coder.encode(cum, c[off + sym], total);
+    }
+
+    private static void bit(Coder coder, int f0, int f1, boolean one) {
+        if (one) coder.encode(f0, f1, (long) f0 + f1);
+        else coder.encode(0, f0, (long) f0 + f1);
+    }
+
+    /**
+     * Codes the flags of the candidates in {@code pred} for a method id
+     * (kind METHOD) or an end (END); returns the index of the hit or -1 (the
+     * missed events are in {@link #missed}). A flag is coded only while more
+     * than one of the slot's {@code symbols} is left.
+     */
+    private int flags(Coder coder, int kind, long symbols, int actual) {
+        missedCount = 0;
+        int[] arr = kind == CtxPredictor.METHOD ? methodFlags : endFlags;
+        for (int i = 0; i < pred.count; i++) {
+            if (symbols - missedCount <= 1) break;
+            int ev = pred.events[i], p = 2 * pred.buckets[i];
+            boolean miss = actual != ev;
+            bit(coder, arr[p], arr[p + 1], miss);
+            update2(arr, p, miss);
+            if (!miss) return i;
+            missed[missedCount++] = ev;
+        }
+        return -1;
+    }
+
+    private static int succKey(int prev) {
+        return (prev * 0x85EBCA6B) >>> (32 - SUCC_BITS);
+    }
+
+    /** Inserts a newly seen id at position p of {@link #sortedSeen} (before {@code seen} grows). */
+    private void addSorted(int p, int id) {
+        System.arraycopy(sortedSeen, p, sortedSeen, p + 1, seen - p);
+        sortedSeen[p] = id;
+    }
+
+    private static int methodKey(int prev) {
+        return (prev * 0x9E3779B1) >>> 16;
+    }
+
+    private static int methodKey2(int prev, int prev2) {
+        return ((prev ^ prev2 * 0x85EBCA6B) + 1) * 0x9E3779B1 >>> 16;
+    }
+
+    private void addCount(int i, int d) {
+        methodTotal += d;
+        for (int x = i + 1; x < countTree.length; x += x & -x) countTree[x] += d;
+    }
+
+    /** Sum of methodCounts[0..i). */
+    private long prefixCount(int i) {
+        long s = 0;
+        for (int x = i; x > 0; x -= x & -x) s += countTree[x];
+        return s;
+    }
+
+    /** Codes method id {@code method} (the method count ends the stream). */
+    void method(Coder coder, int method) {
+        int symbols = methodCounts.length;
+        int actual = (method << 2) | 1;
+        pred.candidates(CtxPredictor.METHOD, 0, 0);
+        int k2 = methodKey2(prevMethod, prevMethod2), k1 = methodKey(prevMethod);
+        for (int level = 0; level < 2; level++) {
+            int e = methodTable[level == 0 ? k2 : k1];
+            int ev = (e >>> 2) - 1;
+            if (e == 0) continue;
+            boolean dup = false;
+            for (int i = 0; i < pred.count; i++) if (pred.events[i] == ev) dup = true;
+            if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
+        }
+        boolean fallback = flags(coder, CtxPredictor.METHOD, symbols, actual) < 0;
+        if (fallback) methodFallback(coder, method, symbols);
+        methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
+        methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
+        touchSuccessor(method);
+        prevMethod2 = prevMethod;
+        prevMethod = method;
+        if (method < symbols - 1) pred.record(actual);
+    }
+
+    /**
+     * A method id no candidate guessed (kept out of {@link #method} so the
+     * JIT compiles the hot path small).
+     */
+    private void methodFallback(Coder coder, int method, int symbols) {
+        int seenLeft = seen - missedCount;
+        boolean isNew = methodCounts[method] == 0;
+        if (seenLeft != 0) {
+            bit(coder, newFlag[0], newFlag[1], isNew);
+            update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
+        }
+        if (isNew && seen > 0) {
+            // By the distance d to the nearest seen id, see the Rust docs.
+            int p = java.util.Arrays.binarySearch(sortedSeen, 0, seen, method);
+            p = -p - 1; // method is unseen: its insertion point
+            int d = Integer.MAX_VALUE;
+            if (p > 0) d = method - sortedSeen[p - 1];
+            if (p < seen) d = Math.min(d, sortedSeen[p] - method);
+            int nbits = 32 - Integer.numberOfLeadingZeros(symbols);
+            int nb = 31 - Integer.numberOfLeadingZeros(Math.max(d, 1));
+            pick(coder, distCounts, 0, nbits, missed, 0, nb);
+            update(distCounts, 0, nbits, nb, RANK_INC, FLAG_BOUND);
+            if (nb > 0) coder.encode(d - (1 << nb), 1, 1L << nb);
+            // The unseen ids at distance exactly d, ascending: left of the first seen
+            // id, inside gaps of at least 2d, right of the last one.
+            int count = 0, index = 0;
+            int first = sortedSeen[0], last = sortedSeen[seen - 1];
+            if (first - d >= 0) {
+                count++;
+                if (first - d < method) index++;
+            }
+            for (int j = 1; j < seen; j++) {
+                int a = sortedSeen[j - 1], b = sortedSeen[j];
+                if (b - a < 2 * d) continue;
+                int n = b - a == 2 * d ? 1 : 2;
+                count += n;
+                if (a + d < method) index++;
+                if (n == 2 && b - d < method) index++;
+            }
+            if (last + d <= symbols - 1) {
+                count++;
+                if (last + d < method) index++;
+            }
+            if (count > 1) coder.encode(index, 1, count);
+            addSorted(p, method);
+            seen++;
+        } else if (isNew) {
+            if (symbols > 1) coder.encode(method, 1, symbols);
+            addSorted(0, method);
+            seen++;
+        } else {
+            for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
+            // The methods that followed the previous one lately, most recent first.
+            int at = succKey(prevMethod) * SUCC_LIST;
+            int n = 0, pos = -1;
+            for (int j = 0; j < SUCC_LIST; j++) {
+                int e = succLists[at + j];
+                if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
+                if (e - 1 == method) pos = n;
+                list[n++] = e - 1;
+            }
+            int others = seenLeft - n;
+            boolean inList;
+            if (n == 0) {
+                inList = false;
+            } else if (others == 0) {
+                inList = true;
+            } else {
+                bit(coder, listFlag[0], listFlag[1], pos < 0);
+                update(listFlag, 0, 2, pos < 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
+                inList = pos >= 0;
+            }
+            if (inList) {
+                pick(coder, rankCounts, 0, n, missed, 0, pos);
+                update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
+            } else {
+                long total = methodTotal, cum = prefixCount(method);
+                for (int i = 0; i < missedCount + n; i++) {
+                    int e = i < missedCount ? missed[i] : list[i - missedCount];
+                    total -= methodCounts[e];
+                    if (e < method) cum -= methodCounts[e];
+                }
+                if (others > 1) coder.encode(cum, methodCounts[method], total);
+            }
+        }
+        if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
+            for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
+            java.util.Arrays.fill(countTree, 0);
+            methodTotal = 0;
+            for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
+        }
+        methodCounts[method] += METHOD_INC;
+        addCount(method, METHOD_INC);
+    }
+
+    /** Moves {@code method} to the front of the previous method's successor list. */
+    private void touchSuccessor(int method) {
+        int at = succKey(prevMethod) * SUCC_LIST;
+        int end = SUCC_LIST - 1;
+        for (int j = 0; j < SUCC_LIST; j++) {
+            if (succLists[at + j] == method + 1) {
+                end = j;
+                break;
+            }
+        }
+        for (int j = end; j > 0; j--) succLists[at + j] = succLists[at + j - 1];
+        succLists[at] = method + 1;
+    }
+
+    /** Codes how an invocation of {@code m} ended: realLen -1 = normal return. */
+    void end(Coder coder, int m, int realLen) {
+        int code = realLen < 0 ? 0 : Math.min(realLen + 1, CtxPredictor.END_CODE_MAX);
+        int actual = (code << 2) | 2;
+        pred.candidates(CtxPredictor.END, 0, 0);
+        if (flags(coder, CtxPredictor.END, Long.MAX_VALUE, actual) < 0) {
+            boolean normalMissed = false;
+            for (int i = 0; i < missedCount; i++) if (missed[i] >>> 2 == 0) normalMissed = true;
+            if (!normalMissed) bit(coder, endCounts[2 * m], endCounts[2 * m + 1], realLen >= 0);
+            if (realLen >= 0) gamma(coder, realLen + 1);
+        }
+        update(endCounts, 2 * m, 2, realLen >= 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
+        pred.record(actual);
+    }
+
+    private static void gamma(Coder coder, int x) {
+        int nb = 31 - Integer.numberOfLeadingZeros(x);
+        for (int i = 0; i < nb; i++) coder.encode(1, 1, 2);
+        coder.encode(0, 1, 2);
+        for (int i = nb - 1; i >= 0; i--) coder.encode((x >>> i) & 1, 1, 2);
+    }
+
+    /**
+     * Codes one finished invocation of method m: its id, how it ended
+     * (realLen -1 = normal return), then its noted (node, symbol) choices.
+     */
+    void invocation(Coder coder, int m, int realLen, int[] noted, int notedLen, int[][] succ) {
+        method(coder, m);
+        end(coder, m, realLen);
+        if (notedLen == 0) return;
+        int[] counts = thread.methodCounters(m);
+        long[] tot = totals[m];
+        if (tot == null) totals[m] = tot = new long[counts.length];
+        int[] f = flags[m];
+        if (f == null) flags[m] = f = new int[t.adapChoiceNodes[m] * BUCKETS * 2];
+        int[] bases = t.adapBase[m];
+        int[] flagIndex = t.adapFlagIndex[m];
+        int offset = t.adapOffset[m];
+        for (int i = 0; i < notedLen; i += 2) {
+            int v = noted[i];
+            int base = bases[v];
+            choice(coder, counts, tot, f, flagIndex[v] * BUCKETS * 2, base, offset + base, succ[v].length, noted[i + 1]);
+        }
+    }
+
+    /** Codes the choice {@code sym} among k at a node whose counters start at counts[base] and flag pairs at f[fbase]. */
+    private void choice(Coder coder, int[] counts, long[] tot, int[] f, int fbase, int base, int lo, int k, int sym) {
+        int actual = (lo + sym) << 2;
+        pred.candidates(CtxPredictor.CHOICE, lo, k);
+        if (choiceFlags(coder, f, fbase, k, actual) < 0) {
+            for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
+            pick(coder, counts, base, k, missed, missedCount, sym);
+        }
+        // update(counts, base, k, sym, inc, bound) with the block's total kept in tot[base].
+        long total = tot[base];
+        if (total == 0) {
+            for (int i = 0; i < k; i++) total += counts[base + i];
+        }
+        if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
+            total = 0;
+            for (int i = 0; i < k; i++) total += counts[base + i] = Math.max(1, counts[base + i] >>> 1);
+        }
+        counts[base + sym] += inc;
+        tot[base] = total + inc;
+        pred.record(actual);
+    }
+
+    /** The candidates' flags of a choice node, its pairs at f[fbase..] (see {@link #flags}). */
+    private int choiceFlags(Coder coder, int[] f, int fbase, int k, int actual) {
+        missedCount = 0;
+        for (int i = 0; i < pred.count; i++) {
+            if (k - missedCount <= 1) break;
+            int ev = pred.events[i], b = pred.buckets[i];
+            int p = fbase + 2 * b;
+            if (f[p] == 0) {
+                int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
+                while (g0 + g1 > FLAG_INIT_MAX) {
+                    g0 = Math.max(1, g0 >>> 1);
+                    g1 = Math.max(1, g1 >>> 1);
+                }
+                f[p] = g0;
+                f[p + 1] = g1;
+            }
+            boolean miss = actual != ev;
+            bit(coder, f[p], f[p + 1], miss);
+            update2(f, p, miss);
+            update2(globalFlags, 2 * b, miss);
+            if (!miss) return i;
+            missed[missedCount++] = ev;
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,146 @@
+package tracekit.rt;
+
+/**
+ * The context stream's history predictors: a match model over the thread's
+ * event history and an order-K table, in fixed int arrays. Mirrors
+ * tracekit_paths::predictor bit for bit (all int arithmetic wraps like the
+ * Rust u32 code; comparisons that are unsigned there are unsigned here).
+ */
+final class CtxPredictor {
+    static final int RING = 1 << 18;
+    static final int MATCH_MIN = 20;
+    static final int ORDER_K = 6;
+    static final int TABLE_BITS = 16;
+    static final int END_CODE_MAX = (1 << 26) - 1;
+    private static final int B = 0x01000193;
+    private static final int GOLDEN = 0x9E3779B1;
+    private static final int KEY_MUL = 0x85EBCA6B;
+    private static final int LEN_CAP = 1 << 30;
+    /** Matches at least this long leave the order-K table alone (neither read nor trained). */
+    static final int LONG_MATCH = 1024;
+    private static final int POW_M = pow(B, MATCH_MIN);
+    private static final int POW_K = pow(B, ORDER_K);
+
+    /** Slot kinds: a choice (with lo, k), a method id, an end. */
+    static final int CHOICE = 0, METHOD = 1, END = 2;
+
+    private final int[] hist = new int[RING];
+    private int n, hm, hk, ptr, len;
+    private final int[] mtable = new int[1 << TABLE_BITS];
+    private final int[] ktable = new int[1 << TABLE_BITS];
+
+    /** Candidates of the last {@link #candidates} call (up to 4 with the method tables). */
+    final int[] events = new int[4];
+    final int[] buckets = new int[4];
+    int count;
+
+    private static int pow(int b, int e) {
+        int r = 1;
+        for (int i = 0; i < e; i++) r *= b;
+        return r;
+    }
+
+    /** Unsigned {@code n >= small} for a small positive bound. */
+    private static boolean atLeast(int n, int small) {
+        return n >= small || n < 0;
+    }
+
+    private int at(int pos) {
+        return hist[pos & (RING - 1)];
+    }
+
+    private static int key(int kind, int lo) {
+        return kind == CHOICE ? lo << 2 : kind;
+    }
+
+    static boolean holds(int kind, int lo, int k, int ev) {
+        switch (kind) {
+            case CHOICE: {
+                // ev >>> 2 and lo are below 2^27: the unsigned test of the core is d in [0, k).
+                int d = (ev >>> 2) - lo;
+                return (ev & 3) == 0 && d >= 0 && d < k;
+            }
+            case METHOD: return (ev & 3) == 1;
+            default: return (ev & 3) == 2 && (ev >>> 2) < END_CODE_MAX;
+        }
+    }
+
+    private int kindex(int kind, int lo) {
+        return ((hk ^ key(kind, lo) * KEY_MUL) * GOLDEN) >>> 16;
+    }
+
+    /** Table entry update, see tracekit_paths::predictor::table_update. */
+    static int tableUpdate(int entry, int ev) {
+        if (entry == 0 || ((entry & 3) == 0 && (entry >>> 2) - 1 != ev)) return (ev + 1) << 2;
+        if ((entry >>> 2) - 1 == ev) return ((ev + 1) << 2) | Math.min((entry & 3) + 1, 3);
+        return entry - 1;
+    }
+
+    void push(int ev, int bucket) {
+        events[count] = ev;
+        buckets[count] = bucket;
+        count++;
+    }
+
+    /** Index into the order-K table of the slot last asked for (reused by {@link #record}). */
+    private int lastKindex;
+
+    /** Fills {@link #events}/{@link #buckets} with the predictions for the slot. */
+    void candidates(int kind, int lo, int k) {
+        count = 0;
+        int entry = 0;
+        if (len < LONG_MATCH) {
+            lastKindex = kindex(kind, lo);
+            entry = ktable[lastKindex];
+        }
+        boolean hasTable = entry != 0 && holds(kind, lo, k, (entry >>> 2) - 1);
+        int tev = hasTable ? (entry >>> 2) - 1 : 0;
+        int conf = entry & 3;
+        if (len > 0 && holds(kind, lo, k, at(ptr))) {
+            int ev = at(ptr);
+            int lb = Math.min(31 - Integer.numberOfLeadingZeros(len >>> 4), 7);
+            int agree = !hasTable ? 0 : tev != ev ? 1 : 2;
+            push(ev, 3 * lb + agree);
+            if (hasTable && tev != ev) push(tev, 28 + conf);
+        } else if (hasTable) {
+            push(tev, 24 + conf);
+        }
+    }
+
+    /** Records that {@code ev} was coded for the slot of the last {@link #candidates} call. */
+    void record(int ev) {
+        if (len < LONG_MATCH) ktable[lastKindex] = tableUpdate(ktable[lastKindex], ev);
+        if (len > 0) {
+            if (at(ptr) == ev) {
+                ptr++;
+                len = Math.min(len + 1, LEN_CAP);
+            } else {
+                len = 0;
+            }
+        }
+        int outM = atLeast(n, MATCH_MIN) ? at(n - MATCH_MIN) : 0;
+        int outK = atLeast(n, ORDER_K) ? at(n - ORDER_K) : 0;
+        hist[n & (RING - 1)] = ev;
+        hm = hm * B + ev - outM * POW_M;
+        hk = hk * B + ev - outK * POW_K;
+        n++;
+        if (atLeast(n, MATCH_MIN)) {
+            int i = (hm * GOLDEN) >>> 16;
+            if (len == 0) acquire(mtable[i]);
+            mtable[i] = n;
+        }
+    }
+
+    /** Starts a match at {@code cand} (a position from the match table) if the last events agree. */
+    private void acquire(int cand) {
+        int d = n - cand;
+        if (cand != 0 && d > 0 && d < RING - 64) {
+            int l = 0;
+            while (l < 32 && at(cand - 1 - l) == at(n - 1 - l)) l++;
+            if (l >= MATCH_MIN) {
+                len = l;
+                ptr = cand;
+            }
+        }
+    }
+}
