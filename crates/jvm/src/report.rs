@@ -137,15 +137,20 @@ pub fn render(reports: &[MethodReport], decoded: &Decoded, limit: usize) -> Stri
         branches
     );
     for r in reports.iter().take(limit) {
+        // A method without branches still pays for its invocations (method
+        // id and end in the context stream), but per branch means nothing.
+        let per_branch = match r.branches {
+            0 => "no branches".to_string(),
+            b => format!("{:.3} bits/branch", r.bits as f64 / b as f64),
+        };
         let _ = writeln!(
             s,
-            "{}  [{}]  {} invocations, {} distinct paths, {:.1} bits/invocation, {:.3} bits/branch",
+            "{}  [{}]  {} invocations, {} distinct paths, {:.1} bits/invocation, {per_branch}",
             r.method,
             r.source.as_deref().unwrap_or("?"),
             r.invocations,
             r.distinct_paths,
             r.bits as f64 / r.invocations as f64,
-            r.bits as f64 / r.branches.max(1) as f64
         );
         for h in &r.hot_paths {
             let _ = writeln!(
