@@ -81,14 +81,20 @@ final class CtxModel {
         c[off + s] += inc;
     }
 
-    /** {@link #update} of the flag pair at c[p], c[p + 1] (inc FLAG_INC, bound FLAG_BOUND). */
+    /**
+     * {@link #update} of the flag pair at c[p], c[p + 1] (inc FLAG_INC, bound
+     * FLAG_BOUND). Both counters stay at most FLAG_BOUND, so their total
+     * never reaches MAX_TOTAL and only the bound is checked.
+     */
     private static void update2(int[] c, int p, boolean miss) {
         int s = miss ? p + 1 : p;
-        if (c[s] + FLAG_INC > FLAG_BOUND || (long) c[p] + c[p + 1] + FLAG_INC > MAX_TOTAL) {
-            c[p] = Math.max(1, c[p] >>> 1);
-            c[p + 1] = Math.max(1, c[p + 1] >>> 1);
-        }
+        if (c[s] + FLAG_INC > FLAG_BOUND) halve2(c, p);
         c[s] += FLAG_INC;
+    }
+
+    private static void halve2(int[] c, int p) {
+        c[p] = Math.max(1, c[p] >>> 1);
+        c[p + 1] = Math.max(1, c[p + 1] >>> 1);
     }
 
     private boolean excluded(int sym, int[] ex, int nEx) {
@@ -170,8 +176,21 @@ final class CtxModel {
     void method(Coder coder, int method) {
         int symbols = methodCounts.length;
         int actual = (method << 2) | 1;
-        pred.candidates(CtxPredictor.METHOD, 0, 0);
         int k2 = methodKey2(prevMethod, prevMethod2), k1 = methodKey(prevMethod);
+        int b = pred.matchBucket(CtxPredictor.METHOD, 0, 0, actual);
+        if (b >= 0) hit(coder, methodFlags, 2 * b);
+        else methodSlow(coder, method, symbols, actual, k2, k1);
+        methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
+        methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
+        touchSuccessor(method);
+        prevMethod2 = prevMethod;
+        prevMethod = method;
+        if (method < symbols - 1) pred.record(actual);
+    }
+
+    /** Codes a method id the match model did not guess first: all candidates' flags, then the fallback. */
+    private void methodSlow(Coder coder, int method, int symbols, int actual, int k2, int k1) {
+        pred.candidates(CtxPredictor.METHOD, 0, 0);
         for (int level = 0; level < 2; level++) {
             int e = methodTable[level == 0 ? k2 : k1];
             int ev = (e >>> 2) - 1;
@@ -180,14 +199,13 @@ final class CtxModel {
             for (int i = 0; i < pred.count; i++) if (pred.events[i] == ev) dup = true;
             if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
         }
-        boolean fallback = flags(coder, CtxPredictor.METHOD, symbols, actual) < 0;
-        if (fallback) methodFallback(coder, method, symbols);
-        methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
-        methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
-        touchSuccessor(method);
-        prevMethod2 = prevMethod;
-        prevMethod = method;
-        if (method < symbols - 1) pred.record(actual);
+        if (flags(coder, CtxPredictor.METHOD, symbols, actual) < 0) methodFallback(coder, method, symbols);
+    }
+
+    /** Codes "as guessed" under the flag pair at c[p], c[p + 1] and updates it. */
+    private static void hit(Coder coder, int[] c, int p) {
+        coder.encode(0, c[p], (long) c[p] + c[p + 1]);
+        update2(c, p, false);
     }
 
     /**
@@ -199,9 +217,18 @@ final class CtxModel {
         boolean isNew = methodCounts[method] == 0;
         if (seenLeft != 0) {
             bit(coder, newFlag[0], newFlag[1], isNew);
-            update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
+            update2(newFlag, 0, isNew);
         }
-        if (isNew && seen > 0) {
+        if (isNew) newMethod(coder, method, symbols);
+        else seenMethod(coder, method, seenLeft);
+        if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) rescaleMethodCounts(symbols);
+        methodCounts[method] += METHOD_INC;
+        addCount(method, METHOD_INC);
+    }
+
+    /** A first occurrence of {@code method} (ids first seen are rare: kept out of line). */
+    private void newMethod(Coder coder, int method, int symbols) {
+        if (seen > 0) {
             // By the distance d to the nearest seen id, see the Rust docs.
             int p = java.util.Arrays.binarySearch(sortedSeen, 0, seen, method);
             p = -p - 1; // method is unseen: its insertion point
@@ -235,54 +262,56 @@ final class CtxModel {
             }
             if (count > 1) coder.encode(index, 1, count);
             addSorted(p, method);
-            seen++;
-        } else if (isNew) {
+        } else {
             if (symbols > 1) coder.encode(method, 1, symbols);
             addSorted(0, method);
-            seen++;
+        }
+        seen++;
+    }
+
+    /** A seen {@code method} no candidate guessed: by the previous method's successor list, else by the counts. */
+    private void seenMethod(Coder coder, int method, int seenLeft) {
+        for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
+        // The methods that followed the previous one lately, most recent first.
+        int at = succKey(prevMethod) * SUCC_LIST;
+        int n = 0, pos = -1;
+        for (int j = 0; j < SUCC_LIST; j++) {
+            int e = succLists[at + j];
+            if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
+            if (e - 1 == method) pos = n;
+            list[n++] = e - 1;
+        }
+        int others = seenLeft - n;
+        boolean inList;
+        if (n == 0) {
+            inList = false;
+        } else if (others == 0) {
+            inList = true;
         } else {
-            for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
-            // The methods that followed the previous one lately, most recent first.
-            int at = succKey(prevMethod) * SUCC_LIST;
-            int n = 0, pos = -1;
-            for (int j = 0; j < SUCC_LIST; j++) {
-                int e = succLists[at + j];
-                if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
-                if (e - 1 == method) pos = n;
-                list[n++] = e - 1;
-            }
-            int others = seenLeft - n;
-            boolean inList;
-            if (n == 0) {
-                inList = false;
-            } else if (others == 0) {
-                inList = true;
-            } else {
-                bit(coder, listFlag[0], listFlag[1], pos < 0);
-                update(listFlag, 0, 2, pos < 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
-                inList = pos >= 0;
-            }
-            if (inList) {
-                pick(coder, rankCounts, 0, n, missed, 0, pos);
-                update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
-            } else {
-                long total = methodTotal, cum = prefixCount(method);
-                for (int i = 0; i < missedCount + n; i++) {
-                    int e = i < missedCount ? missed[i] : list[i - missedCount];
-                    total -= methodCounts[e];
-                    if (e < method) cum -= methodCounts[e];
-                }
-                if (others > 1) coder.encode(cum, methodCounts[method], total);
-            }
+            bit(coder, listFlag[0], listFlag[1], pos < 0);
+            update2(listFlag, 0, pos < 0);
+            inList = pos >= 0;
         }
-        if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
-            for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
-            java.util.Arrays.fill(countTree, 0);
-            methodTotal = 0;
-            for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
+        if (inList) {
+            pick(coder, rankCounts, 0, n, missed, 0, pos);
+            update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
+        } else {
+            long total = methodTotal, cum = prefixCount(method);
+            for (int i = 0; i < missedCount + n; i++) {
+                int e = i < missedCount ? missed[i] : list[i - missedCount];
+                total -= methodCounts[e];
+                if (e < method) cum -= methodCounts[e];
+            }
+            if (others > 1) coder.encode(cum, methodCounts[method], total);
         }
-        methodCounts[method] += METHOD_INC;
-        addCount(method, METHOD_INC);
+    }
+
+    /** Halves every seen method's count and rebuilds the Fenwick tree. */
+    private void rescaleMethodCounts(int symbols) {
+        for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
+        java.util.Arrays.fill(countTree, 0);
+        methodTotal = 0;
+        for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
     }
 
     /** Moves {@code method} to the front of the previous method's successor list. */
@@ -303,6 +332,16 @@ final class CtxModel {
     void end(Coder coder, int m, int realLen) {
         int code = realLen < 0 ? 0 : Math.min(realLen + 1, CtxPredictor.END_CODE_MAX);
         int actual = (code << 2) | 2;
+        // Codes END_CODE_MAX never hold as a candidate: they take the slow path.
+        int b = code < CtxPredictor.END_CODE_MAX ? pred.matchBucket(CtxPredictor.END, 0, 0, actual) : -1;
+        if (b >= 0) hit(coder, endFlags, 2 * b);
+        else endSlow(coder, m, realLen, actual);
+        update2(endCounts, 2 * m, realLen >= 0);
+        pred.record(actual);
+    }
+
+    /** An end the match model did not guess first. */
+    private void endSlow(Coder coder, int m, int realLen, int actual) {
         pred.candidates(CtxPredictor.END, 0, 0);
         if (flags(coder, CtxPredictor.END, Long.MAX_VALUE, actual) < 0) {
             boolean normalMissed = false;
@@ -310,8 +349,6 @@ final class CtxModel {
             if (!normalMissed) bit(coder, endCounts[2 * m], endCounts[2 * m + 1], realLen >= 0);
             if (realLen >= 0) gamma(coder, realLen + 1);
         }
-        update(endCounts, 2 * m, 2, realLen >= 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
-        pred.record(actual);
     }
 
     private static void gamma(Coder coder, int x) {
@@ -347,23 +384,55 @@ final class CtxModel {
     /** Codes the choice {@code sym} among k at a node whose counters start at counts[base] and flag pairs at f[fbase]. */
     private void choice(Coder coder, int[] counts, long[] tot, int[] f, int fbase, int base, int lo, int k, int sym) {
         int actual = (lo + sym) << 2;
+        int b = pred.matchBucket(CtxPredictor.CHOICE, lo, k, actual);
+        if (b >= 0) {
+            int p = fbase + 2 * b;
+            if (f[p] == 0) startFlags(f, p, b);
+            hit(coder, f, p);
+            update2(globalFlags, 2 * b, false);
+        } else {
+            choiceSlow(coder, counts, f, fbase, base, lo, k, sym, actual);
+        }
+        // update(counts, base, k, sym, inc, bound) with the block's total kept in tot[base].
+        long total = tot[base];
+        if (total == 0) total = sum(counts, base, k);
+        if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) total = halve(counts, base, k);
+        counts[base + sym] += inc;
+        tot[base] = total + inc;
+        pred.record(actual);
+    }
+
+    private static long sum(int[] c, int off, int k) {
+        long total = 0;
+        for (int i = 0; i < k; i++) total += c[off + i];
+        return total;
+    }
+
+    /** Halves the k counters at c[off..] (at least 1 each); returns their new total. */
+    private static long halve(int[] c, int off, int k) {
+        long total = 0;
+        for (int i = 0; i < k; i++) total += c[off + i] = Math.max(1, c[off + i] >>> 1);
+        return total;
+    }
+
+    /** A choice the match model did not guess first: all candidates' flags, then the counters. */
+    private void choiceSlow(Coder coder, int[] counts, int[] f, int fbase, int base, int lo, int k, int sym, int actual) {
         pred.candidates(CtxPredictor.CHOICE, lo, k);
         if (choiceFlags(coder, f, fbase, k, actual) < 0) {
             for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
             pick(coder, counts, base, k, missed, missedCount, sym);
         }
-        // update(counts, base, k, sym, inc, bound) with the block's total kept in tot[base].
-        long total = tot[base];
-        if (total == 0) {
-            for (int i = 0; i < k; i++) total += counts[base + i];
+    }
+
+    /** A block's flag pair of bucket b, first used: started from the thread's global pair, scaled down. */
+    private void startFlags(int[] f, int p, int b) {
+        int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
+        while (g0 + g1 > FLAG_INIT_MAX) {
+            g0 = Math.max(1, g0 >>> 1);
+            g1 = Math.max(1, g1 >>> 1);
         }
-        if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
-            total = 0;
-            for (int i = 0; i < k; i++) total += counts[base + i] = Math.max(1, counts[base + i] >>> 1);
-        }
-        counts[base + sym] += inc;
-        tot[base] = total + inc;
-        pred.record(actual);
+        f[p] = g0;
+        f[p + 1] = g1;
     }
 
     /** The candidates' flags of a choice node, its pairs at f[fbase..] (see {@link #flags}). */
@@ -373,15 +442,7 @@ final class CtxModel {
             if (k - missedCount <= 1) break;
             int ev = pred.events[i], b = pred.buckets[i];
             int p = fbase + 2 * b;
-            if (f[p] == 0) {
-                int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
-                while (g0 + g1 > FLAG_INIT_MAX) {
-                    g0 = Math.max(1, g0 >>> 1);
-                    g1 = Math.max(1, g1 >>> 1);
-                }
-                f[p] = g0;
-                f[p + 1] = g1;
-            }
+            if (f[p] == 0) startFlags(f, p, b);
             boolean miss = actual != ev;
             bit(coder, f[p], f[p + 1], miss);
             update2(f, p, miss);

@@ -107,6 +107,27 @@ final class CtxPredictor {
         }
     }
 
+    /**
+     * The fast path of {@link #candidates}: when the match model's next
+     * event is {@code actual} (which must hold for the slot), that event is
+     * the first candidate and its flag the only one coded; returns its
+     * bucket, or -1 (then call {@link #candidates}). Either way the slot is
+     * set up for {@link #record}.
+     */
+    int matchBucket(int kind, int lo, int k, int actual) {
+        int l = len;
+        if (l == 0 || hist[ptr & (RING - 1)] != actual) return -1;
+        int agree = 0;
+        if (l < LONG_MATCH) {
+            int ki = kindex(kind, lo);
+            lastKindex = ki;
+            int entry = ktable[ki];
+            if (entry != 0 && holds(kind, lo, k, (entry >>> 2) - 1)) agree = (entry >>> 2) - 1 != actual ? 1 : 2;
+        }
+        // A match is at least MATCH_MIN >= 16 events long, so the log is >= 0.
+        return 3 * Math.min(31 - Integer.numberOfLeadingZeros(l >>> 4), 7) + agree;
+    }
+
     /** Records that {@code ev} was coded for the slot of the last {@link #candidates} call. */
     void record(int ev) {
         if (len < LONG_MATCH) ktable[lastKindex] = tableUpdate(ktable[lastKindex], ev);
