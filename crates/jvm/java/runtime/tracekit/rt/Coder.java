@@ -60,6 +60,11 @@ final class Coder {
         long range = high - low + 1;
         high = low + range * (cum + freq) / total - 1;
         if (cum != 0) low = low + range * cum / total;
+        renormalise();
+    }
+
+    /** Shifts out the settled bits of low and high (and the pending ones). */
+    private void renormalise() {
         while (true) {
             if (high < HALF) {
                 put(0);
@@ -81,6 +86,15 @@ final class Coder {
             low <<= 1;
             high = (high << 1) | 1;
         }
+    }
+
+    /**
+     * {@link #encode}(0, freq, total): the first symbol, as a flag's "as
+     * guessed" (low stays; the renormalisation runs only when it can shift).
+     */
+    void encodeFirst(long freq, long total) {
+        high = low + (high - low + 1) * freq / total - 1;
+        if (high < HALF || low >= QUARTER) renormalise();
     }
 
     /** Final flush: one 1 bit if needed, pad the last word, drop trailing zero words. */

@@ -384,12 +384,35 @@ final class CtxModel {
     /** Codes the choice {@code sym} among k at a node whose counters start at counts[base] and flag pairs at f[fbase]. */
     private void choice(Coder coder, int[] counts, long[] tot, int[] f, int fbase, int base, int lo, int k, int sym) {
         int actual = (lo + sym) << 2;
-        int b = pred.matchBucket(CtxPredictor.CHOICE, lo, k, actual);
-        if (b >= 0) {
+        CtxPredictor pr = pred;
+        int len = pr.len;
+        // matchBucket, hit and update2 inlined by hand: before the JIT's
+        // optimising tier (most short runs end earlier) calls are dear.
+        boolean hit = len != 0 && pr.hist[pr.ptr & (CtxPredictor.RING - 1)] == actual;
+        if (hit) {
+            int b = 21; // 3 * 7 + 0: a long match, the order-6 table left alone
+            if (len < 2048) {
+                int agree = 0;
+                if (len < CtxPredictor.LONG_MATCH) {
+                    int ki = pr.kindex(CtxPredictor.CHOICE, lo);
+                    pr.lastKindex = ki;
+                    int entry = pr.ktable[ki], tev = (entry >>> 2) - 1;
+                    if (entry != 0 && CtxPredictor.holds(CtxPredictor.CHOICE, lo, k, tev)) agree = tev != actual ? 1 : 2;
+                }
+                b = 3 * (31 - Integer.numberOfLeadingZeros(len >>> 4)) + agree;
+            }
             int p = fbase + 2 * b;
-            if (f[p] == 0) startFlags(f, p, b);
-            hit(coder, f, p);
-            update2(globalFlags, 2 * b, false);
+            int f0 = f[p];
+            if (f0 == 0) {
+                startFlags(f, p, b);
+                f0 = f[p];
+            }
+            coder.encodeFirst(f0, (long) f0 + f[p + 1]);
+            if (f0 + FLAG_INC > FLAG_BOUND) halve2(f, p);
+            f[p] += FLAG_INC;
+            int g = 2 * b;
+            if (globalFlags[g] + FLAG_INC > FLAG_BOUND) halve2(globalFlags, g);
+            globalFlags[g] += FLAG_INC;
         } else {
             choiceSlow(coder, counts, f, fbase, base, lo, k, sym, actual);
         }
@@ -399,7 +422,8 @@ final class CtxModel {
         if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) total = halve(counts, base, k);
         counts[base + sym] += inc;
         tot[base] = total + inc;
-        pred.record(actual);
+        if (hit) pr.recordHit(actual);
+        else pr.record(actual);
     }
 
     private static long sum(int[] c, int off, int k) {

@@ -24,10 +24,12 @@ final class CtxPredictor {
     /** Slot kinds: a choice (with lo, k), a method id, an end. */
     static final int CHOICE = 0, METHOD = 1, END = 2;
 
-    private final int[] hist = new int[RING];
-    private int n, hm, hk, ptr, len;
+    /** The history ring, and the match state; package-private for CtxModel's inlined choice fast path. */
+    final int[] hist = new int[RING];
+    int ptr, len;
+    private int n, hm, hk;
     private final int[] mtable = new int[1 << TABLE_BITS];
-    private final int[] ktable = new int[1 << TABLE_BITS];
+    final int[] ktable = new int[1 << TABLE_BITS];
 
     /** Candidates of the last {@link #candidates} call (up to 4 with the method tables). */
     final int[] events = new int[4];
@@ -65,7 +67,7 @@ final class CtxPredictor {
         }
     }
 
-    private int kindex(int kind, int lo) {
+    int kindex(int kind, int lo) {
         return ((hk ^ key(kind, lo) * KEY_MUL) * GOLDEN) >>> 16;
     }
 
@@ -83,7 +85,7 @@ final class CtxPredictor {
     }
 
     /** Index into the order-K table of the slot last asked for (reused by {@link #record}). */
-    private int lastKindex;
+    int lastKindex;
 
     /** Fills {@link #events}/{@link #buckets} with the predictions for the slot. */
     void candidates(int kind, int lo, int k) {
@@ -139,6 +141,19 @@ final class CtxPredictor {
                 len = 0;
             }
         }
+        append(ev);
+    }
+
+    /** {@link #record} of an event the match model predicted (len > 0 and at(ptr) == ev). */
+    void recordHit(int ev) {
+        if (len < LONG_MATCH) ktable[lastKindex] = tableUpdate(ktable[lastKindex], ev);
+        ptr++;
+        len = Math.min(len + 1, LEN_CAP);
+        append(ev);
+    }
+
+    /** Appends ev to the history: the rolling hashes, the match table (and a new match when none runs). */
+    private void append(int ev) {
         int outM = atLeast(n, MATCH_MIN) ? at(n - MATCH_MIN) : 0;
         int outK = atLeast(n, ORDER_K) ? at(n - ORDER_K) : 0;
         hist[n & (RING - 1)] = ev;
