@@ -154,16 +154,20 @@ final class CtxPredictor {
 
     /** Appends ev to the history: the rolling hashes, the match table (and a new match when none runs). */
     private void append(int ev) {
-        int outM = atLeast(n, MATCH_MIN) ? at(n - MATCH_MIN) : 0;
-        int outK = atLeast(n, ORDER_K) ? at(n - ORDER_K) : 0;
-        hist[n & (RING - 1)] = ev;
-        hm = hm * B + ev - outM * POW_M;
+        // Fields in locals: this runs for every event, often before the JIT's optimising tier.
+        int[] h = hist;
+        int m = n;
+        int outM = atLeast(m, MATCH_MIN) ? h[(m - MATCH_MIN) & (RING - 1)] : 0;
+        int outK = atLeast(m, ORDER_K) ? h[(m - ORDER_K) & (RING - 1)] : 0;
+        h[m & (RING - 1)] = ev;
+        int hashM = hm * B + ev - outM * POW_M;
+        hm = hashM;
         hk = hk * B + ev - outK * POW_K;
-        n++;
-        if (atLeast(n, MATCH_MIN)) {
-            int i = (hm * GOLDEN) >>> 16;
+        n = ++m;
+        if (atLeast(m, MATCH_MIN)) {
+            int i = (hashM * GOLDEN) >>> 16;
             if (len == 0) acquire(mtable[i]);
-            mtable[i] = n;
+            mtable[i] = m;
         }
     }
 
@@ -171,8 +175,9 @@ final class CtxPredictor {
     private void acquire(int cand) {
         int d = n - cand;
         if (cand != 0 && d > 0 && d < RING - 64) {
-            int l = 0;
-            while (l < 32 && at(cand - 1 - l) == at(n - 1 - l)) l++;
+            int[] h = hist;
+            int a = cand - 1, b = n - 1, l = 0;
+            while (l < 32 && h[(a - l) & (RING - 1)] == h[(b - l) & (RING - 1)]) l++;
             if (l >= MATCH_MIN) {
                 len = l;
                 ptr = cand;
