@@ -92,6 +92,19 @@ final class CtxModel {
         c[s] += FLAG_INC;
     }
 
+    /**
+     * {@link #update2} of an "as guessed" (the pair's first counter) without
+     * branches: in the hot paths, a branch first taken after C2 compiled
+     * them (here: the first halving) costs a deoptimisation and a recompile.
+     * Pair counters are at least 1, and the first one is above 32768 when it
+     * is halved, so neither needs the max(1, ...) there.
+     */
+    private static void hit2(int[] c, int p) {
+        int h = (FLAG_BOUND - FLAG_INC - c[p]) >>> 31; // 1 when c[p] + FLAG_INC > FLAG_BOUND
+        c[p] = (c[p] >>> h) + FLAG_INC;
+        c[p + 1] = Math.max(1, c[p + 1] >>> h);
+    }
+
     private static void halve2(int[] c, int p) {
         c[p] = Math.max(1, c[p] >>> 1);
         c[p + 1] = Math.max(1, c[p + 1] >>> 1);
@@ -122,22 +135,51 @@ final class CtxModel {
     }
 
     /**
-     * Codes the flags of the candidates in {@code pred} for a method id
-     * (kind METHOD) or an end (END); returns the index of the hit or -1 (the
-     * missed events are in {@link #missed}). A flag is coded only while more
-     * than one of the slot's {@code symbols} is left.
+     * Codes the flags of the slot's candidates, in order, while more than
+     * one of its {@code symbols} is left; returns the index of the hit or -1
+     * (the missed events are in {@link #missed}; a choice's fallback among
+     * its block's counters at counts[base..] is then coded here too). The
+     * candidates are the predictor's, and for a method id (kind METHOD) also
+     * the order-2 and order-1 method table entries e2, e1 not already named.
+     * Flag pairs are
+     * at f[fbase + 2 * bucket]; a choice block's pair starts from the
+     * global one and both are updated. One method for every slot kind: the
+     * slow path of all of them, kept above C2's FreqInlineSize (325
+     * bytecodes) so it is not inlined into the hot paths.
      */
-    private int flags(Coder coder, int kind, long symbols, int actual) {
+    private int guess(Coder coder, int kind, int lo, int k, long symbols, int[] f, int fbase, int actual, int e2, int e1, int[] counts, int base) {
+        CtxPredictor pr = pred;
+        pr.candidates(kind, lo, k);
+        if (kind == CtxPredictor.METHOD) {
+            for (int level = 0; level < 2; level++) {
+                int e = level == 0 ? e2 : e1;
+                int ev = (e >>> 2) - 1;
+                if (e == 0) continue;
+                boolean dup = false;
+                for (int i = 0; i < pr.count; i++) if (pr.events[i] == ev) dup = true;
+                if (!dup) pr.push(ev, BUCKETS + 4 * level + (e & 3));
+            }
+        }
+        boolean choice = kind == CtxPredictor.CHOICE;
         missedCount = 0;
-        int[] arr = kind == CtxPredictor.METHOD ? methodFlags : endFlags;
-        for (int i = 0; i < pred.count; i++) {
+        for (int i = 0; i < pr.count; i++) {
             if (symbols - missedCount <= 1) break;
-            int ev = pred.events[i], p = 2 * pred.buckets[i];
+            int ev = pr.events[i], b = pr.buckets[i];
+            int p = fbase + 2 * b;
+            if (choice && f[p] == 0) startFlags(f, p, b);
             boolean miss = actual != ev;
-            bit(coder, arr[p], arr[p + 1], miss);
-            update2(arr, p, miss);
+            long f0 = f[p], total = f0 + f[p + 1];
+            if (miss) coder.encode(f0, total - f0, total);
+            else coder.encode(0, f0, total);
+            update2(f, p, miss);
+            if (choice) update2(globalFlags, 2 * b, miss);
             if (!miss) return i;
             missed[missedCount++] = ev;
+        }
+        if (choice) {
+            // No guess: the choice among the block's counters at counts[base..], the missed ones excluded.
+            for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
+            pick(coder, counts, base, k, missed, missedCount, (actual >>> 2) - lo);
         }
         return -1;
     }
@@ -190,27 +232,22 @@ final class CtxModel {
 
     /** Codes a method id the match model did not guess first: all candidates' flags, then the fallback. */
     private void methodSlow(Coder coder, int method, int symbols, int actual, int k2, int k1) {
-        pred.candidates(CtxPredictor.METHOD, 0, 0);
-        for (int level = 0; level < 2; level++) {
-            int e = methodTable[level == 0 ? k2 : k1];
-            int ev = (e >>> 2) - 1;
-            if (e == 0) continue;
-            boolean dup = false;
-            for (int i = 0; i < pred.count; i++) if (pred.events[i] == ev) dup = true;
-            if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
+        if (guess(coder, CtxPredictor.METHOD, 0, 0, symbols, methodFlags, 0, actual, methodTable[k2], methodTable[k1], null, 0) < 0) {
+            methodFallback(coder, method, symbols);
         }
-        if (flags(coder, CtxPredictor.METHOD, symbols, actual) < 0) methodFallback(coder, method, symbols);
     }
 
     /** Codes "as guessed" under the flag pair at c[p], c[p + 1] and updates it. */
     private static void hit(Coder coder, int[] c, int p) {
-        coder.encode(0, c[p], (long) c[p] + c[p + 1]);
-        update2(c, p, false);
+        coder.encodeFirst(c[p], (long) c[p] + c[p + 1]);
+        hit2(c, p);
     }
 
     /**
-     * A method id no candidate guessed (kept out of {@link #method} so the
-     * JIT compiles the hot path small).
+     * A method id no candidate guessed. Kept in one piece on purpose: above
+     * C2's FreqInlineSize (325 bytecodes) it is never inlined into the hot
+     * paths (split into small methods, C2 inlined them all and spent
+     * hundreds of milliseconds compiling on Rhino).
      */
     private void methodFallback(Coder coder, int method, int symbols) {
         int seenLeft = seen - missedCount;
@@ -219,16 +256,7 @@ final class CtxModel {
             bit(coder, newFlag[0], newFlag[1], isNew);
             update2(newFlag, 0, isNew);
         }
-        if (isNew) newMethod(coder, method, symbols);
-        else seenMethod(coder, method, seenLeft);
-        if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) rescaleMethodCounts(symbols);
-        methodCounts[method] += METHOD_INC;
-        addCount(method, METHOD_INC);
-    }
-
-    /** A first occurrence of {@code method} (ids first seen are rare: kept out of line). */
-    private void newMethod(Coder coder, int method, int symbols) {
-        if (seen > 0) {
+        if (isNew && seen > 0) {
             // By the distance d to the nearest seen id, see the Rust docs.
             int p = java.util.Arrays.binarySearch(sortedSeen, 0, seen, method);
             p = -p - 1; // method is unseen: its insertion point
@@ -262,56 +290,54 @@ final class CtxModel {
             }
             if (count > 1) coder.encode(index, 1, count);
             addSorted(p, method);
-        } else {
+            seen++;
+        } else if (isNew) {
             if (symbols > 1) coder.encode(method, 1, symbols);
             addSorted(0, method);
-        }
-        seen++;
-    }
-
-    /** A seen {@code method} no candidate guessed: by the previous method's successor list, else by the counts. */
-    private void seenMethod(Coder coder, int method, int seenLeft) {
-        for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
-        // The methods that followed the previous one lately, most recent first.
-        int at = succKey(prevMethod) * SUCC_LIST;
-        int n = 0, pos = -1;
-        for (int j = 0; j < SUCC_LIST; j++) {
-            int e = succLists[at + j];
-            if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
-            if (e - 1 == method) pos = n;
-            list[n++] = e - 1;
-        }
-        int others = seenLeft - n;
-        boolean inList;
-        if (n == 0) {
-            inList = false;
-        } else if (others == 0) {
-            inList = true;
+            seen++;
         } else {
-            bit(coder, listFlag[0], listFlag[1], pos < 0);
-            update2(listFlag, 0, pos < 0);
-            inList = pos >= 0;
-        }
-        if (inList) {
-            pick(coder, rankCounts, 0, n, missed, 0, pos);
-            update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
-        } else {
-            long total = methodTotal, cum = prefixCount(method);
-            for (int i = 0; i < missedCount + n; i++) {
-                int e = i < missedCount ? missed[i] : list[i - missedCount];
-                total -= methodCounts[e];
-                if (e < method) cum -= methodCounts[e];
+            for (int i = 0; i < missedCount; i++) missed[i] >>>= 2;
+            // The methods that followed the previous one lately, most recent first.
+            int at = succKey(prevMethod) * SUCC_LIST;
+            int n = 0, pos = -1;
+            for (int j = 0; j < SUCC_LIST; j++) {
+                int e = succLists[at + j];
+                if (e == 0 || excluded(e - 1, missed, missedCount)) continue;
+                if (e - 1 == method) pos = n;
+                list[n++] = e - 1;
             }
-            if (others > 1) coder.encode(cum, methodCounts[method], total);
+            int others = seenLeft - n;
+            boolean inList;
+            if (n == 0) {
+                inList = false;
+            } else if (others == 0) {
+                inList = true;
+            } else {
+                bit(coder, listFlag[0], listFlag[1], pos < 0);
+                update2(listFlag, 0, pos < 0);
+                inList = pos >= 0;
+            }
+            if (inList) {
+                pick(coder, rankCounts, 0, n, missed, 0, pos);
+                update(rankCounts, 0, n, pos, RANK_INC, FLAG_BOUND);
+            } else {
+                long total = methodTotal, cum = prefixCount(method);
+                for (int i = 0; i < missedCount + n; i++) {
+                    int e = i < missedCount ? missed[i] : list[i - missedCount];
+                    total -= methodCounts[e];
+                    if (e < method) cum -= methodCounts[e];
+                }
+                if (others > 1) coder.encode(cum, methodCounts[method], total);
+            }
         }
-    }
-
-    /** Halves every seen method's count and rebuilds the Fenwick tree. */
-    private void rescaleMethodCounts(int symbols) {
-        for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
-        java.util.Arrays.fill(countTree, 0);
-        methodTotal = 0;
-        for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
+        if (methodCounts[method] + METHOD_INC > FLAG_BOUND || methodTotal + METHOD_INC > MAX_TOTAL) {
+            for (int i = 0; i < symbols; i++) if (methodCounts[i] > 0) methodCounts[i] = Math.max(1, methodCounts[i] >>> 1);
+            java.util.Arrays.fill(countTree, 0);
+            methodTotal = 0;
+            for (int i = 0; i < symbols; i++) addCount(i, methodCounts[i]);
+        }
+        methodCounts[method] += METHOD_INC;
+        addCount(method, METHOD_INC);
     }
 
     /** Moves {@code method} to the front of the previous method's successor list. */
@@ -342,8 +368,7 @@ final class CtxModel {
 
     /** An end the match model did not guess first. */
     private void endSlow(Coder coder, int m, int realLen, int actual) {
-        pred.candidates(CtxPredictor.END, 0, 0);
-        if (flags(coder, CtxPredictor.END, Long.MAX_VALUE, actual) < 0) {
+        if (guess(coder, CtxPredictor.END, 0, 0, Long.MAX_VALUE, endFlags, 0, actual, 0, 0, null, 0) < 0) {
             boolean normalMissed = false;
             for (int i = 0; i < missedCount; i++) if (missed[i] >>> 2 == 0) normalMissed = true;
             if (!normalMissed) bit(coder, endCounts[2 * m], endCounts[2 * m + 1], realLen >= 0);
@@ -408,13 +433,10 @@ final class CtxModel {
                 f0 = f[p];
             }
             coder.encodeFirst(f0, (long) f0 + f[p + 1]);
-            if (f0 + FLAG_INC > FLAG_BOUND) halve2(f, p);
-            f[p] += FLAG_INC;
-            int g = 2 * b;
-            if (globalFlags[g] + FLAG_INC > FLAG_BOUND) halve2(globalFlags, g);
-            globalFlags[g] += FLAG_INC;
+            hit2(f, p);
+            hit2(globalFlags, 2 * b);
         } else {
-            choiceSlow(coder, counts, f, fbase, base, lo, k, sym, actual);
+            guess(coder, CtxPredictor.CHOICE, lo, k, k, f, fbase, actual, 0, 0, counts, base);
         }
         // update(counts, base, k, sym, inc, bound) with the block's total kept in tot[base].
         long total = tot[base];
@@ -439,15 +461,6 @@ final class CtxModel {
         return total;
     }
 
-    /** A choice the match model did not guess first: all candidates' flags, then the counters. */
-    private void choiceSlow(Coder coder, int[] counts, int[] f, int fbase, int base, int lo, int k, int sym, int actual) {
-        pred.candidates(CtxPredictor.CHOICE, lo, k);
-        if (choiceFlags(coder, f, fbase, k, actual) < 0) {
-            for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
-            pick(coder, counts, base, k, missed, missedCount, sym);
-        }
-    }
-
     /** A block's flag pair of bucket b, first used: started from the thread's global pair, scaled down. */
     private void startFlags(int[] f, int p, int b) {
         int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
@@ -457,23 +470,5 @@ final class CtxModel {
         }
         f[p] = g0;
         f[p + 1] = g1;
-    }
-
-    /** The candidates' flags of a choice node, its pairs at f[fbase..] (see {@link #flags}). */
-    private int choiceFlags(Coder coder, int[] f, int fbase, int k, int actual) {
-        missedCount = 0;
-        for (int i = 0; i < pred.count; i++) {
-            if (k - missedCount <= 1) break;
-            int ev = pred.events[i], b = pred.buckets[i];
-            int p = fbase + 2 * b;
-            if (f[p] == 0) startFlags(f, p, b);
-            boolean miss = actual != ev;
-            bit(coder, f[p], f[p + 1], miss);
-            update2(f, p, miss);
-            update2(globalFlags, 2 * b, miss);
-            if (!miss) return i;
-            missed[missedCount++] = ev;
-        }
-        return -1;
     }
 }
