@@ -37,10 +37,6 @@ final class Coder {
         }
     }
 
-    private void putRun(long bit, long n) {
-        for (long i = 0; i < n; i++) put(bit);
-    }
-
     /** Codes symbol {@code sym} of the {@code k} counters at {@code c[b..b+k)}, then updates them. */
     void code(int[] c, int b, int k, int sym) {
         long total = 0, cum = 0;
@@ -63,19 +59,18 @@ final class Coder {
         renormalise();
     }
 
-    /** Shifts out the settled bits of low and high (and the pending ones). */
+    /**
+     * Shifts out the settled bits of low and high, each followed by the
+     * pending ones. One output site (emit), so the JIT inlines little here.
+     */
     private void renormalise() {
         while (true) {
-            if (high < HALF) {
-                put(0);
-                putRun(1, pending);
-                pending = 0;
-            } else if (low >= HALF) {
-                put(1);
-                putRun(0, pending);
-                pending = 0;
-                low -= HALF;
-                high -= HALF;
+            if (high < HALF || low >= HALF) {
+                // low <= high: the settled bit is high's top bit (1 exactly when low >= HALF here).
+                long bit = high >>> 31;
+                emit(bit);
+                low -= bit << 31;
+                high -= bit << 31;
             } else if (low >= QUARTER && high < HALF + QUARTER) {
                 pending++;
                 low -= QUARTER;
@@ -86,6 +81,12 @@ final class Coder {
             low <<= 1;
             high = (high << 1) | 1;
         }
+    }
+
+    /** Writes {@code bit}, then the pending bits (its opposite). */
+    private void emit(long bit) {
+        put(bit);
+        for (; pending > 0; pending--) put(bit ^ 1);
     }
 
     /**
