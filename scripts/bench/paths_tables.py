@@ -10,6 +10,10 @@ names = sorted({f.rsplit("-w", 1)[0] for f in os.listdir(out) if "-w" in f and f
                key=lambda n: (n == "Rhino", n))
 
 
+# Widths measured for every workload (`WIDTHS=64 scripts/bench/paths.sh` runs only W = 64).
+widths = [w for w in (32, 64) if all(os.path.exists(os.path.join(out, f"{n}-w{w}.json")) for n in names)]
+
+
 def load(name, w):
     with open(os.path.join(out, f"{name}-w{w}.json")) as f:
         return json.load(f)
@@ -24,7 +28,7 @@ def gmean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-for w in (32, 64):
+for w in widths:
     print(f"\n### Trace size, W = {w} (bits; every word, breakpoint node and method reference)\n")
     print("| workload | invocations | branches | BLPP | PAP | AdapTracer | AT smaller than PAP by | AT stream | stream smaller than PAP by | ideal | AT words / ideal | stream words / ideal | zstd -19 choices | exact |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -53,7 +57,7 @@ for w in (32, 64):
           f"{1 - gmean(g['red']):.1%} | {gmean(g['stream']):.0f} | {1 - gmean(g['sred']):.1%} | | {gmean(g['ratio']):.2f} | "
           f"{gmean(g['sratio']):.2f} | {gmean(g['zstd']):.0f} | |")
 
-for w in (32, 64):
+for w in widths:
     print(f"\n### Context stream against zstd -19, W = {w} (bits; the whole trace: words only, nothing outside the coder)\n")
     print("| workload | AT stream | AT context | context smaller than stream by | context ideal | context words / ideal | zstd -19 choices | context / zstd | exact |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")

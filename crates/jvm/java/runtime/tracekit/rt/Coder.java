@@ -37,10 +37,6 @@ final class Coder {
         }
     }
 
-    private void putRun(long bit, long n) {
-        for (long i = 0; i < n; i++) put(bit);
-    }
-
     /** Codes symbol {@code sym} of the {@code k} counters at {@code c[b..b+k)}, then updates them. */
     void code(int[] c, int b, int k, int sym) {
         long total = 0, cum = 0;
@@ -60,17 +56,21 @@ final class Coder {
         long range = high - low + 1;
         high = low + range * (cum + freq) / total - 1;
         if (cum != 0) low = low + range * cum / total;
+        renormalise();
+    }
+
+    /**
+     * Shifts out the settled bits of low and high, each followed by the
+     * pending ones. One output site (emit), so the JIT inlines little here.
+     */
+    private void renormalise() {
         while (true) {
-            if (high < HALF) {
-                put(0);
-                putRun(1, pending);
-                pending = 0;
-            } else if (low >= HALF) {
-                put(1);
-                putRun(0, pending);
-                pending = 0;
-                low -= HALF;
-                high -= HALF;
+            if (high < HALF || low >= HALF) {
+                // low <= high: the settled bit is high's top bit (1 exactly when low >= HALF here).
+                long bit = high >>> 31;
+                emit(bit);
+                low -= bit << 31;
+                high -= bit << 31;
             } else if (low >= QUARTER && high < HALF + QUARTER) {
                 pending++;
                 low -= QUARTER;
@@ -81,6 +81,21 @@ final class Coder {
             low <<= 1;
             high = (high << 1) | 1;
         }
+    }
+
+    /** Writes {@code bit}, then the pending bits (its opposite). */
+    private void emit(long bit) {
+        put(bit);
+        for (; pending > 0; pending--) put(bit ^ 1);
+    }
+
+    /**
+     * {@link #encode}(0, freq, total): the first symbol, as a flag's "as
+     * guessed" (low stays; the renormalisation runs only when it can shift).
+     */
+    void encodeFirst(long freq, long total) {
+        high = low + (high - low + 1) * freq / total - 1;
+        if (high < HALF || low >= QUARTER) renormalise();
     }
 
     /** Final flush: one 1 bit if needed, pad the last word, drop trailing zero words. */

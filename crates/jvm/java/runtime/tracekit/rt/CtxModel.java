@@ -81,14 +81,33 @@ final class CtxModel {
         c[off + s] += inc;
     }
 
-    /** {@link #update} of the flag pair at c[p], c[p + 1] (inc FLAG_INC, bound FLAG_BOUND). */
+    /**
+     * {@link #update} of the flag pair at c[p], c[p + 1] (inc FLAG_INC, bound
+     * FLAG_BOUND). Both counters stay at most FLAG_BOUND, so their total
+     * never reaches MAX_TOTAL and only the bound is checked.
+     */
     private static void update2(int[] c, int p, boolean miss) {
         int s = miss ? p + 1 : p;
-        if (c[s] + FLAG_INC > FLAG_BOUND || (long) c[p] + c[p + 1] + FLAG_INC > MAX_TOTAL) {
-            c[p] = Math.max(1, c[p] >>> 1);
-            c[p + 1] = Math.max(1, c[p + 1] >>> 1);
-        }
+        if (c[s] + FLAG_INC > FLAG_BOUND) halve2(c, p);
         c[s] += FLAG_INC;
+    }
+
+    /**
+     * {@link #update2} of an "as guessed" (the pair's first counter) without
+     * branches: in the hot paths, a branch first taken after C2 compiled
+     * them (here: the first halving) costs a deoptimisation and a recompile.
+     * Pair counters are at least 1, and the first one is above 32768 when it
+     * is halved, so neither needs the max(1, ...) there.
+     */
+    private static void hit2(int[] c, int p) {
+        int h = (FLAG_BOUND - FLAG_INC - c[p]) >>> 31; // 1 when c[p] + FLAG_INC > FLAG_BOUND
+        c[p] = (c[p] >>> h) + FLAG_INC;
+        c[p + 1] = Math.max(1, c[p + 1] >>> h);
+    }
+
+    private static void halve2(int[] c, int p) {
+        c[p] = Math.max(1, c[p] >>> 1);
+        c[p + 1] = Math.max(1, c[p + 1] >>> 1);
     }
 
     private boolean excluded(int sym, int[] ex, int nEx) {
@@ -116,22 +135,51 @@ final class CtxModel {
     }
 
     /**
-     * Codes the flags of the candidates in {@code pred} for a method id
-     * (kind METHOD) or an end (END); returns the index of the hit or -1 (the
-     * missed events are in {@link #missed}). A flag is coded only while more
-     * than one of the slot's {@code symbols} is left.
+     * Codes the flags of the slot's candidates, in order, while more than
+     * one of its {@code symbols} is left; returns the index of the hit or -1
+     * (the missed events are in {@link #missed}; a choice's fallback among
+     * its block's counters at counts[base..] is then coded here too). The
+     * candidates are the predictor's, and for a method id (kind METHOD) also
+     * the order-2 and order-1 method table entries e2, e1 not already named.
+     * Flag pairs are
+     * at f[fbase + 2 * bucket]; a choice block's pair starts from the
+     * global one and both are updated. One method for every slot kind: the
+     * slow path of all of them, kept above C2's FreqInlineSize (325
+     * bytecodes) so it is not inlined into the hot paths.
      */
-    private int flags(Coder coder, int kind, long symbols, int actual) {
+    private int guess(Coder coder, int kind, int lo, int k, long symbols, int[] f, int fbase, int actual, int e2, int e1, int[] counts, int base) {
+        CtxPredictor pr = pred;
+        pr.candidates(kind, lo, k);
+        if (kind == CtxPredictor.METHOD) {
+            for (int level = 0; level < 2; level++) {
+                int e = level == 0 ? e2 : e1;
+                int ev = (e >>> 2) - 1;
+                if (e == 0) continue;
+                boolean dup = false;
+                for (int i = 0; i < pr.count; i++) if (pr.events[i] == ev) dup = true;
+                if (!dup) pr.push(ev, BUCKETS + 4 * level + (e & 3));
+            }
+        }
+        boolean choice = kind == CtxPredictor.CHOICE;
         missedCount = 0;
-        int[] arr = kind == CtxPredictor.METHOD ? methodFlags : endFlags;
-        for (int i = 0; i < pred.count; i++) {
+        for (int i = 0; i < pr.count; i++) {
             if (symbols - missedCount <= 1) break;
-            int ev = pred.events[i], p = 2 * pred.buckets[i];
+            int ev = pr.events[i], b = pr.buckets[i];
+            int p = fbase + 2 * b;
+            if (choice && f[p] == 0) startFlags(f, p, b);
             boolean miss = actual != ev;
-            bit(coder, arr[p], arr[p + 1], miss);
-            update2(arr, p, miss);
+            long f0 = f[p], total = f0 + f[p + 1];
+            if (miss) coder.encode(f0, total - f0, total);
+            else coder.encode(0, f0, total);
+            update2(f, p, miss);
+            if (choice) update2(globalFlags, 2 * b, miss);
             if (!miss) return i;
             missed[missedCount++] = ev;
+        }
+        if (choice) {
+            // No guess: the choice among the block's counters at counts[base..], the missed ones excluded.
+            for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
+            pick(coder, counts, base, k, missed, missedCount, (actual >>> 2) - lo);
         }
         return -1;
     }
@@ -170,18 +218,10 @@ final class CtxModel {
     void method(Coder coder, int method) {
         int symbols = methodCounts.length;
         int actual = (method << 2) | 1;
-        pred.candidates(CtxPredictor.METHOD, 0, 0);
         int k2 = methodKey2(prevMethod, prevMethod2), k1 = methodKey(prevMethod);
-        for (int level = 0; level < 2; level++) {
-            int e = methodTable[level == 0 ? k2 : k1];
-            int ev = (e >>> 2) - 1;
-            if (e == 0) continue;
-            boolean dup = false;
-            for (int i = 0; i < pred.count; i++) if (pred.events[i] == ev) dup = true;
-            if (!dup) pred.push(ev, BUCKETS + 4 * level + (e & 3));
-        }
-        boolean fallback = flags(coder, CtxPredictor.METHOD, symbols, actual) < 0;
-        if (fallback) methodFallback(coder, method, symbols);
+        int b = pred.matchBucket(CtxPredictor.METHOD, 0, 0, actual);
+        if (b >= 0) hit(coder, methodFlags, 2 * b);
+        else methodSlow(coder, method, symbols, actual, k2, k1);
         methodTable[k2] = CtxPredictor.tableUpdate(methodTable[k2], actual);
         methodTable[k1] = CtxPredictor.tableUpdate(methodTable[k1], actual);
         touchSuccessor(method);
@@ -190,16 +230,31 @@ final class CtxModel {
         if (method < symbols - 1) pred.record(actual);
     }
 
+    /** Codes a method id the match model did not guess first: all candidates' flags, then the fallback. */
+    private void methodSlow(Coder coder, int method, int symbols, int actual, int k2, int k1) {
+        if (guess(coder, CtxPredictor.METHOD, 0, 0, symbols, methodFlags, 0, actual, methodTable[k2], methodTable[k1], null, 0) < 0) {
+            methodFallback(coder, method, symbols);
+        }
+    }
+
+    /** Codes "as guessed" under the flag pair at c[p], c[p + 1] and updates it. */
+    private static void hit(Coder coder, int[] c, int p) {
+        coder.encodeFirst(c[p], (long) c[p] + c[p + 1]);
+        hit2(c, p);
+    }
+
     /**
-     * A method id no candidate guessed (kept out of {@link #method} so the
-     * JIT compiles the hot path small).
+     * A method id no candidate guessed. Kept in one piece on purpose: above
+     * C2's FreqInlineSize (325 bytecodes) it is never inlined into the hot
+     * paths (split into small methods, C2 inlined them all and spent
+     * hundreds of milliseconds compiling on Rhino).
      */
     private void methodFallback(Coder coder, int method, int symbols) {
         int seenLeft = seen - missedCount;
         boolean isNew = methodCounts[method] == 0;
         if (seenLeft != 0) {
             bit(coder, newFlag[0], newFlag[1], isNew);
-            update(newFlag, 0, 2, isNew ? 1 : 0, FLAG_INC, FLAG_BOUND);
+            update2(newFlag, 0, isNew);
         }
         if (isNew && seen > 0) {
             // By the distance d to the nearest seen id, see the Rust docs.
@@ -259,7 +314,7 @@ final class CtxModel {
                 inList = true;
             } else {
                 bit(coder, listFlag[0], listFlag[1], pos < 0);
-                update(listFlag, 0, 2, pos < 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
+                update2(listFlag, 0, pos < 0);
                 inList = pos >= 0;
             }
             if (inList) {
@@ -303,15 +358,22 @@ final class CtxModel {
     void end(Coder coder, int m, int realLen) {
         int code = realLen < 0 ? 0 : Math.min(realLen + 1, CtxPredictor.END_CODE_MAX);
         int actual = (code << 2) | 2;
-        pred.candidates(CtxPredictor.END, 0, 0);
-        if (flags(coder, CtxPredictor.END, Long.MAX_VALUE, actual) < 0) {
+        // Codes END_CODE_MAX never hold as a candidate: they take the slow path.
+        int b = code < CtxPredictor.END_CODE_MAX ? pred.matchBucket(CtxPredictor.END, 0, 0, actual) : -1;
+        if (b >= 0) hit(coder, endFlags, 2 * b);
+        else endSlow(coder, m, realLen, actual);
+        update2(endCounts, 2 * m, realLen >= 0);
+        pred.record(actual);
+    }
+
+    /** An end the match model did not guess first. */
+    private void endSlow(Coder coder, int m, int realLen, int actual) {
+        if (guess(coder, CtxPredictor.END, 0, 0, Long.MAX_VALUE, endFlags, 0, actual, 0, 0, null, 0) < 0) {
             boolean normalMissed = false;
             for (int i = 0; i < missedCount; i++) if (missed[i] >>> 2 == 0) normalMissed = true;
             if (!normalMissed) bit(coder, endCounts[2 * m], endCounts[2 * m + 1], realLen >= 0);
             if (realLen >= 0) gamma(coder, realLen + 1);
         }
-        update(endCounts, 2 * m, 2, realLen >= 0 ? 1 : 0, FLAG_INC, FLAG_BOUND);
-        pred.record(actual);
     }
 
     private static void gamma(Coder coder, int x) {
@@ -347,48 +409,66 @@ final class CtxModel {
     /** Codes the choice {@code sym} among k at a node whose counters start at counts[base] and flag pairs at f[fbase]. */
     private void choice(Coder coder, int[] counts, long[] tot, int[] f, int fbase, int base, int lo, int k, int sym) {
         int actual = (lo + sym) << 2;
-        pred.candidates(CtxPredictor.CHOICE, lo, k);
-        if (choiceFlags(coder, f, fbase, k, actual) < 0) {
-            for (int i = 0; i < missedCount; i++) missed[i] = (missed[i] >>> 2) - lo;
-            pick(coder, counts, base, k, missed, missedCount, sym);
+        CtxPredictor pr = pred;
+        int len = pr.len;
+        // matchBucket, hit and update2 inlined by hand: before the JIT's
+        // optimising tier (most short runs end earlier) calls are dear.
+        boolean hit = len != 0 && pr.hist[pr.ptr & (CtxPredictor.RING - 1)] == actual;
+        if (hit) {
+            int b = 21; // 3 * 7 + 0: a long match, the order-6 table left alone
+            if (len < 2048) {
+                int agree = 0;
+                if (len < CtxPredictor.LONG_MATCH) {
+                    int ki = pr.kindex(CtxPredictor.CHOICE, lo);
+                    pr.lastKindex = ki;
+                    int entry = pr.ktable[ki], tev = (entry >>> 2) - 1;
+                    if (entry != 0 && CtxPredictor.holds(CtxPredictor.CHOICE, lo, k, tev)) agree = tev != actual ? 1 : 2;
+                }
+                b = 3 * (31 - Integer.numberOfLeadingZeros(len >>> 4)) + agree;
+            }
+            int p = fbase + 2 * b;
+            int f0 = f[p];
+            if (f0 == 0) {
+                startFlags(f, p, b);
+                f0 = f[p];
+            }
+            coder.encodeFirst(f0, (long) f0 + f[p + 1]);
+            hit2(f, p);
+            hit2(globalFlags, 2 * b);
+        } else {
+            guess(coder, CtxPredictor.CHOICE, lo, k, k, f, fbase, actual, 0, 0, counts, base);
         }
         // update(counts, base, k, sym, inc, bound) with the block's total kept in tot[base].
         long total = tot[base];
-        if (total == 0) {
-            for (int i = 0; i < k; i++) total += counts[base + i];
-        }
-        if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) {
-            total = 0;
-            for (int i = 0; i < k; i++) total += counts[base + i] = Math.max(1, counts[base + i] >>> 1);
-        }
+        if (total == 0) total = sum(counts, base, k);
+        if (counts[base + sym] + (long) inc > bound || total + inc > MAX_TOTAL) total = halve(counts, base, k);
         counts[base + sym] += inc;
         tot[base] = total + inc;
-        pred.record(actual);
+        if (hit) pr.recordHit(actual);
+        else pr.record(actual);
     }
 
-    /** The candidates' flags of a choice node, its pairs at f[fbase..] (see {@link #flags}). */
-    private int choiceFlags(Coder coder, int[] f, int fbase, int k, int actual) {
-        missedCount = 0;
-        for (int i = 0; i < pred.count; i++) {
-            if (k - missedCount <= 1) break;
-            int ev = pred.events[i], b = pred.buckets[i];
-            int p = fbase + 2 * b;
-            if (f[p] == 0) {
-                int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
-                while (g0 + g1 > FLAG_INIT_MAX) {
-                    g0 = Math.max(1, g0 >>> 1);
-                    g1 = Math.max(1, g1 >>> 1);
-                }
-                f[p] = g0;
-                f[p + 1] = g1;
-            }
-            boolean miss = actual != ev;
-            bit(coder, f[p], f[p + 1], miss);
-            update2(f, p, miss);
-            update2(globalFlags, 2 * b, miss);
-            if (!miss) return i;
-            missed[missedCount++] = ev;
+    private static long sum(int[] c, int off, int k) {
+        long total = 0;
+        for (int i = 0; i < k; i++) total += c[off + i];
+        return total;
+    }
+
+    /** Halves the k counters at c[off..] (at least 1 each); returns their new total. */
+    private static long halve(int[] c, int off, int k) {
+        long total = 0;
+        for (int i = 0; i < k; i++) total += c[off + i] = Math.max(1, c[off + i] >>> 1);
+        return total;
+    }
+
+    /** A block's flag pair of bucket b, first used: started from the thread's global pair, scaled down. */
+    private void startFlags(int[] f, int p, int b) {
+        int g0 = globalFlags[2 * b], g1 = globalFlags[2 * b + 1];
+        while (g0 + g1 > FLAG_INIT_MAX) {
+            g0 = Math.max(1, g0 >>> 1);
+            g1 = Math.max(1, g1 >>> 1);
         }
-        return -1;
+        f[p] = g0;
+        f[p + 1] = g1;
     }
 }

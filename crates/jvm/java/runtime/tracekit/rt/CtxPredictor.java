@@ -24,10 +24,12 @@ final class CtxPredictor {
     /** Slot kinds: a choice (with lo, k), a method id, an end. */
     static final int CHOICE = 0, METHOD = 1, END = 2;
 
-    private final int[] hist = new int[RING];
-    private int n, hm, hk, ptr, len;
+    /** The history ring, and the match state; package-private for CtxModel's inlined choice fast path. */
+    final int[] hist = new int[RING];
+    int ptr, len;
+    private int n, hm, hk;
     private final int[] mtable = new int[1 << TABLE_BITS];
-    private final int[] ktable = new int[1 << TABLE_BITS];
+    final int[] ktable = new int[1 << TABLE_BITS];
 
     /** Candidates of the last {@link #candidates} call (up to 4 with the method tables). */
     final int[] events = new int[4];
@@ -65,7 +67,7 @@ final class CtxPredictor {
         }
     }
 
-    private int kindex(int kind, int lo) {
+    int kindex(int kind, int lo) {
         return ((hk ^ key(kind, lo) * KEY_MUL) * GOLDEN) >>> 16;
     }
 
@@ -83,7 +85,7 @@ final class CtxPredictor {
     }
 
     /** Index into the order-K table of the slot last asked for (reused by {@link #record}). */
-    private int lastKindex;
+    int lastKindex;
 
     /** Fills {@link #events}/{@link #buckets} with the predictions for the slot. */
     void candidates(int kind, int lo, int k) {
@@ -107,6 +109,27 @@ final class CtxPredictor {
         }
     }
 
+    /**
+     * The fast path of {@link #candidates}: when the match model's next
+     * event is {@code actual} (which must hold for the slot), that event is
+     * the first candidate and its flag the only one coded; returns its
+     * bucket, or -1 (then call {@link #candidates}). Either way the slot is
+     * set up for {@link #record}.
+     */
+    int matchBucket(int kind, int lo, int k, int actual) {
+        int l = len;
+        if (l == 0 || hist[ptr & (RING - 1)] != actual) return -1;
+        int agree = 0;
+        if (l < LONG_MATCH) {
+            int ki = kindex(kind, lo);
+            lastKindex = ki;
+            int entry = ktable[ki];
+            if (entry != 0 && holds(kind, lo, k, (entry >>> 2) - 1)) agree = (entry >>> 2) - 1 != actual ? 1 : 2;
+        }
+        // A match is at least MATCH_MIN >= 16 events long, so the log is >= 0.
+        return 3 * Math.min(31 - Integer.numberOfLeadingZeros(l >>> 4), 7) + agree;
+    }
+
     /** Records that {@code ev} was coded for the slot of the last {@link #candidates} call. */
     void record(int ev) {
         if (len < LONG_MATCH) ktable[lastKindex] = tableUpdate(ktable[lastKindex], ev);
@@ -118,16 +141,33 @@ final class CtxPredictor {
                 len = 0;
             }
         }
-        int outM = atLeast(n, MATCH_MIN) ? at(n - MATCH_MIN) : 0;
-        int outK = atLeast(n, ORDER_K) ? at(n - ORDER_K) : 0;
-        hist[n & (RING - 1)] = ev;
-        hm = hm * B + ev - outM * POW_M;
+        append(ev);
+    }
+
+    /** {@link #record} of an event the match model predicted (len > 0 and at(ptr) == ev). */
+    void recordHit(int ev) {
+        if (len < LONG_MATCH) ktable[lastKindex] = tableUpdate(ktable[lastKindex], ev);
+        ptr++;
+        len = Math.min(len + 1, LEN_CAP);
+        append(ev);
+    }
+
+    /** Appends ev to the history: the rolling hashes, the match table (and a new match when none runs). */
+    private void append(int ev) {
+        // Fields in locals: this runs for every event, often before the JIT's optimising tier.
+        int[] h = hist;
+        int m = n;
+        int outM = atLeast(m, MATCH_MIN) ? h[(m - MATCH_MIN) & (RING - 1)] : 0;
+        int outK = atLeast(m, ORDER_K) ? h[(m - ORDER_K) & (RING - 1)] : 0;
+        h[m & (RING - 1)] = ev;
+        int hashM = hm * B + ev - outM * POW_M;
+        hm = hashM;
         hk = hk * B + ev - outK * POW_K;
-        n++;
-        if (atLeast(n, MATCH_MIN)) {
-            int i = (hm * GOLDEN) >>> 16;
+        n = ++m;
+        if (atLeast(m, MATCH_MIN)) {
+            int i = (hashM * GOLDEN) >>> 16;
             if (len == 0) acquire(mtable[i]);
-            mtable[i] = n;
+            mtable[i] = m;
         }
     }
 
@@ -135,8 +175,9 @@ final class CtxPredictor {
     private void acquire(int cand) {
         int d = n - cand;
         if (cand != 0 && d > 0 && d < RING - 64) {
-            int l = 0;
-            while (l < 32 && at(cand - 1 - l) == at(n - 1 - l)) l++;
+            int[] h = hist;
+            int a = cand - 1, b = n - 1, l = 0;
+            while (l < 32 && h[(a - l) & (RING - 1)] == h[(b - l) & (RING - 1)]) l++;
             if (l >= MATCH_MIN) {
                 len = l;
                 ptr = cand;
