@@ -49,6 +49,8 @@ pub fn run(a: Args) -> Result<()> {
     problems::print_text(&sessions, &def, &m, &h);
     let b = base.display();
     println!("\nNext: tracekit problems {b} --method GeckoLayerClient.setPageRect --when \"Screen orientation == 1\"");
-    println!("      tracekit profile {b} --when \"Screen orientation == 1\"   tracekit calltree {b} --depth 4");
+    println!("      tracekit profile {b} --when \"Screen orientation == 1\"");
+    println!("      tracekit calltree {b} --depth 4");
+    println!("      tracekit report {b} --html -o session.html");
     Ok(())
 }
