@@ -61,18 +61,21 @@ fn ok(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn instrument(input: &Path, output: &Path, scheme: &str, extra: &[&str]) {
+/// `tracekit paths instrument INPUT -o OUTPUT OPTIONS…`, successful or not.
+fn try_instrument(input: &Path, output: &Path, options: &[&str]) -> std::process::Output {
     let mut args = vec![
         "paths",
         "instrument",
         input.to_str().unwrap(),
         "-o",
         output.to_str().unwrap(),
-        "--scheme",
-        scheme,
     ];
-    args.extend_from_slice(extra);
-    ok(tk(&args));
+    args.extend_from_slice(options);
+    tk(&args)
+}
+
+fn instrument(input: &Path, output: &Path, scheme: &str, extra: &[&str]) {
+    ok(try_instrument(input, output, &[&["--scheme", scheme], extra].concat()));
 }
 
 /// Runs `java -cp jar args…`; returns (exit success, log path).
@@ -381,36 +384,12 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
         !decode_ctx().status.success(),
         "a flipped bit cannot decode to the recorded run"
     );
-    let o = tk(&[
-        "paths",
-        "instrument",
-        jar.to_str().unwrap(),
-        "-o",
-        dir.join("y.jar").to_str().unwrap(),
-        "--context",
-        "predict",
-    ]);
+    let o = try_instrument(&jar, &dir.join("y.jar"), &["--context", "predict"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("needs --stream"));
     // Instrumenting an instrumented jar, or a non-jar, is refused.
-    let o = tk(&[
-        "paths",
-        "instrument",
-        out.to_str().unwrap(),
-        "-o",
-        dir.join("x.jar").to_str().unwrap(),
-        "--scheme",
-        "raw",
-    ]);
+    let o = try_instrument(&out, &dir.join("x.jar"), &["--scheme", "raw"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("already instrumented"));
-    let o = tk(&[
-        "paths",
-        "instrument",
-        log.to_str().unwrap(),
-        "-o",
-        dir.join("x.jar").to_str().unwrap(),
-        "--scheme",
-        "raw",
-    ]);
+    let o = try_instrument(&log, &dir.join("x.jar"), &["--scheme", "raw"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.log"));
 }

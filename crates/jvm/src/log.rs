@@ -161,30 +161,21 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
                     .threads
                     .last_mut()
                     .with_context(|| format!("line {no}: words before any thread line"))?;
-                let words = f
-                    .map(|t| t.parse::<u64>().with_context(|| format!("line {no}: bad word {t:?}")))
-                    .collect::<Result<Vec<_>>>()?;
-                t.words = Some(words);
+                t.words = Some(numbers(f, no, "word")?);
             }
             Some("v") => {
                 let t = log
                     .threads
                     .last_mut()
                     .with_context(|| format!("line {no}: verification line before any thread line"))?;
-                let nodes = f
-                    .map(|t| t.parse::<u32>().with_context(|| format!("line {no}: bad node {t:?}")))
-                    .collect::<Result<Vec<_>>>()?;
-                t.verify.push(nodes);
+                t.verify.push(numbers(f, no, "node")?);
             }
             Some("r") => {
                 let last = log
                     .records
                     .last_mut()
                     .with_context(|| format!("line {no}: verification line before any record"))?;
-                let nodes = f
-                    .map(|t| t.parse::<u32>().with_context(|| format!("line {no}: bad node {t:?}")))
-                    .collect::<Result<Vec<_>>>()?;
-                last.raw = Some(nodes);
+                last.raw = Some(numbers(f, no, "node")?);
             }
             _ => bail!(
                 "line {no}: unknown record {:?}",
@@ -193,6 +184,17 @@ pub fn parse_log(text: &str) -> Result<TraceLog> {
         }
     }
     Ok(log)
+}
+
+/// The rest of line `no` as numbers; a bad one is reported as a bad `what`.
+fn numbers<'a, T>(fields: impl Iterator<Item = &'a str>, no: usize, what: &str) -> Result<Vec<T>>
+where
+    T: std::str::FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    fields
+        .map(|t| t.parse::<T>().with_context(|| format!("line {no}: bad {what} {t:?}")))
+        .collect()
 }
 
 #[cfg(test)]
