@@ -83,13 +83,13 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
         let mut depth = 0usize;
         let mut open: Vec<usize> = Vec::new();
         let mut inside_selected: Option<usize> = None;
-        let start = out.len();
+        let mut rows: Vec<ListedEvent> = Vec::new();
         let mut keep: Vec<bool> = Vec::new();
         for (ts, _, kind, name) in thread_events(s, id) {
             // An exit closes the innermost open entry of the same name; entries
             // above it that never saw their exit (an async proxy, say) end with it.
             let matching = if kind == "exit" {
-                open.iter().rposition(|&i| out[i].name == name)
+                open.iter().rposition(|&i| rows[i].name == name)
             } else {
                 None
             };
@@ -108,7 +108,7 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
             }
             let selected = f.functions.is_empty() || inside_selected.is_some();
             let shown = selected && f.max_depth.is_none_or(|m| d < m);
-            out.push(ListedEvent {
+            rows.push(ListedEvent {
                 pid,
                 tid: t.tid,
                 ts_ns: ts,
@@ -119,11 +119,11 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
             });
             keep.push(shown);
             if opens(kind) {
-                open.push(out.len() - 1);
+                open.push(rows.len() - 1);
                 depth += 1;
             } else if let Some(pos) = matching {
                 let i = open[pos];
-                out[i].duration_ns = Some(ts.saturating_sub(out[i].ts_ns));
+                rows[i].duration_ns = Some(ts.saturating_sub(rows[i].ts_ns));
                 open.truncate(pos);
                 depth = pos;
                 if inside_selected.is_some_and(|sd| sd >= d) {
@@ -131,13 +131,7 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
                 }
             }
         }
-        let mut k = keep.into_iter();
-        let mut i = start;
-        out.retain(|_| {
-            let r = if i >= start { k.next().unwrap_or(true) } else { true };
-            i += 1;
-            r
-        });
+        out.extend(rows.into_iter().zip(keep).filter_map(|(e, shown)| shown.then_some(e)));
     }
     out
 }
@@ -262,5 +256,42 @@ mod tests {
             }
         )
         .is_empty());
+    }
+
+    #[test]
+    fn depth_filter_applies_to_each_thread_on_its_own() {
+        let mut s = session();
+        let t2 = s.add_thread(Thread {
+            tid: 6,
+            pid: Some(4),
+            name: "worker".into(),
+        });
+        let g = s.methods.intern(Method::new("", "g", ""));
+        let h = s.methods.intern(Method::new("", "h", ""));
+        for e in [
+            CallEvent::enter(g, 5, None),
+            CallEvent::enter(h, 6, None),
+            CallEvent::exit(h, 7, None),
+            CallEvent::exit(g, 8, None),
+        ] {
+            s.calls_mut(t2).push(e);
+        }
+        let d = listing(
+            &s,
+            &ListingFilter {
+                max_depth: Some(1),
+                ..Default::default()
+            },
+        );
+        let got: Vec<_> = d.iter().map(|e| (e.tid, e.kind, e.name.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (5, "enter", "main"),
+                (5, "exit", "main"),
+                (6, "enter", "g"),
+                (6, "exit", "g")
+            ]
+        );
     }
 }
