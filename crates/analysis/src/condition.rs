@@ -15,6 +15,7 @@
 use crate::context::value_at;
 use crate::intervals::{Interval, IntervalSet};
 use crate::Error;
+use std::borrow::Cow;
 use std::fmt;
 use tracekit_model::{ContextTrack, ContextType, ContextValue, Session};
 
@@ -263,7 +264,7 @@ impl Condition {
             Condition::Or(a, b) => Ok(a.intervals(session, horizon)?.union(&b.intervals(session, horizon)?)),
             Condition::Compare { label, op, value } => {
                 let track = find_track(session, label)?;
-                compare_intervals(track, *op, value, horizon)
+                compare_intervals(&track, *op, value, horizon)
             }
         }
     }
@@ -275,8 +276,8 @@ impl Condition {
             Condition::Or(a, b) => a.holds_at(session, t)? || b.holds_at(session, t)?,
             Condition::Compare { label, op, value } => {
                 let track = find_track(session, label)?;
-                let want = parse_value(track, *op, value)?;
-                match value_at(track, t) {
+                let want = parse_value(&track, *op, value)?;
+                match value_at(&track, t) {
                     None => false,
                     Some(v) => compare(&v, *op, &want),
                 }
@@ -285,18 +286,28 @@ impl Condition {
     }
 }
 
-/// The track with this label (exact, else the one equal ignoring case).
-pub fn find_track<'a>(session: &'a Session, label: &str) -> Result<&'a ContextTrack, Error> {
+/// The context item with this label (exact, else the one equal ignoring
+/// case): a context track, or a counter track seen as one
+/// ([`Session::context_items`]).
+pub fn find_track<'a>(session: &'a Session, label: &str) -> Result<Cow<'a, ContextTrack>, Error> {
     if let Some(t) = session.context.iter().find(|t| t.label == label) {
-        return Ok(t);
+        return Ok(Cow::Borrowed(t));
+    }
+    if let Some(c) = session.counters.iter().find(|c| c.name == label && !c.is_empty()) {
+        return Ok(Cow::Owned(c.to_context()));
     }
     let lower = label.to_lowercase();
-    let mut it = session.context.iter().filter(|t| t.label.to_lowercase() == lower);
-    match (it.next(), it.next()) {
-        (Some(t), None) => Ok(t),
+    let mut items = session.context_items();
+    let mut matching = items.iter().filter(|t| t.label.to_lowercase() == lower);
+    match (matching.next(), matching.next()) {
+        (Some(t), None) => {
+            let label = t.label.clone();
+            let i = items.iter().position(|t| t.label == label).unwrap_or(0);
+            Ok(items.swap_remove(i))
+        }
         _ => Err(Error::UnknownContext {
             label: label.to_owned(),
-            known: session.context.iter().map(|t| t.label.clone()).collect(),
+            known: items.iter().map(|t| t.label.clone()).collect(),
         }),
     }
 }

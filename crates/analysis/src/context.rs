@@ -50,10 +50,10 @@ pub struct ContextReading {
     pub value: Option<ContextValue>,
 }
 
-/// The value of every context item of `session` at time `t`.
+/// The value of every context item of `session` (counters included) at time `t`.
 pub fn snapshot(session: &Session, t: i64) -> Vec<ContextReading> {
     session
-        .context
+        .context_items()
         .iter()
         .map(|tr| ContextReading {
             label: tr.label.clone(),

@@ -73,9 +73,10 @@ pub struct Hint {
 
 /// Computes ranked hints for every context item of the sessions (pooled by label).
 pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
+    let items: Vec<Vec<std::borrow::Cow<'_, ContextTrack>>> = sessions.iter().map(Session::context_items).collect();
     let mut labels: Vec<(String, ContextType)> = Vec::new();
-    for s in sessions {
-        for t in &s.context {
+    for s in &items {
+        for t in s {
             if !labels.iter().any(|(l, _)| *l == t.label) {
                 labels.push((t.label.clone(), t.kind()));
             }
@@ -86,9 +87,9 @@ pub fn hints(sessions: &[Session], occurrences: &[Occurrence]) -> Vec<Hint> {
     let mut out: Vec<Hint> = labels
         .into_iter()
         .map(|(label, kind)| {
-            let tracks: Vec<Option<&ContextTrack>> = sessions
+            let tracks: Vec<Option<&ContextTrack>> = items
                 .iter()
-                .map(|s| s.context.iter().find(|t| t.label == label && t.kind() == kind))
+                .map(|s| s.iter().map(|t| &**t).find(|t| t.label == label && t.kind() == kind))
                 .collect();
             let values: Vec<ContextValue> = occurrences
                 .iter()

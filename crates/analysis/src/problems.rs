@@ -61,8 +61,13 @@ pub fn horizon(session: &Session) -> i64 {
     if let Some(d) = session.duration_ns {
         end = end.max(d as i64);
     }
-    for t in &session.context {
-        if let Some(&last) = t.times.last() {
+    for t in session
+        .context
+        .iter()
+        .map(|t| &t.times)
+        .chain(session.counters.iter().map(|c| &c.times))
+    {
+        if let Some(&last) = t.last() {
             end = end.max(last);
         }
     }

@@ -253,6 +253,22 @@ impl ContextTrack {
     }
 }
 
+/// How a counter's value behaves between its samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CounterKind {
+    /// A level that holds until the next sample (CPU frequency, idle state,
+    /// a `C|` counter an app sets).
+    #[default]
+    Level,
+    /// A continuous quantity sampled now and then (voltage, current, power,
+    /// temperature): linear between samples.
+    Sampled,
+    /// A running total that only grows, apart from wrap-around or reset
+    /// (energy counters, bytes transferred): its rate is what varies.
+    Cumulative,
+}
+
 /// A numeric series over time (power, voltage, CPU frequency, …).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CounterTrack {
@@ -262,6 +278,12 @@ pub struct CounterTrack {
     pub unit: Option<String>,
     /// Process the counter belongs to, if it is per process.
     pub pid: Option<u32>,
+    /// CPU the counter belongs to, if it is per CPU (frequency, idle state).
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// How the value behaves between samples.
+    #[serde(default)]
+    pub kind: CounterKind,
     /// Timestamps in ns relative to the session anchor, non-decreasing.
     pub times: Vec<i64>,
     /// Values, one per timestamp.
@@ -275,15 +297,52 @@ impl CounterTrack {
             name: name.into(),
             unit: unit.map(str::to_owned),
             pid: None,
+            cpu: None,
+            kind: CounterKind::Level,
             times: Vec::new(),
             values: Vec::new(),
         }
+    }
+
+    /// The same track with another [`CounterKind`].
+    pub fn with_kind(mut self, kind: CounterKind) -> CounterTrack {
+        self.kind = kind;
+        self
     }
 
     /// Appends a sample.
     pub fn push(&mut self, time_ns: i64, value: f64) {
         self.times.push(time_ns);
         self.values.push(value);
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// True when the track has no samples.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// The track as a context item, so conditions and hints can use it:
+    /// a level whose values are all whole numbers becomes a `long` item
+    /// (held until the next sample), anything else a `double` item
+    /// (interpolated linearly). The label is the counter's name.
+    pub fn to_context(&self) -> ContextTrack {
+        let whole = self.values.iter().all(|v| v.fract() == 0.0 && v.abs() < 9.0e15);
+        let samples = if self.kind == CounterKind::Level && whole {
+            ContextSamples::Long(self.values.iter().map(|&v| v as i64).collect())
+        } else {
+            ContextSamples::Double(self.values.clone())
+        };
+        ContextTrack {
+            label: self.name.clone(),
+            unit: self.unit.clone(),
+            times: self.times.clone(),
+            samples,
+        }
     }
 }
 
@@ -306,5 +365,21 @@ mod tests {
             assert_eq!(ContextType::from_name(k.name()), Some(k));
         }
         assert_eq!(ContextType::from_code(6), None);
+    }
+
+    #[test]
+    fn counters_become_context_items() {
+        let mut c = CounterTrack::new("cpu0 freq", Some("kHz"));
+        c.push(0, 300000.0);
+        c.push(10, 1200000.0);
+        let t = c.to_context();
+        assert_eq!(t.kind(), ContextType::Long);
+        assert_eq!(t.unit.as_deref(), Some("kHz"));
+        let mut p = CounterTrack::new("power", Some("W")).with_kind(CounterKind::Sampled);
+        p.push(0, 1.0);
+        assert_eq!(p.to_context().kind(), ContextType::Double);
+        let mut f = CounterTrack::new("level", None);
+        f.push(0, 0.5);
+        assert_eq!(f.to_context().kind(), ContextType::Double);
     }
 }

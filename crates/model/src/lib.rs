@@ -14,7 +14,10 @@
 //! - instant markers, object lifetimes and cross-process calls ([`Marker`],
 //!   [`ObjectEvent`], [`RemoteCall`]),
 //! - typed context tracks ([`ContextTrack`]) and numeric counter tracks
-//!   ([`CounterTrack`]),
+//!   ([`CounterTrack`], per process or per CPU),
+//! - system activity: which thread each CPU ran ([`SchedSlice`]), spans
+//!   that are not calls on a stack ([`AsyncSlice`]), and the clock a source
+//!   used ([`SourceClock`]),
 //! - the clock domains it has ([`Clocks`]) and the wall-clock anchor
 //!   ([`Session::anchor_unix_ns`]) that lets two files line up.
 //!
@@ -40,11 +43,13 @@ mod context;
 mod events;
 mod method;
 mod session;
+mod system;
 mod time;
 
 pub use calls::{CallColumns, CallEvent, CallKind};
-pub use context::{ContextSamples, ContextTrack, ContextType, ContextValue, CounterTrack};
+pub use context::{ContextSamples, ContextTrack, ContextType, ContextValue, CounterKind, CounterTrack};
 pub use events::{Marker, ObjectEvent, ObjectEventKind, RemoteCall, RemoteCallKind};
 pub use method::{Method, MethodId, MethodTable};
 pub use session::{Process, Repair, Session, Thread, ThreadId};
+pub use system::{AsyncSlice, EndState, SchedSlice, SourceClock};
 pub use time::{ClockDomain, Clocks, NS_PER_US};

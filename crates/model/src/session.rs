@@ -4,6 +4,7 @@ use crate::calls::CallColumns;
 use crate::context::{ContextTrack, CounterTrack};
 use crate::events::{Marker, ObjectEvent, RemoteCall};
 use crate::method::MethodTable;
+use crate::system::{AsyncSlice, SchedSlice, SourceClock};
 use crate::time::Clocks;
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +93,16 @@ pub struct Session {
     pub context: Vec<ContextTrack>,
     /// Numeric counter tracks.
     pub counters: Vec<CounterTrack>,
+    /// Which thread each CPU ran, in time order per CPU.
+    pub sched: Vec<SchedSlice>,
+    /// Named spans that are not calls on a thread's stack, in start order.
+    pub async_slices: Vec<AsyncSlice>,
+    /// The clock the source stamped events with, when it says.
+    pub source_clock: Option<SourceClock>,
+    /// Events the importer read but tracekit has no use for, counted per
+    /// kind (ftrace event name, Perfetto packet field, Chrome phase), so
+    /// nothing is dropped in silence.
+    pub skipped: Vec<(String, u64)>,
     /// What the importers repaired.
     pub repairs: Vec<Repair>,
     /// Events the recorder knows it lost (overflow), counted exactly.
@@ -116,6 +127,10 @@ impl Session {
             remote_calls: Vec::new(),
             context: Vec::new(),
             counters: Vec::new(),
+            sched: Vec::new(),
+            async_slices: Vec::new(),
+            source_clock: None,
+            skipped: Vec::new(),
             repairs: Vec::new(),
             lost_events: 0,
         }
@@ -196,12 +211,38 @@ impl Session {
         }
     }
 
+    /// Counts `n` more events of a kind the importer read but did not use.
+    pub fn note_skipped(&mut self, kind: &str, n: u64) {
+        if n == 0 {
+            return;
+        }
+        match self.skipped.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, c)) => *c += n,
+            None => self.skipped.push((kind.to_owned(), n)),
+        }
+    }
+
+    /// Every item conditions and hints can name: the context tracks, then
+    /// each counter track whose name no context track already uses, seen as
+    /// a context item ([`CounterTrack::to_context`]).
+    pub fn context_items(&self) -> Vec<std::borrow::Cow<'_, ContextTrack>> {
+        let mut out: Vec<std::borrow::Cow<'_, ContextTrack>> =
+            self.context.iter().map(std::borrow::Cow::Borrowed).collect();
+        for c in &self.counters {
+            if !c.is_empty() && !self.context.iter().any(|t| t.label == c.name) {
+                out.push(std::borrow::Cow::Owned(c.to_context()));
+            }
+        }
+        out
+    }
+
     /// The context track with this label.
     pub fn context_track(&self, label: &str) -> Option<&ContextTrack> {
         self.context.iter().find(|t| t.label == label)
     }
 
-    /// First and last timeline timestamp over calls, markers and objects (ns), if any.
+    /// First and last timeline timestamp over calls, markers, scheduling and
+    /// async slices (ns), if any.
     pub fn time_span(&self) -> Option<(u64, u64)> {
         let mut lo = u64::MAX;
         let mut hi = 0u64;
@@ -214,6 +255,14 @@ impl Session {
         for m in &self.markers {
             lo = lo.min(m.ts_ns);
             hi = hi.max(m.ts_ns);
+        }
+        for s in &self.sched {
+            lo = lo.min(s.ts_ns);
+            hi = hi.max(s.ts_ns + s.dur_ns);
+        }
+        for a in &self.async_slices {
+            lo = lo.min(a.ts_ns);
+            hi = hi.max(a.ts_ns + a.dur_ns);
         }
         (lo <= hi).then_some((lo, hi))
     }
