@@ -42,6 +42,7 @@ mod calls;
 mod context;
 mod events;
 mod method;
+pub mod power;
 mod session;
 mod system;
 mod time;
