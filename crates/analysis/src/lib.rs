@@ -12,7 +12,9 @@
 //! - [`context::value_at`] and [`context::snapshot`]: the context at an instant;
 //! - [`Condition`]: context conditions and the intervals where they hold;
 //! - [`problems::find`] and [`hints::hints`]: problem occurrences and ranked
-//!   context hints, over one or several sessions.
+//!   context hints, over one or several sessions;
+//! - [`listing`]: every event of a session in order, indented by depth, the
+//!   way `tracekit replay` prints it.
 //!
 //! Analyses read a [`tracekit_model::Session`] and never a file.
 //!
@@ -37,6 +39,7 @@ mod condition;
 pub mod context;
 pub mod hints;
 mod intervals;
+pub mod listing;
 pub mod problems;
 mod profile;
 pub mod slices;

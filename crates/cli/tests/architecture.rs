@@ -13,14 +13,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("clog", &["model"]),
     ("objtrace", &["model"]),
     ("rt-format", &[]),
+    ("recording", &["model", "rt-format"]),
     // Capture: formats and the model, never analysis.
     ("rt", &["rt-format", "rt-macros"]),
     ("rt-macros", &[]),
-    ("record", &["model", "rt-format", "objtrace"]),
+    ("record", &["model", "rt-format", "recording"]),
     ("qemu-plugin", &[]),
     ("jvm", &["paths"]),
-    // Inputs.
-    ("io", &["model", "dmtrace", "clog"]),
+    // The one door from a path to a session: every format crate.
+    ("io", &["model", "dmtrace", "clog", "objtrace", "recording"]),
     ("example", &["model"]),
     // Analysis: the model only (paths and emu keep their own data).
     ("analysis", &["model"]),

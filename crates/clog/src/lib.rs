@@ -35,6 +35,19 @@ pub use error::Error;
 
 use tracekit_model::{ContextTrack, ContextType, ContextValue};
 
+/// True when `head` (the first bytes of a file) looks like a context log:
+/// a `*version` key part whose next section is `*logs` (an Android method
+/// trace's key part goes on to `key=value` lines and `*threads`).
+pub fn sniff(head: &[u8]) -> bool {
+    let mut lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    if lines.next() != Some(&b"*version"[..]) {
+        return false;
+    }
+    lines
+        .find(|l| l.starts_with(b"*"))
+        .is_some_and(|l| l == b"*logs" || l == b"*end")
+}
+
 /// The magic number that opens the binary data part ("SLOW").
 pub const MAGIC: u32 = 0x574F_4C53;
 
@@ -201,5 +214,15 @@ pub(crate) struct KeyPart {
 impl KeyPart {
     pub(crate) fn kind_of(&self, id: u32) -> Option<ContextType> {
         self.defs.iter().find(|d| d.id == id).map(|d| d.kind)
+    }
+}
+
+#[cfg(test)]
+mod sniff_tests {
+    #[test]
+    fn tells_context_logs_from_traces() {
+        assert!(super::sniff(b"*version\n1\n1700000000000000\n*logs\n"));
+        assert!(!super::sniff(b"*version\n3\nclock=dual\n*threads\n"));
+        assert!(!super::sniff(b"SLOW"));
     }
 }

@@ -55,6 +55,25 @@ pub use error::{Error, Result};
 pub use header::{BinaryHeader, RawRecord, HEADER_LEN, MAGIC};
 pub use keys::{KeySection, MethodLine};
 pub use read::{read, read_bytes, read_path};
+
+/// True when `head` (the first bytes of a file) looks like an Android method
+/// trace: a `*version` key part that goes on to `key=value` lines,
+/// `*threads` or `*methods` (a context log's goes on to `*logs`), or the
+/// binary `SLOW` magic that streaming and version 4/5 traces start with.
+pub fn sniff(head: &[u8]) -> bool {
+    if head.starts_with(b"SLOW") {
+        return true;
+    }
+    let mut lines = head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    if lines.next() != Some(&b"*version"[..]) {
+        return false;
+    }
+    match lines.find(|l| l.starts_with(b"*") || l.contains(&b'=')) {
+        Some(l) => l.contains(&b'=') || l == b"*threads" || l == b"*methods",
+        // Only the version line fits in the head: not a context log either way.
+        None => true,
+    }
+}
 pub use stream::{OP_METHOD, OP_SUMMARY, OP_THREAD};
 pub use write::{write, write_path, TraceInfo, TraceWriter};
 
@@ -83,4 +102,18 @@ pub mod repair {
     pub const TIME_BACKWARDS: &str = "time-backwards";
     /// A streaming trace without its summary packet.
     pub const MISSING_SUMMARY: &str = "missing-summary";
+}
+
+#[cfg(test)]
+mod sniff_tests {
+    use super::sniff;
+
+    #[test]
+    fn tells_traces_from_context_logs() {
+        assert!(sniff(b"*version\n3\ndata-file-overflow=false\nclock=dual\n*threads\n"));
+        assert!(sniff(b"*version\r\n1\r\n*threads\r\n"));
+        assert!(sniff(b"SLOW\x03\x00"));
+        assert!(!sniff(b"*version\n1\n*logs\n0\t1\tScreen orientation\n*end\n"));
+        assert!(!sniff(b"C 10 0x1f 5 Alarm\n"));
+    }
 }

@@ -1,24 +1,42 @@
-//! Opens and saves sessions by name, the way Traceview does: `NAME` means
-//! `NAME.trace` (required) plus `NAME.clog` (optional context log).
+//! The one door from a path to a [`Session`]: every command that reads a
+//! trace opens it here, and this is the only place that decides which format
+//! a file is.
 //!
-//! The two files carry their own start times (µs since the epoch, from the
-//! same `gettimeofday` clock), so the context tracks are shifted onto the
-//! trace's timeline: a record logged before tracing started gets a negative
-//! time. Without a `.clog`, the session simply has no context tracks and
-//! method analysis still works.
+//! [`open`] detects the format from the bytes (magic numbers, first lines),
+//! never from the name alone: the extension only breaks ties. It reads
+//! Android method traces (`NAME.trace`, with `NAME.clog` beside it when
+//! present, as Traceview does: `NAME` alone means both), context logs (which
+//! open the trace beside them), native recording directories and object
+//! traces. Each format crate says whether a file's first bytes are its own
+//! (`sniff`); this crate asks them in a fixed order and calls the winner's
+//! reader.
+//!
+//! Inputs that are not regular files (FIFOs, devices such as `/dev/zero`)
+//! are refused before anything is read, so no reader can block or grow
+//! without bound on them. [`check_output`] keeps outputs from overwriting
+//! the files an input was read from.
 //!
 //! ```no_run
 //! let loaded = tracekit_io::open(std::path::Path::new("session")).unwrap();
-//! println!("{} threads, context: {:?}", loaded.session.threads.len(), loaded.clog_path);
+//! println!("{} ({}): {} threads", loaded.session.name, loaded.format, loaded.session.threads.len());
 //! ```
 
-use std::fs;
+mod android;
+mod detect;
+
+pub use android::{attach_context, save};
+pub use detect::{detect, Detected, Format};
+
 use std::path::{Path, PathBuf};
-use tracekit_clog::ContextLog;
 use tracekit_model::Session;
 
+/// The help text every command gives its positional INPUT, so they all
+/// describe inputs the same way.
+pub const INPUT_HELP: &str = "The trace to read; its format is found from its content. \
+NAME means NAME.trace plus NAME.clog when present; also a recording directory, an object trace, …";
+
 /// Why a session could not be opened or saved. The message names the file
-/// and, for malformed content, the byte offset (and line in text parts).
+/// and, for malformed content, the byte offset (or line).
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {message}", path.display())]
 pub struct Error {
@@ -29,7 +47,8 @@ pub struct Error {
 }
 
 impl Error {
-    fn new(path: &Path, message: impl Into<String>) -> Error {
+    /// An error about `path`.
+    pub fn new(path: &Path, message: impl Into<String>) -> Error {
         Error {
             path: path.to_owned(),
             message: message.into(),
@@ -40,14 +59,30 @@ impl Error {
 /// A session and where it came from.
 #[derive(Debug)]
 pub struct Loaded {
-    /// The session, context tracks lined up on the trace's timeline.
+    /// The session.
     pub session: Session,
-    /// The method trace read.
-    pub trace_path: PathBuf,
-    /// The context log read, if there was one.
-    pub clog_path: Option<PathBuf>,
+    /// The format it was read as.
+    pub format: Format,
+    /// Every file or directory read (a trace and its context log, say).
+    pub inputs: Vec<PathBuf>,
     /// Things worth telling the user (a truncated context log, say).
     pub notes: Vec<String>,
+}
+
+impl Loaded {
+    /// The method trace or main file read (the first input).
+    pub fn trace_path(&self) -> &Path {
+        &self.inputs[0]
+    }
+
+    /// The context log read, if any.
+    pub fn clog_path(&self) -> Option<&Path> {
+        self.inputs
+            .iter()
+            .skip(1)
+            .find(|p| p.extension().is_some_and(|e| e == "clog"))
+            .map(PathBuf::as_path)
+    }
 }
 
 /// The base name of an input: `x.trace` and `x.clog` both mean `x`.
@@ -58,107 +93,109 @@ pub fn base_of(name: &Path) -> PathBuf {
     }
 }
 
-fn with_ext(base: &Path, ext: &str) -> PathBuf {
+pub(crate) fn with_ext(base: &Path, ext: &str) -> PathBuf {
     let mut s = base.as_os_str().to_owned();
     s.push(".");
     s.push(ext);
     PathBuf::from(s)
 }
 
-/// Opens `NAME.trace` and, when present, `NAME.clog`.
-pub fn open(name: &Path) -> Result<Loaded, Error> {
-    let base = base_of(name);
-    let mut trace_path = with_ext(&base, "trace");
-    if !trace_path.is_file() && name.is_file() && name.extension().is_none_or(|e| e != "clog") {
-        trace_path = name.to_owned();
+/// Refuses paths that are not regular files: a FIFO would block a reader for
+/// ever and a device such as `/dev/zero` never ends.
+pub fn check_regular(path: &Path) -> Result<(), Error> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::new(path, e.to_string()))?;
+    if meta.is_file() {
+        Ok(())
+    } else if meta.is_dir() {
+        Err(Error::new(path, "is a directory, not a file"))
+    } else {
+        Err(Error::new(
+            path,
+            "not a regular file (a FIFO, socket or device); tracekit reads traces from files",
+        ))
     }
-    if !trace_path.is_file() {
-        return Err(Error::new(
-            &trace_path,
-            "no method trace here (tracekit NAME reads NAME.trace and, if present, NAME.clog)",
-        ));
-    }
-    let mut session = tracekit_dmtrace::read_path(&trace_path).map_err(|e| Error::new(&trace_path, e.to_string()))?;
-    if session.name.is_empty() || session.name == "trace" {
-        session.name = base
+}
+
+/// Opens whatever `path` names, detecting its format (see the crate docs).
+pub fn open(path: &Path) -> Result<Loaded, Error> {
+    let found = detect(path)?;
+    let mut notes = Vec::new();
+    let (mut session, inputs) = match found.format {
+        Format::AndroidTrace | Format::ContextLog => {
+            let base = base_of(&found.path);
+            let trace = if found.format == Format::ContextLog {
+                let t = with_ext(&base, "trace");
+                if !t.exists() {
+                    return Err(Error::new(
+                        &found.path,
+                        format!(
+                            "a context log alone holds no calls: it is read with the trace beside it, {} (not found)",
+                            t.display()
+                        ),
+                    ));
+                }
+                check_regular(&t)?;
+                t
+            } else {
+                found.path.clone()
+            };
+            let (s, read, n) = android::open(&trace, &base)?;
+            notes = n;
+            (s, read)
+        }
+        Format::Recording => {
+            let s = tracekit_recording::load_recording(&found.path)
+                .map_err(|e| Error::new(&found.path, format!("{e:#}")))?;
+            if !found.path.join(tracekit_recording::names::META_FILE).is_file() {
+                notes.push(format!(
+                    "{}: no {} here: the recorder did not finish (killed?) or the runtime ran without `tracekit record`; \
+                     the events in the thread files are shown, the exit status and clock pairs are unknown",
+                    found.path.display(),
+                    tracekit_recording::names::META_FILE
+                ));
+            }
+            (s, vec![found.path.clone()])
+        }
+        Format::ObjectTrace => {
+            let s = tracekit_objtrace::read_file(&found.path).map_err(|e| Error::new(&found.path, e.to_string()))?;
+            (s, vec![found.path.clone()])
+        }
+    };
+    if session.name.is_empty() {
+        session.name = base_of(&found.path)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
     }
-    let mut notes = Vec::new();
-    let clog_path = with_ext(&base, "clog");
-    let clog_path = if clog_path.is_file() {
-        let bytes = fs::read(&clog_path).map_err(|e| Error::new(&clog_path, e.to_string()))?;
-        let outcome = tracekit_clog::read(&bytes).map_err(|e| Error::new(&clog_path, e.to_string()))?;
-        if let Some(at) = outcome.truncated_at {
-            notes.push(format!(
-                "{}: the last record was cut off at byte {at}; every record before it was kept",
-                clog_path.display()
-            ));
-        }
-        attach_context(&mut session, &outcome.log);
-        Some(clog_path)
-    } else {
-        None
-    };
     Ok(Loaded {
         session,
-        trace_path,
-        clog_path,
+        format: found.format,
+        inputs,
         notes,
     })
 }
 
-/// Adds a context log's tracks to a session, shifted onto its timeline.
-pub fn attach_context(session: &mut Session, log: &ContextLog) {
-    let clog_ns = log.start_unix_us.saturating_mul(1000);
-    let shift = match session.anchor_unix_ns {
-        Some(anchor) => clog_ns - anchor,
-        None => {
-            session.anchor_unix_ns = Some(clog_ns);
-            0
-        }
+/// Refuses an output path that would overwrite one of `inputs` (the same
+/// file, however it is named). Returns a note to print when the output
+/// replaces an existing file.
+pub fn check_output(out: &Path, inputs: &[PathBuf]) -> Result<Option<String>, Error> {
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
     };
-    for mut t in log.to_tracks() {
-        t.shift(shift);
-        session.context.push(t);
+    for input in inputs {
+        if same(out, input) {
+            return Err(Error::new(
+                out,
+                format!("would overwrite the input {}; choose another output", input.display()),
+            ));
+        }
     }
+    if out.is_dir() {
+        return Err(Error::new(out, "is a directory; give a file name"));
+    }
+    Ok(out.exists().then(|| format!("replacing {}", out.display())))
 }
 
-/// Writes `NAME.trace` (version 3) and, when the session has context
-/// tracks, `NAME.clog` (binary). Returns the paths written.
-pub fn save(session: &Session, base: &Path) -> Result<Vec<PathBuf>, Error> {
-    let trace_path = with_ext(base, "trace");
-    tracekit_dmtrace::write_path(session, &trace_path).map_err(|e| Error::new(&trace_path, e.to_string()))?;
-    let mut out = vec![trace_path];
-    if !session.context.is_empty() {
-        let clog_path = with_ext(base, "clog");
-        let anchor_us = session.anchor_unix_ns.unwrap_or(0).div_euclid(1000);
-        let start_us = anchor_us
-            + session
-                .context
-                .iter()
-                .filter_map(|t| t.times.first())
-                .min()
-                .copied()
-                .unwrap_or(0)
-                .min(0)
-                .div_euclid(1000);
-        let shift = (anchor_us - start_us) * 1000;
-        let tracks: Vec<_> = session
-            .context
-            .iter()
-            .map(|t| {
-                let mut t = t.clone();
-                t.shift(shift);
-                t
-            })
-            .collect();
-        let log = ContextLog::from_tracks(start_us, &tracks);
-        let mut bytes = Vec::new();
-        tracekit_clog::write_binary(&log, &mut bytes).map_err(|e| Error::new(&clog_path, e.to_string()))?;
-        fs::write(&clog_path, bytes).map_err(|e| Error::new(&clog_path, e.to_string()))?;
-        out.push(clog_path);
-    }
-    Ok(out)
-}
+#[cfg(test)]
+mod tests;

@@ -130,6 +130,32 @@ fn parse_line(line: &str) -> Result<Entry, String> {
     }))
 }
 
+/// True when `head` (the first bytes of a file) looks like an object trace:
+/// tracekit's header, or a first entry line that follows the grammar.
+pub fn sniff(head: &[u8]) -> bool {
+    if head.starts_with(b"# tracekit object trace") {
+        return true;
+    }
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    // The last line of a cut-off head may be incomplete: judge complete ones.
+    let complete = if text.ends_with('\n') {
+        usize::MAX
+    } else {
+        text.lines().count().saturating_sub(1)
+    };
+    match lines.next() {
+        Some(first) if complete > 0 => parse_line(first).is_ok(),
+        _ => false,
+    }
+}
+
 /// Parses an object trace into a session (objects, remote calls, processes).
 pub fn read_str(text: &str, source_name: &str) -> Result<Session, ParseError> {
     let mut s = Session::new(source_name, Clocks::WALL);
@@ -281,6 +307,16 @@ pub fn write_string(s: &Session) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn sniffs_entry_lines_only() {
+        assert!(sniff(HEADER.as_bytes()));
+        assert!(sniff(b"C 10 0x1f 5 Alarm\n"));
+        assert!(sniff(b"# a comment\n\nP 1 2 0xa 5 Px IFace Op\n"));
+        assert!(!sniff(b"*version\n3\n"));
+        assert!(!sniff(b"C 10 zz 5 Alarm\n"));
+        assert!(!sniff(b""));
+    }
 
     #[test]
     fn reads_every_entry_type() {

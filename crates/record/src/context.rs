@@ -4,12 +4,13 @@
 //! trees) and appends one JSON line per sample to `context.jsonl`. Each
 //! sample is timestamped before its source is read (seed 000 §5.6).
 
-use crate::meta::monotonic_ns;
+use crate::clock::monotonic_ns;
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tracekit_model::{ContextTrack, ContextValue, Session};
+#[cfg(test)]
+use tracekit_recording::context_file::load_samples;
+use tracekit_recording::context_file::{SampleLine, SampleValue, SourcesLine};
 
 /// Groups of context sources.
 pub const ALL_SOURCES: &[&str] = &["cpu", "memory", "network", "battery", "screen", "thermal", "cpufreq"];
@@ -27,41 +28,6 @@ pub struct SamplerConfig {
     pub sources: Vec<String>,
     /// Traced process for per-process RSS/PSS and traffic.
     pub pid: Option<u32>,
-}
-
-/// One line of `context.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SampleLine {
-    /// `CLOCK_MONOTONIC` ns taken before the source was read.
-    pub mono_ns: u64,
-    /// Context item label.
-    pub label: String,
-    /// Unit of the value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unit: Option<String>,
-    /// The value.
-    pub value: SampleValue,
-}
-
-/// A sampled value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SampleValue {
-    /// Integer.
-    Long(i64),
-    /// Floating point.
-    Double(f64),
-    /// Text.
-    Text(String),
-}
-
-/// First line of `context.jsonl`: which sources were found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SourcesLine {
-    /// Sources read.
-    pub present: Vec<String>,
-    /// Sources asked for but absent on this machine.
-    pub absent: Vec<String>,
 }
 
 struct Reader<'a> {
@@ -288,51 +254,10 @@ pub fn run_sampler_until_stdin_closes(cfg: &SamplerConfig, out: &Path) -> anyhow
     Ok(())
 }
 
-/// Adds the samples of a `context.jsonl` file to a session as context tracks.
-pub fn load_samples(path: &Path, anchor_mono_ns: u64, s: &mut Session) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if i == 0 {
-            if let Ok(src) = serde_json::from_str::<SourcesLine>(line) {
-                s.properties.push(("context-sources".into(), src.present.join(",")));
-                if !src.absent.is_empty() {
-                    s.properties.push(("context-absent".into(), src.absent.join(",")));
-                }
-                continue;
-            }
-        }
-        let l: SampleLine =
-            serde_json::from_str(line).with_context(|| format!("{}: line {}", path.display(), i + 1))?;
-        let v = match l.value {
-            SampleValue::Long(v) => ContextValue::Long(v),
-            SampleValue::Double(v) => ContextValue::Double(v),
-            SampleValue::Text(v) => ContextValue::Str(v),
-        };
-        let idx = match s
-            .context
-            .iter()
-            .position(|t| t.label == l.label && t.kind() == v.kind())
-        {
-            Some(i) => i,
-            None => {
-                let mut t = ContextTrack::new(&l.label, v.kind());
-                t.unit = l.unit.clone();
-                s.context.push(t);
-                s.context.len() - 1
-            }
-        };
-        s.context[idx].push(l.mono_ns as i64 - anchor_mono_ns as i64, v);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracekit_model::Clocks;
+    use tracekit_model::{Clocks, ContextValue, Session};
 
     fn fixture() -> tempdir::Dir {
         let d = tempdir::Dir::new("ctx");

@@ -8,6 +8,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use tracekit_rt_format::names::{self, RecordingFile};
 use tracekit_rt_format::{off, HEADER_SIZE, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
 /// A shared read-write mapping of a ring file.
@@ -59,7 +60,10 @@ impl Ring {
         }
         h[off::RING..off::RING + 4].fill(0);
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let out_name = name.replacen("ring-", "thread-", 1).replace(".tkr", ".tkt");
+        let out_name = match names::parse(name) {
+            Some(RecordingFile::Ring { pid, tid, image }) => names::thread_file_for_ring(pid, tid, image),
+            _ => return Ok(None),
+        };
         let mut out = File::create(out_dir.join(out_name))?;
         out.write_all(&h)?;
         Ok(Some(Ring {

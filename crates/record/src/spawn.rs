@@ -1,11 +1,13 @@
 //! `tracekit record`: runs a command with the runtime preloaded and the
 //! context sampler beside it, then writes `recording.json`.
 
-use crate::meta::{clock_pair, monotonic_ns, realtime_ns, RecordingMeta};
+use crate::clock::{clock_pair, monotonic_ns, realtime_ns};
 use anyhow::Context as _;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use tracekit_recording::meta::RecordingMeta;
+use tracekit_rt_format::names::{self, RecordingFile};
 
 /// File name of the runtime shared library.
 pub const RUNTIME_LIB: &str = "libtracekit_rt.so";
@@ -75,11 +77,7 @@ pub fn find_runtime() -> anyhow::Result<PathBuf> {
 fn clear_recording(dir: &Path) -> anyhow::Result<()> {
     for e in std::fs::read_dir(dir)?.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        let ours = (n.starts_with("thread-") && n.ends_with(".tkt"))
-            || ((n.starts_with("maps-") || n.starts_with("clock-")) && n.ends_with(".txt"))
-            || n == crate::meta::META_FILE
-            || n == crate::meta::CONTEXT_FILE;
-        if ours {
+        if names::parse(&n).is_some() {
             std::fs::remove_file(e.path())?;
         }
     }
@@ -204,8 +202,8 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
     // The runtime sized each thread file at its full capacity (sparse): cut the unused tails.
     for e in std::fs::read_dir(&out)?.flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        if n.starts_with("thread-") && n.ends_with(".tkt") {
-            crate::thread_file::trim_thread_file(&e.path())?;
+        if let Some(RecordingFile::Thread { .. }) = names::parse(&n) {
+            tracekit_recording::thread_file::trim_thread_file(&e.path())?;
         }
     }
     let outcome = RecordOutcome {

@@ -1,5 +1,5 @@
 //! On-disk layout of the files the native runtime (`tracekit-rt`) writes,
-//! shared by the writer (the runtime) and the reader (`tracekit-record`) so
+//! shared by the writer (the runtime) and the reader (`tracekit-recording`) so
 //! the two can never disagree.
 //!
 //! A recording directory holds, per traced thread, one file
@@ -287,19 +287,172 @@ pub fn padded(len: usize) -> usize {
     len.div_ceil(RECORD_SIZE) * RECORD_SIZE
 }
 
-/// File name of a thread's trace file.
-pub fn thread_file_name(pid: u32, tid: u32, image: u64) -> String {
-    format!("thread-{pid}-{tid}-{image}.tkt")
-}
+pub use names::{maps_file_name, ring_file_name, thread_file_name};
 
-/// File name of a thread's ring buffer (drained by the recorder into its thread file).
-pub fn ring_file_name(pid: u32, tid: u32, image: u64) -> String {
-    format!("ring-{pid}-{tid}-{image}.tkr")
-}
+/// Every file name of a recording directory, made and parsed in this one
+/// place: the runtime and the recorder write them, the loader reads them.
+pub mod names {
+    /// `tracekit record`'s metadata: command, clock anchor, exit status.
+    pub const META_FILE: &str = "recording.json";
+    /// The context sampler's output.
+    pub const CONTEXT_FILE: &str = "context.jsonl";
 
-/// File name of a process image's copy of `/proc/<pid>/maps`.
-pub fn maps_file_name(pid: u32, image: u64) -> String {
-    format!("maps-{pid}-{image}.txt")
+    /// What a file of a recording directory is.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum RecordingFile {
+        /// A thread's trace file (`thread-<pid>-<tid>-<image>.tkt`).
+        Thread {
+            /// Process id.
+            pid: u32,
+            /// Thread id.
+            tid: u32,
+            /// Process image token (changes at `exec`).
+            image: u64,
+        },
+        /// A thread's ring buffer while recording (`ring-<pid>-<tid>-<image>.tkr`).
+        Ring {
+            /// Process id.
+            pid: u32,
+            /// Thread id.
+            tid: u32,
+            /// Process image token.
+            image: u64,
+        },
+        /// A process image's copy of `/proc/<pid>/maps` (`maps-<pid>-<image>.txt`).
+        Maps {
+            /// Process id.
+            pid: u32,
+            /// Process image token.
+            image: u64,
+        },
+        /// Clock pairs a process saved at exit (`clock-<pid>-<image>.txt`).
+        Clock {
+            /// Process id.
+            pid: u32,
+            /// Process image token.
+            image: u64,
+        },
+        /// [`META_FILE`].
+        Meta,
+        /// [`CONTEXT_FILE`].
+        Context,
+    }
+
+    /// File name of a thread's trace file.
+    pub fn thread_file_name(pid: u32, tid: u32, image: u64) -> String {
+        format!("thread-{pid}-{tid}-{image}.tkt")
+    }
+
+    /// File name of a thread's ring buffer (drained by the recorder into its thread file).
+    pub fn ring_file_name(pid: u32, tid: u32, image: u64) -> String {
+        format!("ring-{pid}-{tid}-{image}.tkr")
+    }
+
+    /// File name of a process image's copy of `/proc/<pid>/maps`.
+    pub fn maps_file_name(pid: u32, image: u64) -> String {
+        format!("maps-{pid}-{image}.txt")
+    }
+
+    /// File name of the clock pairs a process image saves at exit.
+    pub fn clock_file_name(pid: u32, image: u64) -> String {
+        format!("clock-{pid}-{image}.txt")
+    }
+
+    /// The thread file a ring buffer is drained into.
+    pub fn thread_file_for_ring(pid: u32, tid: u32, image: u64) -> String {
+        thread_file_name(pid, tid, image)
+    }
+
+    fn numbers<const N: usize>(rest: &str) -> Option<[u64; N]> {
+        let mut out = [0u64; N];
+        let mut parts = rest.split('-');
+        for slot in &mut out {
+            *slot = parts.next()?.parse().ok()?;
+        }
+        parts.next().is_none().then_some(out)
+    }
+
+    /// What the file called `name` is, or `None` when it is not part of a
+    /// recording.
+    pub fn parse(name: &str) -> Option<RecordingFile> {
+        if name == META_FILE {
+            return Some(RecordingFile::Meta);
+        }
+        if name == CONTEXT_FILE {
+            return Some(RecordingFile::Context);
+        }
+        let pid_of = |v: u64| u32::try_from(v).ok();
+        if let Some(r) = name.strip_prefix("thread-").and_then(|r| r.strip_suffix(".tkt")) {
+            let [p, t, i] = numbers::<3>(r)?;
+            return Some(RecordingFile::Thread {
+                pid: pid_of(p)?,
+                tid: pid_of(t)?,
+                image: i,
+            });
+        }
+        if let Some(r) = name.strip_prefix("ring-").and_then(|r| r.strip_suffix(".tkr")) {
+            let [p, t, i] = numbers::<3>(r)?;
+            return Some(RecordingFile::Ring {
+                pid: pid_of(p)?,
+                tid: pid_of(t)?,
+                image: i,
+            });
+        }
+        if let Some(r) = name.strip_prefix("maps-").and_then(|r| r.strip_suffix(".txt")) {
+            let [p, i] = numbers::<2>(r)?;
+            return Some(RecordingFile::Maps {
+                pid: pid_of(p)?,
+                image: i,
+            });
+        }
+        if let Some(r) = name.strip_prefix("clock-").and_then(|r| r.strip_suffix(".txt")) {
+            let [p, i] = numbers::<2>(r)?;
+            return Some(RecordingFile::Clock {
+                pid: pid_of(p)?,
+                image: i,
+            });
+        }
+        None
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn names_round_trip() {
+            assert_eq!(
+                parse(&thread_file_name(7, 9, 3)),
+                Some(RecordingFile::Thread {
+                    pid: 7,
+                    tid: 9,
+                    image: 3
+                })
+            );
+            assert_eq!(
+                parse(&ring_file_name(7, 9, 3)),
+                Some(RecordingFile::Ring {
+                    pid: 7,
+                    tid: 9,
+                    image: 3
+                })
+            );
+            assert_eq!(
+                parse(&maps_file_name(7, 3)),
+                Some(RecordingFile::Maps { pid: 7, image: 3 })
+            );
+            assert_eq!(
+                parse(&clock_file_name(7, 3)),
+                Some(RecordingFile::Clock { pid: 7, image: 3 })
+            );
+            assert_eq!(parse(META_FILE), Some(RecordingFile::Meta));
+            assert_eq!(parse(CONTEXT_FILE), Some(RecordingFile::Context));
+            assert_eq!(parse("thread-1-2.tkt"), None);
+            assert_eq!(parse("thread-1-2-x.tkt"), None);
+            assert_eq!(parse("maps-1-2-3.txt"), None);
+            assert_eq!(parse("notes.txt"), None);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -173,7 +173,7 @@ pub fn save_maps() {
 pub fn save_clock_pair() {
     use std::io::Write;
     let Some(cfg) = config() else { return };
-    let path = cfg.dir.join(format!("clock-{}-{}.txt", pid(), image()));
+    let path = cfg.dir.join(tracekit_rt_format::names::clock_file_name(pid(), image()));
     let line = format!("{} {}\n", crate::clock::now(), crate::clock::monotonic_ns());
     if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
         let _ = f.write_all(line.as_bytes());

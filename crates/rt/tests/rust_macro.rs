@@ -2,7 +2,7 @@
 //! objects. The runtime reads its configuration when the process starts, so
 //! the test runs itself again as a child with `TRACEKIT_DIR` set.
 
-use tracekit_record::thread_file::{read_thread_file, RawEvent};
+use tracekit_recording::thread_file::{read_thread_file, RawEvent};
 use tracekit_rt_format::ExtKind;
 
 #[tracekit_rt::trace]

@@ -9,8 +9,8 @@ use tracekit_analysis::CallTree;
 /// Arguments of `tracekit calltree`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session base name (reads NAME.trace and, if present, NAME.clog).
-    name: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Print JSON (a nested tree).
     #[arg(long)]
     json: bool,
@@ -26,7 +26,7 @@ pub struct Args {
 
 /// Prints the call tree.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.name)?;
+    let s = open(&a.input)?;
     let opts = a.select.options(&s)?;
     let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
     let total = tree.root().incl_real_ns.max(tree.root().incl_cpu_ns).max(1);

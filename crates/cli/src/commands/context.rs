@@ -9,8 +9,8 @@ use tracekit_analysis::context::snapshot;
 /// Arguments of `tracekit context`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session base name (reads NAME.trace and NAME.clog).
-    name: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Time in µs since the trace start (negative: before it).
     #[arg(long, allow_negative_numbers = true)]
     at: f64,
@@ -21,9 +21,9 @@ pub struct Args {
 
 /// Prints the context snapshot.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.name)?;
+    let s = open(&a.input)?;
     if s.context.is_empty() {
-        anyhow::bail!("{}: no context log (.clog) beside the trace", a.name.display());
+        anyhow::bail!("{}: no context log (.clog) beside the trace", a.input.display());
     }
     let t = (a.at * 1000.0).round() as i64;
     let items = snapshot(&s, t);

@@ -15,22 +15,24 @@ enum Format {
 /// Arguments of `tracekit convert`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A recording directory, an `.otr` object trace, or NAME of NAME.trace (+ NAME.clog).
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
     input: PathBuf,
     /// Output format.
     #[arg(long, value_enum)]
     to: Format,
     /// Output file (objtrace) or base name (android: OUT.trace, OUT.clog).
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: PathBuf,
 }
 
 /// Converts.
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let s = super::input::open(&a.input)?;
+    let loaded = super::input::open_loaded(&a.input)?;
+    let s = &loaded.session;
     match a.to {
         Format::Objtrace => {
-            std::fs::write(&a.out, tracekit_objtrace::write_string(&s))
+            super::input::check_output(&a.out, &loaded)?;
+            std::fs::write(&a.out, tracekit_objtrace::write_string(s))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
             eprintln!(
                 "tracekit: wrote {} ({} object and {} cross-process events)",
@@ -40,7 +42,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             );
         }
         Format::Android => {
-            for p in tracekit_io::save(&s, &a.out)? {
+            let base = tracekit_io::base_of(&a.out);
+            for ext in ["trace", "clog"] {
+                let mut file = base.clone().into_os_string();
+                file.push(format!(".{ext}"));
+                super::input::check_output(std::path::Path::new(&file), &loaded)?;
+            }
+            for p in tracekit_io::save(s, &base)? {
                 eprintln!("tracekit: wrote {}", p.display());
             }
         }

@@ -14,7 +14,7 @@ use tracekit_analysis::{Profile, ProfileOptions};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Where to write the example files (default: a folder in the system's temp dir).
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: Option<PathBuf>,
     /// Profile rows to show.
     #[arg(long, default_value_t = 15)]

@@ -42,7 +42,7 @@ struct RunArgs {
     #[arg(long)]
     arch: String,
     /// Output directory for the run's data and analyses.
-    #[arg(short = 'o', long = "out")]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: PathBuf,
     /// Counting mode: tb (inline add per block, fast) or insn (callback per
     /// instruction, slow reference).
@@ -147,7 +147,7 @@ enum ProfileCommand {
         /// Built-in name or file.
         profile: String,
         /// Output file (default: standard output).
-        #[arg(short = 'o', long = "out")]
+        #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
         out: Option<PathBuf>,
     },
     /// Check a profile file and store it in a run directory, where

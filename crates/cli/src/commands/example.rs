@@ -7,7 +7,13 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory to write NAME.trace and NAME.clog into.
-    #[arg(short, long, default_value = ".")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "out",
+        value_name = "PATH",
+        default_value = "."
+    )]
     out: PathBuf,
     /// Base name of the files.
     #[arg(long, default_value = "browser")]

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 /// Arguments of `tracekit info`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session base name (reads NAME.trace and, if present, NAME.clog).
-    name: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -17,7 +17,7 @@ pub struct Args {
 
 /// Prints a summary of the session.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.name)?;
+    let s = open(&a.input)?;
     let span = s.time_span().unwrap_or((0, 0));
     let threads: Vec<_> = s
         .thread_calls()

@@ -4,13 +4,14 @@ use anyhow::{bail, Result};
 use std::path::Path;
 use tracekit_model::{Session, ThreadId};
 
-/// Opens `NAME` (NAME.trace + NAME.clog; or a native recording directory or
-/// `.otr` object trace) and prints the loader's notes and
-/// the repairs it made to stderr.
+/// Opens any input through the one door (`tracekit-io`) and prints the
+/// loader's notes, the repairs it made and lost events to stderr.
 pub fn open(name: &Path) -> Result<Session> {
-    if tracekit_record::is_native_input(name) {
-        return tracekit_record::load_any(name);
-    }
+    Ok(open_loaded(name)?.session)
+}
+
+/// [`open`], keeping what the door knows about the input (format, files read).
+pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
     let loaded = tracekit_io::open(name)?;
     for n in &loaded.notes {
         eprintln!("tracekit: note: {n}");
@@ -18,7 +19,22 @@ pub fn open(name: &Path) -> Result<Session> {
     for r in &loaded.session.repairs {
         eprintln!("tracekit: repaired {} ({}×): {}", r.code, r.count, r.detail);
     }
-    Ok(loaded.session)
+    if loaded.session.lost_events > 0 {
+        eprintln!(
+            "tracekit: warning: {} events were lost while recording (a buffer was full): counts and times below miss them",
+            loaded.session.lost_events
+        );
+    }
+    Ok(loaded)
+}
+
+/// Refuses an output that would overwrite one of the input's files, and
+/// says on stderr when it replaces an existing file.
+pub fn check_output(out: &Path, loaded: &tracekit_io::Loaded) -> Result<()> {
+    if let Some(note) = tracekit_io::check_output(out, &loaded.inputs)? {
+        eprintln!("tracekit: {note}");
+    }
+    Ok(())
 }
 
 /// Which threads and which time an analysis looks at (shared by `profile`

@@ -12,9 +12,9 @@ use tracekit_model::Session;
 /// Arguments of `tracekit problems`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// One or more session base names; occurrences and hints are pooled.
-    #[arg(required = true)]
-    names: Vec<PathBuf>,
+    /// One or more traces (any format tracekit reads, found by content); occurrences and hints are pooled.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
     /// The problem is every press of the big red button.
     #[arg(long, conflicts_with = "method")]
     brb: bool,
@@ -44,7 +44,7 @@ pub fn run(a: Args) -> Result<()> {
         },
         _ => bail!("say what the problem is: --brb, or --method NAME [--when CONDITION]"),
     };
-    let sessions: Vec<Session> = a.names.iter().map(|n| open(n)).collect::<Result<_>>()?;
+    let sessions: Vec<Session> = a.inputs.iter().map(|n| open(n)).collect::<Result<_>>()?;
     let m = find(&sessions, &def)?;
     let h = hints(&sessions, &m.occurrences);
     if a.json {

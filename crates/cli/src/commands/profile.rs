@@ -10,8 +10,8 @@ use tracekit_model::{Session, ThreadId};
 /// Arguments of `tracekit profile`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session base name (reads NAME.trace and, if present, NAME.clog).
-    name: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -30,7 +30,7 @@ pub struct Args {
 
 /// Computes and prints the profile.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.name)?;
+    let s = open(&a.input)?;
     let opts = a.select.options(&s)?;
     let p = Profile::of(&s, &opts);
     let (real, cpu) = (s.clocks.wall, s.clocks.thread_cpu);

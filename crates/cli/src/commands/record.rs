@@ -9,7 +9,13 @@ use tracekit_record::{record, RecordOptions};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Output directory of the recording.
-    #[arg(short, long, default_value = "tracekit.data")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "out",
+        value_name = "PATH",
+        default_value = "tracekit.data"
+    )]
     out: PathBuf,
     /// What to trace: comma-separated `module:GLOB`, `class:GLOB` or function-name `GLOB` (all when absent).
     #[arg(long)]
@@ -102,7 +108,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let mut c = std::process::Command::new(std::env::current_exe()?);
         c.arg("context-sampler")
             .arg("--out")
-            .arg(a.out.join(tracekit_record::meta::CONTEXT_FILE))
+            .arg(a.out.join(tracekit_recording::names::CONTEXT_FILE))
             .arg("--sources")
             .arg(groups.join(","))
             .arg("--period-ms")

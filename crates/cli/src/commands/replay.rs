@@ -1,13 +1,13 @@
 //! `tracekit replay`: the indented call listing of a native recording.
 
 use std::path::PathBuf;
-use tracekit_record::{listing, load_any, render_text, ListingFilter};
+use tracekit_analysis::listing::{listing, render_text, ListingFilter};
 
 /// Arguments of `tracekit replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Recording directory written by `tracekit record`, or an `.otr` object trace.
-    dir: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Print `{"events": [...], "lost_events": N}` as JSON.
     #[arg(long)]
     json: bool,
@@ -28,7 +28,10 @@ pub struct Args {
 /// Prints the listing.
 pub fn run(a: Args) -> anyhow::Result<()> {
     if a.stats {
-        let stats = tracekit_record::recording_stats(&a.dir)?;
+        if !tracekit_recording::is_recording_dir(&a.input) {
+            anyhow::bail!("{}: --stats reads recording directories only", a.input.display());
+        }
+        let stats = tracekit_recording::recording_stats(&a.input)?;
         println!("{:>8} {:>8} {:>14} {:>14}", "pid", "tid", "events", "lost");
         for t in &stats {
             println!(
@@ -43,7 +46,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let s = load_any(&a.dir)?;
+    let s = super::input::open(&a.input)?;
     let events = listing(
         &s,
         &ListingFilter {
@@ -59,9 +62,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
     } else {
         print!("{}", render_text(&events));
-        if s.lost_events > 0 {
-            eprintln!("tracekit: {} events were lost because a buffer was full", s.lost_events);
-        }
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `tracekit report NAME --html -o FILE`: the self-contained HTML viewer.
 
-use super::input::open;
+use super::input::{check_output, open_loaded};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use tracekit_report::{problem_view, render_report, ProblemDef, ReportOptions, ViewModel};
@@ -8,13 +8,13 @@ use tracekit_report::{problem_view, render_report, ProblemDef, ReportOptions, Vi
 /// Arguments of `tracekit report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session base name (NAME.trace, and NAME.clog when present).
-    name: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Write the HTML viewer (the only report format so far).
     #[arg(long)]
     html: bool,
     /// Output file.
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: PathBuf,
     /// Method the big red button calls; its presses are shown when there are any.
     #[arg(long, default_value = "brb")]
@@ -75,7 +75,9 @@ pub fn run(a: Args) -> Result<()> {
     if !a.html {
         bail!("say which report: --html (the self-contained timeline viewer)");
     }
-    let session = open(&a.name)?;
+    let loaded = open_loaded(&a.input)?;
+    check_output(&a.out, &loaded)?;
+    let session = loaded.session;
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
     let view = ViewModel::new(&session);
     let html = render_report(

@@ -18,13 +18,13 @@ enum Format {
 /// Arguments of `tracekit seqdiag`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// An `.otr` object trace or a recording directory.
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
     input: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value = "plantuml")]
     format: Format,
     /// Output file (stdout when absent).
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: Option<PathBuf>,
     /// Only objects of classes matching this glob (repeatable).
     #[arg(long = "class")]
@@ -42,7 +42,11 @@ pub struct Args {
 
 /// Draws the diagram and reports deadlocks on stderr.
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let s = super::input::open(&a.input)?;
+    let loaded = super::input::open_loaded(&a.input)?;
+    if let Some(out) = &a.out {
+        super::input::check_output(out, &loaded)?;
+    }
+    let s = loaded.session;
     let f = DiagramFilter {
         classes: a.classes,
         pids: a.pids,

@@ -11,8 +11,8 @@ use tracekit_report::{AnalysisSolver, ViewModel};
 /// Arguments of `tracekit ui`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Session base name (NAME.trace, and NAME.clog when present).
-    name: PathBuf,
+    #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
+    input: PathBuf,
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 8040)]
     port: u16,
@@ -26,14 +26,14 @@ pub struct Args {
 
 /// Serves until interrupted.
 pub fn run(a: Args) -> Result<()> {
-    let session = Arc::new(open(&a.name)?);
+    let session = Arc::new(open(&a.input)?);
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
     let view = Arc::new(ViewModel::new(&session));
     let server = tracekit_ui::Server::bind(a.port, view, Arc::new(AnalysisSolver::new(session)), problems)
         .map_err(anyhow::Error::msg)?;
     println!(
         "tracekit ui: serving {} at http://{}/ (Ctrl-C stops)",
-        a.name.display(),
+        a.input.display(),
         server.addr()
     );
     std::io::stdout().flush()?;

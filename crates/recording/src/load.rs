@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use std::collections::HashMap;
 use std::path::Path;
 use tracekit_model::*;
+use tracekit_rt_format::names::{self, RecordingFile};
 use tracekit_rt_format::{ExtEvent, ExtKind, CLOCK_MONOTONIC_NS, CLOCK_ORDER};
 
 /// Per-thread event and lost-event counts of the recording in `dir`, read
@@ -19,7 +20,7 @@ pub fn recording_stats(dir: &Path) -> anyhow::Result<Vec<ThreadStats>> {
     for e in std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))? {
         let path = e?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("thread-") && name.ends_with(".tkt") {
+        if let Some(RecordingFile::Thread { .. }) = names::parse(name) {
             out.push(thread_stats(&path)?);
         }
     }
@@ -50,9 +51,10 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     entries.sort();
     for path in &entries {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("thread-") && name.ends_with(".tkt") {
+        let kind = names::parse(name);
+        if let Some(RecordingFile::Thread { .. }) = kind {
             stats.push((thread_stats(path)?, path.clone()));
-        } else if name.starts_with("clock-") && name.ends_with(".txt") {
+        } else if let Some(RecordingFile::Clock { .. }) = kind {
             let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
             for (i, line) in text.lines().enumerate() {
                 let mut f = line.split_whitespace().map(str::parse::<u64>);
@@ -61,9 +63,8 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
                     _ => anyhow::bail!("{}: line {}: expected `<clock> <monotonic ns>`", path.display(), i + 1),
                 }
             }
-        } else if let Some(rest) = name.strip_prefix("maps-").and_then(|r| r.strip_suffix(".txt")) {
-            let (pid, image) = rest.split_once('-').unwrap_or((rest, "0"));
-            let key = (pid.parse().unwrap_or(0), image.parse().unwrap_or(0));
+        } else if let Some(RecordingFile::Maps { pid, image }) = kind {
+            let key = (pid, image);
             let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
             let (m, bad) = parse_maps(&text);
             if let Some((line, _)) = bad.first() {
@@ -138,7 +139,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     }
     let ctx = dir.join(CONTEXT_FILE);
     if ctx.exists() {
-        crate::context::load_samples(&ctx, meta.anchor_mono_ns, &mut b.s)?;
+        crate::context_file::load_samples(&ctx, meta.anchor_mono_ns, &mut b.s)?;
     }
     let mut s = b.s;
     s.markers.sort_by_key(|m| m.ts_ns);

@@ -98,12 +98,7 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
                 ("exit", None) => depth.saturating_sub(1),
                 _ => depth,
             };
-            if opens(kind)
-                && inside_selected.is_none()
-                && f.functions
-                    .iter()
-                    .any(|g| tracekit_rt_format::demangle::glob_match(g, &name))
-            {
+            if opens(kind) && inside_selected.is_none() && f.functions.iter().any(|g| glob_matches(g, &name)) {
                 inside_selected = Some(d);
             }
             let selected = f.functions.is_empty() || inside_selected.is_some();
@@ -134,6 +129,16 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
         out.extend(rows.into_iter().zip(keep).filter_map(|(e, shown)| shown.then_some(e)));
     }
     out
+}
+
+/// Whether a function name matches a `-F` glob (`*`, `?`, `[…]`); a
+/// pattern that is not a valid glob (C++'s `operator[]`, say) must match
+/// exactly.
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    match glob::Pattern::new(pattern) {
+        Ok(p) => p.matches(name),
+        Err(_) => pattern == name,
+    }
 }
 
 /// Formats a duration the way `uftrace replay` does (`1.234 us`).

@@ -2,7 +2,7 @@
 //! name says what the reader must do (`ok-N-*`: decode N events;
 //! `err-*`: fail with an offset, never panic).
 
-use tracekit_record::thread_file::read_thread_file;
+use tracekit_recording::thread_file::read_thread_file;
 
 #[test]
 fn thread_file_corpus() {
