@@ -284,6 +284,10 @@ pub struct CounterTrack {
     /// How the value behaves between samples.
     #[serde(default)]
     pub kind: CounterKind,
+    /// For a cumulative counter that wraps (RAPL's `energy_uj` at
+    /// `max_energy_range_uj`), the value at which it wraps to 0.
+    #[serde(default)]
+    pub wraps_at: Option<f64>,
     /// Timestamps in ns relative to the session anchor, non-decreasing.
     pub times: Vec<i64>,
     /// Values, one per timestamp.
@@ -299,6 +303,7 @@ impl CounterTrack {
             pid: None,
             cpu: None,
             kind: CounterKind::Level,
+            wraps_at: None,
             times: Vec::new(),
             values: Vec::new(),
         }

@@ -19,6 +19,11 @@ pub const BATTERY_CHARGE: &str = "battery charge";
 pub const BATTERY_ENERGY: &str = "battery energy";
 /// State of charge, percent.
 pub const BATTERY_CAPACITY: &str = "battery capacity";
+/// Battery temperature, °C.
+pub const BATTERY_TEMPERATURE: &str = "battery temperature";
+/// The supply's `status` text (`Charging`, `Discharging`, `Full`, …), a
+/// string context item; it tells the energy analysis which way current flows.
+pub const BATTERY_STATUS: &str = "battery status";
 
 /// Unit of [`BATTERY_VOLTAGE`].
 pub const VOLT: &str = "V";

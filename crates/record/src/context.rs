@@ -1,10 +1,17 @@
 //! The context sampler: a process separate from the traced program that
 //! reads CPU, memory, network, battery, screen, thermal and CPU-frequency
-//! state from `/proc` and `/sys` (roots configurable, so tests use fixture
-//! trees) and appends one JSON line per sample to `context.jsonl`. Each
-//! sample is timestamped before its source is read (seed 000 §5.6).
+//! state and power sources ([`crate::power`]) from `/proc` and `/sys`
+//! (roots configurable, so tests use fixture trees) and appends one JSON
+//! line per sample to `context.jsonl`. Each sample is timestamped before its
+//! source is read (seed 000 §5.6), and samples keep to a fixed schedule
+//! (period k starts at start + k·period), so a slow read does not make the
+//! rest drift. Power samples can also be written to a `trace_marker` file as
+//! atrace counters, so on a device with a writable tracefs they land in the
+//! kernel's trace buffer on the kernel's clock (seed 002's design, without
+//! its kernel patch).
 
 use crate::clock::monotonic_ns;
+use crate::power::PowerProbe;
 use anyhow::Context as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +20,9 @@ use tracekit_recording::context_file::load_samples;
 use tracekit_recording::context_file::{SampleLine, SampleValue, SourcesLine};
 
 /// Groups of context sources.
-pub const ALL_SOURCES: &[&str] = &["cpu", "memory", "network", "battery", "screen", "thermal", "cpufreq"];
+pub const ALL_SOURCES: &[&str] = &[
+    "cpu", "memory", "network", "battery", "screen", "thermal", "cpufreq", "power",
+];
 
 /// Sampler settings.
 #[derive(Debug, Clone)]
@@ -28,11 +37,15 @@ pub struct SamplerConfig {
     pub sources: Vec<String>,
     /// Traced process for per-process RSS/PSS and traffic.
     pub pid: Option<u32>,
+    /// Also write every power sample as an atrace counter (`C|pid|name|value`)
+    /// to this file (a tracefs `trace_marker`).
+    pub trace_marker: Option<PathBuf>,
 }
 
 struct Reader<'a> {
     cfg: &'a SamplerConfig,
     prev_cpu: Option<(u64, u64)>,
+    power: Option<PowerProbe>,
 }
 
 fn read_trim(p: &Path) -> Option<String> {
@@ -67,7 +80,7 @@ impl Reader<'_> {
     }
 
     /// Whether a source group exists on this machine.
-    fn present(&self, group: &str) -> bool {
+    fn present(&mut self, group: &str) -> bool {
         match group {
             "cpu" => self.proc("stat").exists(),
             "memory" => self.proc("meminfo").exists(),
@@ -82,6 +95,12 @@ impl Reader<'_> {
             "cpufreq" => sorted_dir(&self.sys("devices/system/cpu"))
                 .iter()
                 .any(|p| p.join("cpufreq/scaling_cur_freq").exists()),
+            "power" => {
+                let probe = PowerProbe::discover(&self.cfg.sys_root);
+                let found = !probe.is_empty();
+                self.power = Some(probe);
+                found
+            }
             _ => false,
         }
     }
@@ -94,9 +113,16 @@ impl Reader<'_> {
                 label,
                 unit: (!unit.is_empty()).then(|| unit.to_owned()),
                 value,
+                counter: None,
+                wrap: None,
             })
         };
         match group {
+            "power" => {
+                if let Some(p) = &mut self.power {
+                    p.sample(t, out);
+                }
+            }
             "cpu" => {
                 if let Some(line) = read_trim(&self.proc("stat")).and_then(|s| s.lines().next().map(str::to_owned)) {
                     let f: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
@@ -206,35 +232,78 @@ impl Reader<'_> {
     }
 }
 
-/// Runs the sampler until `stop` returns true (checked once per period),
-/// appending lines to `out`. Returns the sources found and absent.
+/// Runs the sampler until `wait_or_stop` returns true. It is called after
+/// each round with the time left until the next round is due (zero when
+/// the round overran), and should wait that long unless told to stop.
+/// Returns the sources found and absent.
 pub fn run_sampler(
     cfg: &SamplerConfig,
     out: &Path,
     mut wait_or_stop: impl FnMut(std::time::Duration) -> bool,
 ) -> anyhow::Result<SourcesLine> {
-    let mut r = Reader { cfg, prev_cpu: None };
+    let mut r = Reader {
+        cfg,
+        prev_cpu: None,
+        power: None,
+    };
     let (present, absent): (Vec<String>, Vec<String>) = cfg.sources.iter().cloned().partition(|g| r.present(g));
     let file = std::fs::File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
     let mut w = std::io::BufWriter::new(file);
+    let mut marker = match &cfg.trace_marker {
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(p)
+                .with_context(|| format!("{}: cannot open the trace marker for writing", p.display()))?,
+        ),
+        None => None,
+    };
     let sources = SourcesLine {
         present: present.clone(),
         absent,
+        notes: r.power.as_ref().map(|p| p.notes().to_vec()).unwrap_or_default(),
     };
     writeln!(w, "{}", serde_json::to_string(&sources)?)?;
+    let pid = std::process::id();
+    let start = monotonic_ns();
+    let period = cfg.period.as_nanos().max(1) as u64;
+    let mut round = 0u64;
+    let mut last_flush = start;
     let mut lines = Vec::new();
     loop {
         for g in &present {
             r.sample(g, &mut lines);
         }
         for l in lines.drain(..) {
-            writeln!(w, "{}", serde_json::to_string(&l)?)?;
+            if let (Some(m), Some(_)) = (&mut marker, l.counter) {
+                if let Some(text) = crate::power::marker_line(pid, &l) {
+                    // One write per event: trace_marker takes each write as one entry.
+                    m.write_all(text.as_bytes())?;
+                }
+            }
+            serde_json::to_writer(&mut w, &l)?;
+            w.write_all(b"\n")?;
         }
-        w.flush()?;
-        if wait_or_stop(cfg.period) {
+        // A write per round would be most of a 100 Hz sampler's cost: write
+        // at most four times a second (a crash loses at most that much).
+        let now = monotonic_ns();
+        if now >= last_flush + 250_000_000 {
+            w.flush()?;
+            last_flush = now;
+        }
+        round += 1;
+        let due = start + round * period;
+        let now = monotonic_ns();
+        if now > due + period {
+            // More than a whole round behind: skip the missed rounds.
+            round = (now - start) / period;
+        }
+        let left = std::time::Duration::from_nanos((start + round * period).saturating_sub(now));
+        if wait_or_stop(left) {
             break;
         }
     }
+    w.flush()?;
     Ok(sources)
 }
 
@@ -310,6 +379,7 @@ mod tests {
             period: std::time::Duration::from_millis(1),
             sources: ALL_SOURCES.iter().map(|s| s.to_string()).collect(),
             pid: Some(42),
+            trace_marker: None,
         };
         let out = d.0.join("context.jsonl");
         let mut n = 0;

@@ -16,6 +16,9 @@
 pub mod clock;
 pub mod context;
 mod drain;
+pub mod power;
+mod power_record;
 mod spawn;
 
+pub use power_record::{power_record, PowerRecordOptions};
 pub use spawn::{find_runtime, record, RecordOptions, RecordOutcome, RUNTIME_LIB};

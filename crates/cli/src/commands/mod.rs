@@ -11,6 +11,7 @@ mod info;
 mod input;
 mod paths;
 mod paths_jvm;
+mod power;
 mod problems;
 mod profile;
 mod report;
@@ -63,6 +64,8 @@ enum Command {
     Convert(convert::Args),
     /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
     Seqdiag(seqdiag::Args),
+    /// Sample battery, RAPL and hwmon power on Linux (and write the phone-side sampler script).
+    Power(power::Args),
     /// The context sampler process that `record` starts (internal).
     #[command(hide = true)]
     ContextSampler(record::SamplerArgs),
@@ -90,6 +93,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(a) => replay::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Seqdiag(a) => seqdiag::run(a),
+        Command::Power(a) => power::run(a),
         Command::ContextSampler(a) => record::run_sampler(a),
 
         Command::Emu(a) => emu::run(a),

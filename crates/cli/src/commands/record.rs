@@ -20,12 +20,17 @@ pub struct Args {
     /// What to trace: comma-separated `module:GLOB`, `class:GLOB` or function-name `GLOB` (all when absent).
     #[arg(long)]
     filter: Option<String>,
-    /// Context sources to sample (comma-separated from cpu,memory,network,battery,screen,thermal,cpufreq, or `all`, or `none`).
+    /// Context sources to sample (comma-separated from cpu,memory,network,battery,screen,thermal,cpufreq,power, or `all`, or `none`).
     #[arg(long, default_value = "all")]
     context: String,
-    /// Context sampling period in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    /// Context sampling period in milliseconds (10 or more).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
     context_period_ms: u64,
+    /// Also write every power sample as an atrace counter (C|pid|name|value)
+    /// to this file: a tracefs trace_marker puts them in the kernel's trace
+    /// buffer, on the trace clock.
+    #[arg(long, value_name = "PATH")]
+    trace_marker: Option<PathBuf>,
     /// Root standing for /proc (for tests with a fixture tree).
     #[arg(long, default_value = "/proc")]
     proc_root: PathBuf,
@@ -77,6 +82,9 @@ pub struct SamplerArgs {
     /// Traced process.
     #[arg(long)]
     pid: Option<u32>,
+    /// Also write power samples as atrace counters to this trace_marker file.
+    #[arg(long)]
+    trace_marker: Option<PathBuf>,
 }
 
 fn sources(spec: &str) -> anyhow::Result<Vec<String>> {
@@ -117,6 +125,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .arg(&a.proc_root)
             .arg("--sys-root")
             .arg(&a.sys_root);
+        if let Some(m) = &a.trace_marker {
+            c.arg("--trace-marker").arg(m);
+        }
         Some(c)
     };
     let opts = RecordOptions {
@@ -149,6 +160,7 @@ pub fn run_sampler(a: SamplerArgs) -> anyhow::Result<()> {
         period: std::time::Duration::from_millis(a.period_ms.max(1)),
         sources: sources(&a.sources)?,
         pid: a.pid,
+        trace_marker: a.trace_marker,
     };
     run_sampler_until_stdin_closes(&cfg, &a.out)
 }
