@@ -16,6 +16,8 @@ use tracekit_analysis::{Profile, ProfileOptions};
 use tracekit_browser::{artifacts_dir, find_chromium, Browser};
 use tracekit_model::*;
 
+mod common;
+
 /// speedscope's built app: `$TRACEKIT_SPEEDSCOPE_DIR`, else where
 /// `scripts/deps/export.sh` installs it.
 fn speedscope_dir() -> Option<PathBuf> {
@@ -66,52 +68,6 @@ fn serve(root: PathBuf, profile: Vec<u8>) -> (Arc<tiny_http::Server>, String) {
         }
     });
     (server, addr)
-}
-
-/// Two threads; `main` has recursion (fib → fib → fib), siblings and an
-/// unwind, `worker` a deep stack; times chosen so every total and self time
-/// is a distinct value of whole µs.
-fn handmade() -> Session {
-    let mut s = Session::new("handmade", Clocks::DUAL);
-    s.anchor_unix_ns = Some(1_700_000_000_000_000_000);
-    let main = s.add_thread(Thread::new(1, "main"));
-    let worker = s.add_thread(Thread::new(2, "worker"));
-    let m = |s: &mut Session, c: &str, n: &str| s.methods.intern(Method::new(c, n, "()V"));
-    let run = m(&mut s, "com/ex/App", "run");
-    let fib = m(&mut s, "com/ex/Math", "fib");
-    let parse = m(&mut s, "com/ex/Io", "parse");
-    let work = m(&mut s, "com/ex/Pool", "work");
-    let ms = 1_000_000u64;
-    let ev = |k: CallKind, m, t: u64| CallEvent {
-        kind: k,
-        method: m,
-        ts_ns: t,
-        cpu_ns: Some(t / 2),
-    };
-    use CallKind::*;
-    for e in [
-        ev(Enter, run, 0),
-        ev(Enter, fib, 2 * ms),
-        ev(Enter, fib, 3 * ms),
-        ev(Enter, fib, 5 * ms),
-        ev(Exit, fib, 12 * ms),
-        ev(Exit, fib, 13 * ms),
-        ev(Exit, fib, 17 * ms),
-        ev(Enter, parse, 20 * ms),
-        ev(Unwind, parse, 31 * ms + 250_000),
-        ev(Exit, run, 40 * ms),
-    ] {
-        s.calls_mut(main).push(e);
-    }
-    let depth = 40u64;
-    for d in 0..depth {
-        s.calls_mut(worker).push(ev(Enter, work, d * 100_000));
-    }
-    for d in 0..depth {
-        s.calls_mut(worker)
-            .push(ev(Exit, work, depth * 100_000 + 50 * ms + d * 300_000));
-    }
-    s
 }
 
 /// speedscope's TimeFormatter for nanosecond values.
@@ -191,16 +147,7 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
         eprintln!("skipped: no chromium on PATH (run scripts/setup)");
         return;
     }
-    for (name, session) in [
-        ("handmade", handmade()),
-        (
-            "example",
-            tracekit_example::browser_session(&tracekit_example::Options {
-                seed: 11,
-                duration_s: 20.0,
-            }),
-        ),
-    ] {
+    for (name, session) in [("handmade", common::handmade()), ("example", common::example())] {
         let mut file = Vec::new();
         tracekit_export::write_speedscope(&session, &mut file).unwrap();
         let (server, addr) = serve(app.clone(), file);
@@ -222,11 +169,7 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
         assert_eq!(alerts, serde_json::json!([]), "speedscope refused the {name} export");
         assert_eq!(b.eval("document.title").unwrap(), format!("{} - speedscope", session.name));
 
-        let threads: Vec<ThreadId> = session
-            .thread_calls()
-            .filter(|(_, _, c)| !c.is_empty())
-            .map(|(id, _, _)| id)
-            .collect();
+        let threads = common::threads_with_calls(&session);
         let active = threads
             .iter()
             .enumerate()
