@@ -145,17 +145,21 @@ fn write_thread(
     let n_methods = session.methods.len();
     // Pass 1: the distinct stacks, the functions used, each sample's stack.
     let mut trie = StackTrie::default();
-    let mut func_of: HashMap<MethodId, u32> = HashMap::new();
+    let mut func_of: Vec<u32> = vec![u32::MAX; n_methods];
     let mut funcs: Vec<MethodId> = Vec::new();
     let mut sample_stack: Vec<u32> = Vec::new();
     let mut stack: Vec<u32> = Vec::new();
     instants(calls, n_methods, |step, _, _| match step {
         Some(s) if s.open => {
             stack.push(trie.child(stack.last().copied(), s.method));
-            func_of.entry(s.method).or_insert_with(|| {
+            let m = s.method.0 as usize;
+            if m >= func_of.len() {
+                func_of.resize(m + 1, u32::MAX);
+            }
+            if func_of[m] == u32::MAX {
+                func_of[m] = funcs.len() as u32;
                 funcs.push(s.method);
-                funcs.len() as u32 - 1
-            });
+            }
         }
         Some(_) => {
             stack.pop();
@@ -230,7 +234,7 @@ fn write_thread(
     write!(w, "}},\"stackTable\":{{\"length\":{},\"prefix\":", trie.len())?;
     list(w, &trie.parent, |w, p| optional(w, p.map(u64::from)))?;
     w.write_all(b",\"frame\":")?;
-    list(w, &trie.method, |w, m| json::uint(w, func_of[m] as u64))?;
+    list(w, &trie.method, |w, m| json::uint(w, func_of[m.0 as usize] as u64))?;
 
     // Samples: stacks from pass 1; times, weights and CPU deltas by walking again.
     write!(

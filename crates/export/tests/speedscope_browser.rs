@@ -228,3 +228,84 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
         server.unblock();
     }
 }
+
+/// Checks `v` against a JSON schema, for the draft-07 keywords speedscope's
+/// published schema uses: `$ref` (local), `anyOf`, `type`, `const`, `enum`,
+/// `required`, `properties`, `items`.
+fn validate(root: &serde_json::Value, schema: &serde_json::Value, v: &serde_json::Value, at: &str) -> Result<(), String> {
+    if let Some(r) = schema["$ref"].as_str() {
+        let name = r.strip_prefix("#/definitions/").ok_or(format!("unsupported $ref {r}"))?;
+        return validate(root, &root["definitions"][name], v, at);
+    }
+    if let Some(any) = schema["anyOf"].as_array() {
+        let errors: Vec<String> = any.iter().filter_map(|s| validate(root, s, v, at).err()).collect();
+        if errors.len() == any.len() {
+            return Err(format!("{at}: matches no alternative: {errors:?}"));
+        }
+    }
+    if let Some(t) = schema["type"].as_str() {
+        let ok = match t {
+            "string" => v.is_string(),
+            "number" => v.is_number(),
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            "boolean" => v.is_boolean(),
+            other => return Err(format!("unsupported type {other}")),
+        };
+        if !ok {
+            return Err(format!("{at}: not a {t}: {v}"));
+        }
+    }
+    if let Some(c) = schema.get("const") {
+        if c != v {
+            return Err(format!("{at}: {v} is not {c}"));
+        }
+    }
+    if let Some(e) = schema["enum"].as_array() {
+        if !e.contains(v) {
+            return Err(format!("{at}: {v} is not one of {e:?}"));
+        }
+    }
+    for r in schema["required"].as_array().into_iter().flatten() {
+        let key = r.as_str().unwrap();
+        if v.get(key).is_none() {
+            return Err(format!("{at}: missing {key}"));
+        }
+    }
+    if let (Some(props), Some(obj)) = (schema["properties"].as_object(), v.as_object()) {
+        for (k, s) in props {
+            if let Some(x) = obj.get(k) {
+                validate(root, s, x, &format!("{at}.{k}"))?;
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), v.as_array()) {
+        for (i, x) in arr.iter().enumerate() {
+            validate(root, items, x, &format!("{at}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_export_satisfies_speedscopes_published_schema() {
+    let Some(app) = speedscope_dir() else {
+        eprintln!("skipped: speedscope is not installed (run scripts/setup, or set TRACEKIT_SPEEDSCOPE_DIR)");
+        return;
+    };
+    let schema: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(app.join("file-format-schema.json")).unwrap()).unwrap();
+    for session in [common::handmade(), common::example()] {
+        let mut file = Vec::new();
+        tracekit_export::write_speedscope(&session, &mut file).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&file).unwrap();
+        validate(&schema, &schema, &v, "$").unwrap();
+        // The validator is not vacuous: a wrong unit and a missing field fail.
+        let mut bad = v.clone();
+        bad["profiles"][0]["unit"] = "ticks".into();
+        assert!(validate(&schema, &schema, &bad, "$").is_err());
+        let mut bad = v.clone();
+        bad["profiles"][0]["events"][0].as_object_mut().unwrap().remove("at");
+        assert!(validate(&schema, &schema, &bad, "$").is_err());
+    }
+}
