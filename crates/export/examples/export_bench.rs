@@ -42,7 +42,14 @@ fn main() {
         ("firefox", |s, w| write_firefox(s, w)),
         ("folded (wall)", |s, w| write_folded(s, &FoldedOptions::default(), w)),
         ("folded (thread-cpu)", |s, w| {
-            write_folded(s, &FoldedOptions { clock: Clock::ThreadCpu, thread_roots: true }, w)
+            write_folded(
+                s,
+                &FoldedOptions {
+                    clock: Clock::ThreadCpu,
+                    thread_roots: true,
+                },
+                w,
+            )
         }),
     ];
     println!("| format | output | median time | MB/s written | call events/s |");

@@ -12,10 +12,17 @@ fn main() {
         None => tracekit_example::browser_session(&tracekit_example::Options::default()),
     };
     std::fs::create_dir_all(&dir).unwrap();
-    write_speedscope(&session, &mut File::create(dir.join("session.speedscope.json")).unwrap()).unwrap();
+    write_speedscope(
+        &session,
+        &mut File::create(dir.join("session.speedscope.json")).unwrap(),
+    )
+    .unwrap();
     write_firefox(&session, &mut File::create(dir.join("session.firefox.json")).unwrap()).unwrap();
     for clock in [Clock::Wall, Clock::ThreadCpu] {
-        let opts = FoldedOptions { clock, thread_roots: true };
+        let opts = FoldedOptions {
+            clock,
+            thread_roots: true,
+        };
         let path = dir.join(format!("session.{}.folded", clock.name()));
         write_folded(&session, &opts, &mut File::create(path).unwrap()).unwrap();
     }

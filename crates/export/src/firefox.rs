@@ -13,7 +13,7 @@
 //! the next one) are the trace's own times. Times are written as exact
 //! decimal milliseconds from ns; only the viewer's float sums round.
 
-use crate::walk::{walk, Step, StackTrie};
+use crate::walk::{walk, StackTrie, Step};
 use crate::{frame_names, json, thread_title, Error};
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
@@ -170,7 +170,14 @@ fn write_thread(
     let func_name: Vec<u32> = funcs.iter().map(|m| strings.intern(&names[m.0 as usize])).collect();
     let func_file: Vec<Option<u32>> = funcs
         .iter()
-        .map(|m| session.methods.get(*m).source_file.as_deref().map(|f| strings.intern(f)))
+        .map(|m| {
+            session
+                .methods
+                .get(*m)
+                .source_file
+                .as_deref()
+                .map(|f| strings.intern(f))
+        })
         .collect();
     let marker_name: Vec<u32> = markers.iter().map(|m| strings.intern(&m.name)).collect();
     let title = thread_title(session, t);
@@ -208,7 +215,9 @@ fn write_thread(
     w.write_all(b",\"fileName\":")?;
     list(w, &func_file, |w, f| optional(w, f.map(u64::from)))?;
     w.write_all(b",\"lineNumber\":")?;
-    list(w, &funcs, |w, m| optional(w, session.methods.get(*m).line.map(u64::from)))?;
+    list(w, &funcs, |w, m| {
+        optional(w, session.methods.get(*m).line.map(u64::from))
+    })?;
     w.write_all(b",\"columnNumber\":")?;
     repeat(w, "null", n)?;
     write!(w, "}},\"frameTable\":{{\"length\":{n},\"address\":")?;
@@ -282,11 +291,7 @@ fn write_thread(
     }
 
     // Markers: instants on this thread.
-    write!(
-        w,
-        "}},\"markers\":{{\"length\":{},\"category\":",
-        markers.len()
-    )?;
+    write!(w, "}},\"markers\":{{\"length\":{},\"category\":", markers.len())?;
     repeat(w, "0", markers.len())?;
     w.write_all(b",\"data\":")?;
     repeat(w, "null", markers.len())?;

@@ -106,7 +106,11 @@ fn write_thread(
             None => roots.push(node as u32),
         }
     }
-    let name = |n: u32| names.get(trie.method[n as usize].0 as usize).map_or("?", String::as_str);
+    let name = |n: u32| {
+        names
+            .get(trie.method[n as usize].0 as usize)
+            .map_or("?", String::as_str)
+    };
     let by_name = |a: &u32, b: &u32| name(*a).cmp(name(*b)).then(a.cmp(b));
     roots.sort_by(by_name);
     for c in &mut children {

@@ -53,7 +53,11 @@ pub fn write_speedscope(session: &Session, out: &mut impl Write) -> Result<(), E
     w.write_all(b",\"name\":")?;
     json::string(&mut w, &session.name)?;
     write!(w, ",\"activeProfileIndex\":{active},\"shared\":{{\"frames\":[")?;
-    for (i, (name, (_, m))) in frame_names(&session.methods).iter().zip(session.methods.iter()).enumerate() {
+    for (i, (name, (_, m))) in frame_names(&session.methods)
+        .iter()
+        .zip(session.methods.iter())
+        .enumerate()
+    {
         if i > 0 {
             w.write_all(b",")?;
         }

@@ -16,7 +16,6 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tracekit_model::*;
 
 fn profiler_cli() -> Option<PathBuf> {
     let js = match std::env::var_os("TRACEKIT_PROFILER_CLI") {
@@ -76,9 +75,14 @@ impl Drop for Cli {
 fn flatten(node: &Value, prefix: &str, out: &mut BTreeMap<String, f64>) {
     for child in node["children"].as_array().into_iter().flatten() {
         let name = child["name"].as_str().unwrap();
-        let path = if prefix.is_empty() { name.to_owned() } else { format!("{prefix};{name}") };
+        let path = if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix};{name}")
+        };
         assert!(
-            out.insert(path.clone(), child["totalSamples"].as_f64().unwrap()).is_none(),
+            out.insert(path.clone(), child["totalSamples"].as_f64().unwrap())
+                .is_none(),
             "{path} twice"
         );
         flatten(child, &path, out);
@@ -132,10 +136,20 @@ fn the_firefox_profiler_loads_the_export_with_the_trace_times() {
             let cpu = cpu.unwrap();
             let cpu_ms = (cpu[cpu.len() - 1] - cpu[0]) as f64 / 1e6;
             let got_cpu = shown[&title];
-            assert!((got_cpu - cpu_ms).abs() < 1e-6 * cpu_ms.max(1.0), "{name}, {title}: CPU {got_cpu} ms vs {cpu_ms} ms");
+            assert!(
+                (got_cpu - cpu_ms).abs() < 1e-6 * cpu_ms.max(1.0),
+                "{name}, {title}: CPU {got_cpu} ms vs {cpu_ms} ms"
+            );
 
             let handle = format!("t-{k}");
-            let tree = cli.json(&["thread", "samples-top-down", "--thread", &handle, "--max-lines", "100000"]);
+            let tree = cli.json(&[
+                "thread",
+                "samples-top-down",
+                "--thread",
+                &handle,
+                "--max-lines",
+                "100000",
+            ]);
             assert_eq!(tree["friendlyThreadName"], title.as_str());
             assert_eq!(tree["weightType"], "tracing-ms");
             let mut got = BTreeMap::new();
@@ -144,14 +158,24 @@ fn the_firefox_profiler_loads_the_export_with_the_trace_times() {
             for (path, node) in &want {
                 let ms = node.wall_ns as f64 / 1e6;
                 let have = got.remove(path).unwrap_or(0.0);
-                assert!((have - ms).abs() < 1e-6 * ms.max(1.0), "{name}, {title}: {path}: {have} ms vs {ms} ms");
+                assert!(
+                    (have - ms).abs() < 1e-6 * ms.max(1.0),
+                    "{name}, {title}: {path}: {have} ms vs {ms} ms"
+                );
             }
-            assert!(got.is_empty(), "{name}, {title}: paths the trace does not have: {got:?}");
+            assert!(
+                got.is_empty(),
+                "{name}, {title}: paths the trace does not have: {got:?}"
+            );
 
             let markers = cli.json(&["thread", "markers", "--thread", &handle, "--list", "--limit", "0"]);
             let shown: Vec<(String, f64)> = markers["flatMarkers"]
                 .as_array()
-                .map(|a| a.iter().map(|m| (m["name"].as_str().unwrap().to_owned(), m["start"].as_f64().unwrap())).collect())
+                .map(|a| {
+                    a.iter()
+                        .map(|m| (m["name"].as_str().unwrap().to_owned(), m["start"].as_f64().unwrap()))
+                        .collect()
+                })
                 .unwrap_or_default();
             let want: Vec<(String, f64)> = s
                 .markers

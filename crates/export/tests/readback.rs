@@ -112,21 +112,56 @@ fn check_firefox(s: &Session) {
     for (th, &t) in out.iter().zip(&threads) {
         assert_eq!(th["name"], title(s, t).as_str());
         assert_eq!(th["tid"], s.thread(t).tid.to_string());
-        let strings: Vec<&str> = th["stringArray"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        let strings: Vec<&str> = th["stringArray"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
         let col = |table: &str, c: &str| th[table][c].as_array().unwrap().clone();
         for (table, cols) in [
-            ("funcTable", &["name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber", "columnNumber"][..]),
-            ("frameTable", &["address", "inlineDepth", "category", "subcategory", "func", "nativeSymbol", "innerWindowID", "line", "column"][..]),
+            (
+                "funcTable",
+                &[
+                    "name",
+                    "isJS",
+                    "relevantForJS",
+                    "resource",
+                    "fileName",
+                    "lineNumber",
+                    "columnNumber",
+                ][..],
+            ),
+            (
+                "frameTable",
+                &[
+                    "address",
+                    "inlineDepth",
+                    "category",
+                    "subcategory",
+                    "func",
+                    "nativeSymbol",
+                    "innerWindowID",
+                    "line",
+                    "column",
+                ][..],
+            ),
             ("stackTable", &["prefix", "frame"][..]),
             ("samples", &["stack", "timeDeltas", "weight"][..]),
-            ("markers", &["category", "data", "name", "phase", "startTime", "endTime"][..]),
+            (
+                "markers",
+                &["category", "data", "name", "phase", "startTime", "endTime"][..],
+            ),
         ] {
             let len = th[table]["length"].as_u64().unwrap() as usize;
             for c in cols {
                 assert_eq!(col(table, c).len(), len, "{table}.{c} has `length` entries");
             }
         }
-        let func_name: Vec<&str> = col("funcTable", "name").iter().map(|i| strings[i.as_u64().unwrap() as usize]).collect();
+        let func_name: Vec<&str> = col("funcTable", "name")
+            .iter()
+            .map(|i| strings[i.as_u64().unwrap() as usize])
+            .collect();
         let frame_func = col("frameTable", "func");
         let (prefix, frame) = (col("stackTable", "prefix"), col("stackTable", "frame"));
         let mut path_of: Vec<String> = Vec::new();
@@ -151,12 +186,18 @@ fn check_firefox(s: &Session) {
         let weights: Vec<u64> = col("samples", "weight").iter().map(ns).collect();
         let cpu: Vec<u64> = th["samples"]["threadCPUDelta"]
             .as_array()
-            .map_or(vec![0; stacks.len()], |a| a.iter().map(|x| x.as_u64().unwrap()).collect());
+            .map_or(vec![0; stacks.len()], |a| {
+                a.iter().map(|x| x.as_u64().unwrap()).collect()
+            });
         assert_eq!(th["samples"]["weightType"], "tracing-ms");
         let mut tree: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         for i in 0..stacks.len() {
             if i + 1 < stacks.len() {
-                assert_eq!(weights[i], times[i + 1] - times[i], "a sample weighs the time to the next");
+                assert_eq!(
+                    weights[i],
+                    times[i + 1] - times[i],
+                    "a sample weighs the time to the next"
+                );
             } else {
                 assert_eq!(weights[i], 0);
             }
@@ -202,7 +243,10 @@ fn check_folded(s: &Session, clock: Clock) {
         let weight: u64 = weight.parse().expect("integer weight");
         assert!(weight > 0);
         let (thread, path) = stack.split_once(';').expect("thread root, then frames");
-        let prev = got.entry(thread.to_owned()).or_default().insert(path.to_owned(), weight);
+        let prev = got
+            .entry(thread.to_owned())
+            .or_default()
+            .insert(path.to_owned(), weight);
         assert!(prev.is_none(), "one line per stack");
     }
     for t in threads_with_calls(s) {
@@ -219,12 +263,23 @@ fn check_folded(s: &Session, clock: Clock) {
                 ..ProfileOptions::default()
             },
         );
-        let analysis_total = if clock == Clock::Wall { p.total_real_ns } else { p.total_cpu_ns };
-        assert_eq!(total_ns, analysis_total, "reference total agrees with tracekit-analysis");
+        let analysis_total = if clock == Clock::Wall {
+            p.total_real_ns
+        } else {
+            p.total_cpu_ns
+        };
+        assert_eq!(
+            total_ns, analysis_total,
+            "reference total agrees with tracekit-analysis"
+        );
         for (path, v) in &excl {
             let want = pick(*v);
             let have = lines.get(path).copied().unwrap_or(0) * 1000;
-            assert!(have.abs_diff(want) < 1000, "{}: {path}: {have} ns vs {want} ns", title(s, t));
+            assert!(
+                have.abs_diff(want) < 1000,
+                "{}: {path}: {have} ns vs {want} ns",
+                title(s, t)
+            );
         }
         for path in lines.keys() {
             assert!(excl.contains_key(path), "{path} is a stack of the thread");
@@ -253,7 +308,10 @@ fn the_handmade_session_reads_back() {
     check_all(&s);
     // The recursion stays a path per depth in every format.
     let text = folded(&s, Clock::Wall, false);
-    assert!(text.contains("com.ex.App.run;com.ex.Math.fib;com.ex.Math.fib;com.ex.Math.fib 7000\n"), "{text}");
+    assert!(
+        text.contains("com.ex.App.run;com.ex.Math.fib;com.ex.Math.fib;com.ex.Math.fib 7000\n"),
+        "{text}"
+    );
     assert!(text.contains("com.ex.App.run;com.ex.Io.parse 11250\n"), "{text}");
     let deepest = text.lines().map(|l| l.matches(';').count()).max().unwrap();
     assert_eq!(deepest, 39, "the 40-deep stack");
@@ -272,7 +330,14 @@ fn a_wall_only_session_has_no_cpu_columns() {
     }
     check_all(&s);
     assert!(firefox(&s)["threads"][0]["samples"].get("threadCPUDelta").is_none());
-    let err = write_folded(&s, &FoldedOptions { clock: Clock::ThreadCpu, thread_roots: false }, &mut Vec::new());
+    let err = write_folded(
+        &s,
+        &FoldedOptions {
+            clock: Clock::ThreadCpu,
+            thread_roots: false,
+        },
+        &mut Vec::new(),
+    );
     assert!(matches!(err, Err(Error::MissingClock(Clock::ThreadCpu, "wall"))));
 }
 
@@ -307,7 +372,13 @@ fn unbalanced_input_still_gives_files_that_nest() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["type"].as_str().unwrap().to_owned(), e["frame"].as_u64().unwrap(), e["at"].as_u64().unwrap()))
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["frame"].as_u64().unwrap(),
+                e["at"].as_u64().unwrap(),
+            )
+        })
         .collect();
     let ev = |k: &str, f: u64, at: u64| (k.to_owned(), f, at);
     assert_eq!(
@@ -325,7 +396,10 @@ fn unbalanced_input_still_gives_files_that_nest() {
     );
     assert_eq!(folded(&s, Clock::Wall, false), "");
     let f = firefox(&s);
-    assert_eq!(f["threads"][0]["samples"]["weight"], serde_json::json!([0.000007, 0.000003, 0.000008, 0]));
+    assert_eq!(
+        f["threads"][0]["samples"]["weight"],
+        serde_json::json!([0.000007, 0.000003, 0.000008, 0])
+    );
 }
 
 /// A random balanced session: up to three threads, nested calls of up to
@@ -371,4 +445,38 @@ proptest! {
             check_all(&s);
         }
     }
+}
+
+/// A writer with room for `.0` bytes, then "disk full".
+struct Full(usize);
+
+impl std::io::Write for Full {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.0 < b.len() {
+            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"));
+        }
+        self.0 -= b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failing_output_is_an_error_not_a_panic() {
+    let s = common::example();
+    for room in [0, 100, 200_000] {
+        let e = write_speedscope(&s, &mut Full(room)).unwrap_err();
+        assert!(matches!(e, Error::Io(_)), "{e}");
+        assert!(matches!(write_firefox(&s, &mut Full(room)), Err(Error::Io(_))));
+    }
+    assert!(matches!(
+        write_folded(&s, &FoldedOptions::default(), &mut Full(10)),
+        Err(Error::Io(_))
+    ));
+    assert_eq!(
+        write_speedscope(&s, &mut Full(0)).unwrap_err().to_string(),
+        "writing the export: disk full"
+    );
 }

@@ -48,7 +48,9 @@ fn serve(root: PathBuf, profile: Vec<u8>) -> (Arc<tiny_http::Server>, String) {
                 let rel = path.trim_start_matches('/');
                 let rel = if rel.is_empty() { "index.html" } else { rel };
                 // Only plain names inside the app's folder.
-                (!rel.contains("..")).then(|| std::fs::read(root.join(rel)).ok()).flatten()
+                (!rel.contains(".."))
+                    .then(|| std::fs::read(root.join(rel)).ok())
+                    .flatten()
             };
             let kind = match path.rsplit('.').next() {
                 Some("html") => "text/html; charset=utf-8",
@@ -158,8 +160,10 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
             serde_json::json!({"source": "window.__alerts = []; window.alert = m => window.__alerts.push(String(m));"}),
         )
         .unwrap();
-        b.navigate(&format!("{addr}/index.html#profileURL={addr}/profile.json&view=sandwich"))
-            .unwrap();
+        b.navigate(&format!(
+            "{addr}/index.html#profileURL={addr}/profile.json&view=sandwich"
+        ))
+        .unwrap();
         b.wait_for(
             "window.__alerts.length > 0 || (document.title.endsWith(' - speedscope') && document.querySelectorAll('tr').length > 2)",
             60.0,
@@ -167,7 +171,10 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
         .unwrap();
         let alerts = b.eval("window.__alerts").unwrap();
         assert_eq!(alerts, serde_json::json!([]), "speedscope refused the {name} export");
-        assert_eq!(b.eval("document.title").unwrap(), format!("{} - speedscope", session.name));
+        assert_eq!(
+            b.eval("document.title").unwrap(),
+            format!("{} - speedscope", session.name)
+        );
 
         let threads = common::threads_with_calls(&session);
         let active = threads
@@ -200,20 +207,36 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
                     },
                 )
                 .total_real_ns;
-                assert_eq!(profiles.get(&title), Some(&format_ns(total as f64)), "{name}: {profiles:?}");
+                assert_eq!(
+                    profiles.get(&title),
+                    Some(&format_ns(total as f64)),
+                    "{name}: {profiles:?}"
+                );
             }
             // Rows scrolled out of view are not in the DOM; the table lists
             // the heaviest first, so every method or the first screenful.
-            assert!(got.len() >= want.len().min(10), "{name}, {label}: too few rows: {got:?}");
+            assert!(
+                got.len() >= want.len().min(10),
+                "{name}, {label}: too few rows: {got:?}"
+            );
             for (frame, times) in &got {
-                let expected = want.get(frame).unwrap_or_else(|| panic!("{name}, {label}: unexpected frame {frame}"));
+                let expected = want
+                    .get(frame)
+                    .unwrap_or_else(|| panic!("{name}, {label}: unexpected frame {frame}"));
                 assert_eq!(times, expected, "{name}, {label}: {frame} (total, self)");
             }
             b.screenshot(&artifacts_dir().join(format!("speedscope-{name}-sandwich-{step}.png")))
                 .unwrap();
             if let Some(&next) = order.get(step + 1) {
                 let before = b.eval("document.body.innerText").unwrap();
-                b.key(if next < k { "p" } else if next > k { "n" } else { continue }).unwrap();
+                b.key(if next < k {
+                    "p"
+                } else if next > k {
+                    "n"
+                } else {
+                    continue;
+                })
+                .unwrap();
                 b.wait_for(&format!("document.body.innerText !== {before}"), 10.0)
                     .unwrap();
             }
@@ -232,9 +255,16 @@ fn speedscope_shows_every_thread_with_the_trace_times() {
 /// Checks `v` against a JSON schema, for the draft-07 keywords speedscope's
 /// published schema uses: `$ref` (local), `anyOf`, `type`, `const`, `enum`,
 /// `required`, `properties`, `items`.
-fn validate(root: &serde_json::Value, schema: &serde_json::Value, v: &serde_json::Value, at: &str) -> Result<(), String> {
+fn validate(
+    root: &serde_json::Value,
+    schema: &serde_json::Value,
+    v: &serde_json::Value,
+    at: &str,
+) -> Result<(), String> {
     if let Some(r) = schema["$ref"].as_str() {
-        let name = r.strip_prefix("#/definitions/").ok_or(format!("unsupported $ref {r}"))?;
+        let name = r
+            .strip_prefix("#/definitions/")
+            .ok_or(format!("unsupported $ref {r}"))?;
         return validate(root, &root["definitions"][name], v, at);
     }
     if let Some(any) = schema["anyOf"].as_array() {

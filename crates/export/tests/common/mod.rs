@@ -123,5 +123,8 @@ pub fn exclusive(tree: &BTreeMap<String, Node>) -> BTreeMap<String, (u64, u64)> 
 
 /// Threads that have calls.
 pub fn threads_with_calls(s: &Session) -> Vec<ThreadId> {
-    s.thread_calls().filter(|(_, _, c)| !c.is_empty()).map(|(id, _, _)| id).collect()
+    s.thread_calls()
+        .filter(|(_, _, c)| !c.is_empty())
+        .map(|(id, _, _)| id)
+        .collect()
 }
