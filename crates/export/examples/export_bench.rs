@@ -1,5 +1,5 @@
 //! Export throughput on a synthetic browser-like session:
-//! `cargo run --release -p tracekit-export --example export_bench -- [RUNS] [CALLS]`
+//! `cargo run --release -p tracekit-export --example export_bench -- [RUNS] [CALLS] [FORMAT]`
 //! (defaults 5 and 10⁷; `scripts/bench/export.sh` runs it). Each format is
 //! written RUNS times into a byte-counting sink (the encoder's own speed, no
 //! disk), and the median time gives MB/s written and call events/s.
@@ -28,6 +28,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().map_or(5, |a| a.parse().expect("RUNS"));
     let calls: usize = args.next().map_or(10_000_000, |a| a.parse().expect("CALLS"));
+    let only = args.next();
     let t0 = Instant::now();
     let session = tracekit_report::synthetic::session(calls);
     let events = session.call_event_count() as f64;
@@ -55,6 +56,9 @@ fn main() {
     println!("| format | output | median time | MB/s written | call events/s |");
     println!("|---|---|---|---|---|");
     for (name, write) in formats {
+        if only.as_deref().is_some_and(|o| !name.starts_with(o)) {
+            continue;
+        }
         let mut times = Vec::new();
         let mut bytes = 0;
         for _ in 0..runs {

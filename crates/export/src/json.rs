@@ -24,21 +24,24 @@ pub(crate) fn fraction(out: &mut impl Write, ns: u64, digits: u32) -> io::Result
     let unit = 10u64.pow(digits);
     let (whole, mut frac) = (ns / unit, ns % unit);
     let mut b = itoa::Buffer::new();
-    out.write_all(b.format(whole).as_bytes())?;
     if frac == 0 {
-        return Ok(());
+        return out.write_all(b.format(whole).as_bytes());
     }
+    // One write of "whole.fraction" (u64::MAX has 20 digits).
+    let mut buf = [b'0'; 48];
+    let w = b.format(whole).as_bytes();
+    let wl = w.len();
+    buf[..wl].copy_from_slice(w);
+    buf[wl] = b'.';
     let mut width = digits as usize;
     while frac % 10 == 0 {
         frac /= 10;
         width -= 1;
     }
-    let s = b.format(frac);
-    let mut buf = [b'0'; 24];
-    buf[0] = b'.';
-    let pad = width - s.len();
-    buf[1 + pad..1 + width].copy_from_slice(s.as_bytes());
-    out.write_all(&buf[..1 + width])
+    let f = b.format(frac).as_bytes();
+    let end = wl + 1 + width;
+    buf[end - f.len()..end].copy_from_slice(f);
+    out.write_all(&buf[..end])
 }
 
 /// Writes nanoseconds as exact decimal milliseconds.
