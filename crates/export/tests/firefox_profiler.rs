@@ -35,17 +35,62 @@ struct Cli {
     js: PathBuf,
     dir: PathBuf,
     session: String,
+    daemon: std::process::Child,
 }
 
 impl Cli {
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("node")
+    /// Starts the daemon on `file` and waits until it answers. `load` would
+    /// start it too, but gives it only 500 ms to come up, too little on a
+    /// loaded machine; this runs the same daemon command (the one `load`
+    /// prints as its foreground equivalent) as our own child.
+    fn start(js: &Path, dir: &Path, session: String, file: &Path) -> Cli {
+        let daemon = Command::new("node")
+            .arg(js)
+            .arg("--daemon")
+            .arg(file)
+            .args(["--session", &session])
+            .env("PROFILER_CLI_SESSION_DIR", dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start the profiler-cli daemon");
+        let mut cli = Cli {
+            js: js.to_owned(),
+            dir: dir.to_owned(),
+            session,
+            daemon,
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        loop {
+            let out = cli.command(&["profile", "info", "--json"]);
+            if out.status.success() {
+                return cli;
+            }
+            if let Ok(Some(status)) = cli.daemon.try_wait() {
+                panic!("the profiler-cli daemon exited ({status}) loading {}", file.display());
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the profiler-cli daemon did not answer within 120 s: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> std::process::Output {
+        Command::new("node")
             .arg(&self.js)
             .args(args)
             .args(["--session", &self.session])
             .env("PROFILER_CLI_SESSION_DIR", &self.dir)
             .output()
-            .expect("run node");
+            .expect("run node")
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = self.command(args);
         assert!(
             out.status.success(),
             "profiler-cli {args:?} failed: {}{}",
@@ -68,6 +113,8 @@ impl Drop for Cli {
             .args(["stop", &self.session])
             .env("PROFILER_CLI_SESSION_DIR", &self.dir)
             .output();
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
     }
 }
 
@@ -105,18 +152,7 @@ fn the_firefox_profiler_loads_the_export_with_the_trace_times() {
     for (name, s) in [("handmade", common::handmade()), ("example", common::example())] {
         let file = dir.join(format!("{name}.json"));
         tracekit_export::write_firefox(&s, &mut std::fs::File::create(&file).unwrap()).unwrap();
-        let cli = Cli {
-            js: js.clone(),
-            dir: dir.clone(),
-            session: format!("{name}{}", std::process::id()),
-        };
-        let out = Command::new("node")
-            .arg(&cli.js)
-            .args(["load", file.to_str().unwrap(), "--session", &cli.session])
-            .env("PROFILER_CLI_SESSION_DIR", &cli.dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "load: {}", String::from_utf8_lossy(&out.stderr));
+        let cli = Cli::start(&js, &dir, format!("{name}{}", std::process::id()), &file);
 
         let info = cli.json(&["profile", "info", "--all"]);
         let shown: BTreeMap<String, f64> = info["processes"]
