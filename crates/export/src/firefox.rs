@@ -115,8 +115,10 @@ impl Strings {
     }
 }
 
-/// One sample per instant at which the stack changes: `on_step` sees every
-/// step, then `on_instant(ts, cpu)` fires once all steps at `ts` are done.
+/// Walks a thread and marks the sample instants: `on(Some(step), ts, cpu)`
+/// for every step, then `on(None, ts, cpu)` once all steps at `ts` are done
+/// (one sample per distinct time, carrying the stack and CPU time after
+/// them).
 fn instants(calls: &CallColumns, n_methods: usize, mut on: impl FnMut(Option<Step>, u64, u64)) {
     let mut pending: Option<(u64, u64)> = None;
     walk(calls, n_methods, |s| {

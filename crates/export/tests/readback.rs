@@ -480,3 +480,22 @@ fn a_failing_output_is_an_error_not_a_panic() {
         "writing the export: disk full"
     );
 }
+
+#[test]
+fn a_thread_with_only_markers_is_kept_in_the_firefox_profile() {
+    let mut s = common::handmade();
+    let quiet = s.add_thread(Thread::new(9, "quiet"));
+    s.markers.push(Marker {
+        ts_ns: 12_345_678,
+        thread: quiet,
+        name: "tick".into(),
+    });
+    check_firefox(&s);
+    let v = firefox(&s);
+    let t = &v["threads"][2];
+    assert_eq!(t["name"], "quiet (tid 9)");
+    assert_eq!(t["samples"]["length"], 0);
+    assert_eq!(t["markers"]["startTime"], serde_json::json!([12.345678]));
+    // speedscope and folded stacks have nothing to show for it.
+    assert_eq!(speedscope(&s)["profiles"].as_array().unwrap().len(), 2);
+}
