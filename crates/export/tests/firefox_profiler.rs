@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{call_tree, threads_with_calls};
+use common::{call_tree, threads_with_calls, SEP};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -125,7 +125,7 @@ fn flatten(node: &Value, prefix: &str, out: &mut BTreeMap<String, f64>) {
         let path = if prefix.is_empty() {
             name.to_owned()
         } else {
-            format!("{prefix};{name}")
+            format!("{prefix}{SEP}{name}")
         };
         assert!(
             out.insert(path.clone(), child["totalSamples"].as_f64().unwrap())

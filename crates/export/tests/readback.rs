@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{call_tree, exclusive, threads_with_calls, Node};
+use common::{call_tree_named, exclusive, threads_with_calls, Node, SEP};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -58,34 +58,47 @@ fn check_speedscope(s: &Session) {
         assert_eq!(p["unit"], "nanoseconds");
         assert_eq!(p["name"], title(s, t).as_str());
         let (start, end) = (p["startValue"].as_u64().unwrap(), p["endValue"].as_u64().unwrap());
-        let mut tree: BTreeMap<String, Node> = BTreeMap::new();
-        let mut stack: Vec<(u64, String, u64)> = Vec::new();
+        // Distinct paths as (parent, frame) nodes; strings made once per node.
+        let mut index: std::collections::HashMap<(usize, u64), usize> = Default::default();
+        let mut nodes: Vec<(usize, u64, Node)> = Vec::new();
+        let mut stack: Vec<(u64, usize, u64)> = Vec::new();
         let mut last = start;
         for e in p["events"].as_array().unwrap() {
             let (frame, at) = (e["frame"].as_u64().unwrap(), e["at"].as_u64().unwrap());
             assert!(at >= last && at <= end, "events in order inside [startValue, endValue]");
             last = at;
-            let name = frames[frame as usize]["name"].as_str().unwrap();
             match e["type"].as_str().unwrap() {
                 "O" => {
-                    let path = match stack.last() {
-                        Some((_, p, _)) => format!("{p};{name}"),
-                        None => name.to_owned(),
-                    };
-                    stack.push((frame, path, at));
+                    let parent = stack.last().map_or(usize::MAX, |f| f.1);
+                    let next = nodes.len();
+                    let id = *index.entry((parent, frame)).or_insert(next);
+                    if id == next {
+                        nodes.push((parent, frame, Node::default()));
+                    }
+                    stack.push((frame, id, at));
                 }
                 "C" => {
-                    let (open, path, t0) = stack.pop().expect("close without open");
+                    let (open, id, t0) = stack.pop().expect("close without open");
                     assert_eq!(open, frame, "closes the innermost open frame");
-                    let n = tree.entry(path).or_default();
-                    n.calls += 1;
-                    n.wall_ns += at - t0;
+                    nodes[id].2.calls += 1;
+                    nodes[id].2.wall_ns += at - t0;
                 }
                 other => panic!("event type {other}"),
             }
         }
         assert!(stack.is_empty(), "every open frame is closed");
-        let want: BTreeMap<String, Node> = call_tree(s, t)
+        let mut paths: Vec<String> = Vec::new();
+        let mut tree: BTreeMap<String, Node> = BTreeMap::new();
+        for (parent, frame, node) in nodes {
+            let name = frames[frame as usize]["name"].as_str().unwrap();
+            let path = match paths.get(parent) {
+                Some(p) => format!("{p}{SEP}{name}"),
+                None => name.to_owned(),
+            };
+            paths.push(path.clone());
+            tree.insert(path, node);
+        }
+        let want: BTreeMap<String, Node> = call_tree_named(s, t, &names)
             .into_iter()
             .map(|(k, n)| (k, Node { cpu_ns: 0, ..n }))
             .collect();
@@ -98,6 +111,7 @@ fn check_speedscope(s: &Session) {
 /// be the session's inclusive wall time per path, to the ns, and the CPU
 /// deltas (each belonging to the stretch before its sample) its CPU time.
 fn check_firefox(s: &Session) {
+    let names = frame_names(&s.methods);
     let v = firefox(s);
     let meta = &v["meta"];
     assert_eq!(meta["preprocessedProfileVersion"], 55);
@@ -170,7 +184,7 @@ fn check_firefox(s: &Session) {
             path_of.push(match p.as_u64() {
                 Some(p) => {
                     assert!((p as usize) < path_of.len(), "a prefix comes before its stack");
-                    format!("{};{name}", path_of[p as usize])
+                    format!("{}{SEP}{name}", path_of[p as usize])
                 }
                 None => name.to_owned(),
             });
@@ -190,7 +204,9 @@ fn check_firefox(s: &Session) {
                 a.iter().map(|x| x.as_u64().unwrap()).collect()
             });
         assert_eq!(th["samples"]["weightType"], "tracing-ms");
-        let mut tree: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        // Weight and CPU per stack node, then added up into every prefix
+        // (parents come before children, so one backward pass does it).
+        let mut per_node = vec![(0u64, 0u64); path_of.len()];
         for i in 0..stacks.len() {
             if i + 1 < stacks.len() {
                 assert_eq!(
@@ -202,15 +218,23 @@ fn check_firefox(s: &Session) {
                 assert_eq!(weights[i], 0);
             }
             let Some(st) = stacks[i].as_u64() else { continue };
-            let stretch_cpu = cpu.get(i + 1).copied().unwrap_or(0);
-            let path = &path_of[st as usize];
-            for k in path.match_indices(';').map(|(k, _)| k).chain([path.len()]) {
-                let e = tree.entry(path[..k].to_owned()).or_default();
-                e.0 += weights[i];
-                e.1 += stretch_cpu;
+            per_node[st as usize].0 += weights[i];
+            per_node[st as usize].1 += cpu.get(i + 1).copied().unwrap_or(0);
+        }
+        for node in (0..per_node.len()).rev() {
+            if let Some(p) = prefix[node].as_u64() {
+                let (w, c) = per_node[node];
+                per_node[p as usize].0 += w;
+                per_node[p as usize].1 += c;
             }
         }
-        let want: BTreeMap<String, (u64, u64)> = call_tree(s, t)
+        let mut tree: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for (path, v) in path_of.iter().zip(per_node) {
+            let e = tree.entry(path.clone()).or_default();
+            e.0 += v.0;
+            e.1 += v.1;
+        }
+        let want: BTreeMap<String, (u64, u64)> = call_tree_named(s, t, &names)
             .into_iter()
             .filter(|(_, n)| n.wall_ns > 0)
             .map(|(k, n)| (k, (n.wall_ns, if s.calls(t).has_cpu() { n.cpu_ns } else { 0 })))
@@ -236,6 +260,7 @@ fn check_firefox(s: &Session) {
 /// of its exclusive time and the thread's weights adding up to its total
 /// time rounded to the µs (also checked against `tracekit-analysis`).
 fn check_folded(s: &Session, clock: Clock) {
+    let names = frame_names(&s.methods);
     let text = folded(s, clock, true);
     let mut got: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
     for line in text.lines() {
@@ -251,9 +276,14 @@ fn check_folded(s: &Session, clock: Clock) {
     }
     for t in threads_with_calls(s) {
         let lines = got.remove(&title(s, t)).unwrap_or_default();
-        let excl = exclusive(&call_tree(s, t));
         let pick = |(w, c): (u64, u64)| if clock == Clock::Wall { w } else { c };
-        let total_ns: u64 = excl.values().map(|&v| pick(v)).sum();
+        // Folded frame names have `;` turned into `:`.
+        let mut excl: BTreeMap<String, u64> = BTreeMap::new();
+        for (path, v) in exclusive(&call_tree_named(s, t, &names)) {
+            let folded_path: Vec<String> = path.split(SEP).map(|n| n.replace(';', ":")).collect();
+            *excl.entry(folded_path.join(";")).or_default() += pick(v);
+        }
+        let total_ns: u64 = excl.values().sum();
         let total_us: u64 = lines.values().sum();
         assert_eq!(total_us, (total_ns + 500) / 1000, "{}: total", title(s, t));
         let p = Profile::of(
@@ -272,8 +302,7 @@ fn check_folded(s: &Session, clock: Clock) {
             total_ns, analysis_total,
             "reference total agrees with tracekit-analysis"
         );
-        for (path, v) in &excl {
-            let want = pick(*v);
+        for (path, &want) in &excl {
             let have = lines.get(path).copied().unwrap_or(0) * 1000;
             assert!(
                 have.abs_diff(want) < 1000,
@@ -291,7 +320,9 @@ fn check_folded(s: &Session, clock: Clock) {
 fn check_all(s: &Session) {
     check_speedscope(s);
     check_firefox(s);
-    check_folded(s, Clock::Wall);
+    if s.clocks.wall {
+        check_folded(s, Clock::Wall);
+    }
     if s.clocks.thread_cpu {
         check_folded(s, Clock::ThreadCpu);
     }
@@ -498,4 +529,30 @@ fn a_thread_with_only_markers_is_kept_in_the_firefox_profile() {
     assert_eq!(t["markers"]["startTime"], serde_json::json!([12.345678]));
     // speedscope and folded stacks have nothing to show for it.
     assert_eq!(speedscope(&s)["profiles"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn real_android_traces_read_back() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/realdata/dmtrace");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipped: realdata folder absent ({})", dir.display());
+        return;
+    };
+    let mut checked = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "trace") {
+            continue;
+        }
+        let Ok(s) = tracekit_dmtrace::read_path(&path) else {
+            continue; // a capture the reader refuses (one is cut inside its header)
+        };
+        if threads_with_calls(&s).is_empty() {
+            continue;
+        }
+        eprintln!("{}: {} call events", path.display(), s.call_event_count());
+        check_all(&s);
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} real traces exported");
 }

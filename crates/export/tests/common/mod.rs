@@ -67,6 +67,10 @@ pub fn example() -> Session {
     })
 }
 
+/// Joins frame names in the reference call paths: Java signatures contain
+/// `;`, so the folded format's separator cannot be used here.
+pub const SEP: char = '\u{1}';
+
 /// One node of a reference call tree: calls, inclusive wall and CPU ns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Node {
@@ -75,50 +79,62 @@ pub struct Node {
     pub cpu_ns: u64,
 }
 
-/// Every call path of a thread (frame names from the root, joined by `;`)
+/// Every call path of a thread (frame names from the root, joined by [`SEP`])
 /// with its calls and inclusive times. The session must be balanced.
 pub fn call_tree(s: &Session, t: ThreadId) -> BTreeMap<String, Node> {
-    let names = tracekit_export::frame_names(&s.methods);
-    let mut out: BTreeMap<String, Node> = BTreeMap::new();
-    let mut stack: Vec<(String, u64, u64)> = Vec::new();
+    call_tree_named(s, t, &tracekit_export::frame_names(&s.methods))
+}
+
+/// [`call_tree`] with the frame names already made.
+pub fn call_tree_named(s: &Session, t: ThreadId, names: &[String]) -> BTreeMap<String, Node> {
+    // Distinct paths as (parent, method) nodes; strings made once per node.
+    let mut index: std::collections::HashMap<(usize, MethodId), usize> = Default::default();
+    let mut nodes: Vec<(usize, MethodId, Node)> = Vec::new();
+    let mut stack: Vec<(usize, u64, u64)> = Vec::new();
     for e in s.calls(t).iter() {
         let cpu = e.cpu_ns.unwrap_or(0);
         if e.kind == CallKind::Enter {
-            let name = &names[e.method.0 as usize];
-            let path = match stack.last() {
-                Some((p, _, _)) => format!("{p};{name}"),
-                None => name.clone(),
-            };
-            stack.push((path, e.ts_ns, cpu));
+            let parent = stack.last().map_or(usize::MAX, |f| f.0);
+            let next = nodes.len();
+            let id = *index.entry((parent, e.method)).or_insert(next);
+            if id == next {
+                nodes.push((parent, e.method, Node::default()));
+            }
+            stack.push((id, e.ts_ns, cpu));
         } else {
-            let (path, t0, c0) = stack.pop().expect("balanced session");
-            let n = out.entry(path).or_default();
+            let (id, t0, c0) = stack.pop().expect("balanced session");
+            let n = &mut nodes[id].2;
             n.calls += 1;
             n.wall_ns += e.ts_ns - t0;
             n.cpu_ns += cpu - c0;
         }
     }
     assert!(stack.is_empty(), "balanced session");
+    let mut paths: Vec<String> = Vec::with_capacity(nodes.len());
+    let mut out = BTreeMap::new();
+    for (parent, m, node) in nodes {
+        let name = &names[m.0 as usize];
+        let path = match paths.get(parent) {
+            Some(p) => format!("{p}{SEP}{name}"),
+            None => name.clone(),
+        };
+        paths.push(path.clone());
+        out.insert(path, node);
+    }
     out
 }
 
-/// Exclusive times per path, from inclusive ones.
+/// Exclusive (wall, CPU) times per path, from inclusive ones.
 pub fn exclusive(tree: &BTreeMap<String, Node>) -> BTreeMap<String, (u64, u64)> {
-    tree.iter()
-        .map(|(path, n)| {
-            let (mut wall, mut cpu) = (n.wall_ns, n.cpu_ns);
-            for (child, c) in tree.range(format!("{path};")..) {
-                if !child.starts_with(&format!("{path};")) {
-                    break;
-                }
-                if !child[path.len() + 1..].contains(';') {
-                    wall -= c.wall_ns;
-                    cpu -= c.cpu_ns;
-                }
-            }
-            (path.clone(), (wall, cpu))
-        })
-        .collect()
+    let mut out: BTreeMap<String, (u64, u64)> = tree.iter().map(|(p, n)| (p.clone(), (n.wall_ns, n.cpu_ns))).collect();
+    for (path, n) in tree {
+        if let Some((parent, _)) = path.rsplit_once(SEP) {
+            let e = out.get_mut(parent).expect("parent path");
+            e.0 -= n.wall_ns;
+            e.1 -= n.cpu_ns;
+        }
+    }
+    out
 }
 
 /// Threads that have calls.
