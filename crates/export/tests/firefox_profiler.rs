@@ -62,6 +62,20 @@ impl Cli {
             daemon,
         };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        // The daemon publishes `<session>.json` once it listens. Ask nothing
+        // before: a client that finds no metadata deletes the session's files,
+        // racing with the daemon that is about to write them.
+        let metadata = dir.join(format!("{}.json", cli.session));
+        while !metadata.exists() {
+            if let Ok(Some(status)) = cli.daemon.try_wait() {
+                panic!("the profiler-cli daemon exited ({status}) loading {}", file.display());
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the profiler-cli daemon did not start within 120 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         loop {
             let out = cli.command(&["profile", "info", "--json"]);
             if out.status.success() {
