@@ -484,7 +484,7 @@ struct Full(usize);
 impl std::io::Write for Full {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
         if self.0 < b.len() {
-            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"));
+            return Err(std::io::Error::other("disk full"));
         }
         self.0 -= b.len();
         Ok(b.len())
