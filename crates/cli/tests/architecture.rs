@@ -31,6 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Views: analysis and model, never a format.
     ("report", &["model", "analysis"]),
     ("ui", &["model", "analysis", "report"]),
+    ("export", &["model", "analysis"]),
     ("browser", &[]),
 ];
 
