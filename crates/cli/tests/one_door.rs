@@ -96,3 +96,36 @@ fn real_android_traces_open_in_every_command() {
         assert!(!listing["events"].as_array().unwrap().is_empty(), "{name}");
     }
 }
+
+#[test]
+fn convert_writes_every_viewer_format() {
+    let (d, base) = example("convert");
+    for (to, check) in [
+        ("speedscope", "\"$schema\""),
+        ("firefox", "\"meta\""),
+        ("folded", "android.os.Looper.loop"),
+        ("objtrace", "# tracekit object trace"),
+    ] {
+        let out = d.join(format!("out.{to}"));
+        ok_stdout(&["convert", &base, "--to", to, "-o", out.to_str().unwrap()]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains(check), "{to}: {}", &text[..text.len().min(200)]);
+        assert!(!d.join(format!("out.{to}.tracekit-partial")).exists());
+    }
+    let cpu = d.join("cpu.folded");
+    ok_stdout(&[
+        "convert",
+        &base,
+        "--to",
+        "folded",
+        "--clock",
+        "cpu",
+        "--thread-roots",
+        "-o",
+        cpu.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read_to_string(&cpu)
+        .unwrap()
+        .lines()
+        .all(|l| l.rsplit_once(' ').is_some()));
+}

@@ -1,15 +1,31 @@
-//! `tracekit convert`: writes a native recording (or an object trace) as an
-//! object trace, or as an Android `.trace` + `.clog` pair.
+//! `tracekit convert INPUT --to FORMAT -o OUT`: any trace tracekit reads,
+//! written in a format another tool reads (or tracekit's own Android pair).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Format {
+    /// speedscope's JSON (one evented profile per thread, exact enter/exit).
+    Speedscope,
+    /// The Firefox Profiler's processed format (profiler.firefox.com).
+    Firefox,
+    /// Collapsed stacks with µs weights, for flamegraph.pl, inferno and friends.
+    Folded,
     /// Seed 004's human-readable object trace (`.otr`).
     Objtrace,
     /// Android method trace `OUT.trace` plus context log `OUT.clog` (when there is context).
     Android,
+}
+
+/// Which clock folded stacks are weighted by.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Clock {
+    /// Wall-clock time.
+    Wall,
+    /// Thread-CPU time.
+    Cpu,
 }
 
 /// Arguments of `tracekit convert`.
@@ -20,38 +36,74 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum)]
     to: Format,
-    /// Output file (objtrace) or base name (android: OUT.trace, OUT.clog).
+    /// Output file (android: the base name of OUT.trace and OUT.clog).
     #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: PathBuf,
+    /// folded: the clock that weighs each stack.
+    #[arg(long, value_enum, default_value = "wall")]
+    clock: Clock,
+    /// folded: start every stack with its thread's name.
+    #[arg(long)]
+    thread_roots: bool,
+}
+
+/// Writes through a temporary file beside `path`, renamed into place only
+/// when everything was written: a failure never leaves half a file.
+fn write_file(path: &Path, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tracekit-partial");
+    let tmp = PathBuf::from(tmp);
+    let result = (|| {
+        let file = std::fs::File::create(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut w)?;
+        w.flush().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// Converts.
 pub fn run(a: Args) -> anyhow::Result<()> {
     let loaded = super::input::open_loaded(&a.input)?;
     let s = &loaded.session;
-    match a.to {
-        Format::Objtrace => {
-            super::input::check_output(&a.out, &loaded)?;
-            std::fs::write(&a.out, tracekit_objtrace::write_string(s))
-                .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
-            eprintln!(
-                "tracekit: wrote {} ({} object and {} cross-process events)",
-                a.out.display(),
-                s.objects.len(),
-                s.remote_calls.len()
-            );
+    if let Format::Android = a.to {
+        let base = tracekit_io::base_of(&a.out);
+        for ext in ["trace", "clog"] {
+            let mut file = base.clone().into_os_string();
+            file.push(format!(".{ext}"));
+            super::input::check_output(Path::new(&file), &loaded)?;
         }
-        Format::Android => {
-            let base = tracekit_io::base_of(&a.out);
-            for ext in ["trace", "clog"] {
-                let mut file = base.clone().into_os_string();
-                file.push(format!(".{ext}"));
-                super::input::check_output(std::path::Path::new(&file), &loaded)?;
-            }
-            for p in tracekit_io::save(s, &base)? {
-                eprintln!("tracekit: wrote {}", p.display());
-            }
+        for p in tracekit_io::save(s, &base)? {
+            eprintln!("tracekit: wrote {}", p.display());
         }
+        return Ok(());
     }
+    super::input::check_output(&a.out, &loaded)?;
+    write_file(&a.out, |mut w| {
+        let w = &mut w;
+        match a.to {
+            Format::Speedscope => tracekit_export::write_speedscope(s, w)?,
+            Format::Firefox => tracekit_export::write_firefox(s, w)?,
+            Format::Folded => {
+                let clock = match a.clock {
+                    Clock::Wall => tracekit_export::Clock::Wall,
+                    Clock::Cpu => tracekit_export::Clock::ThreadCpu,
+                };
+                let opts = tracekit_export::FoldedOptions {
+                    clock,
+                    thread_roots: a.thread_roots,
+                };
+                tracekit_export::write_folded(s, &opts, w)?
+            }
+            Format::Objtrace => w.write_all(tracekit_objtrace::write_string(s).as_bytes())?,
+            Format::Android => unreachable!("written above"),
+        }
+        Ok(())
+    })?;
+    eprintln!("tracekit: wrote {}", a.out.display());
     Ok(())
 }
