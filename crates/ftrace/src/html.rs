@@ -166,10 +166,15 @@ fn legacy_string<R: Read>(c: &mut Chunked<R>, imp: &mut Importer) -> Result<bool
     loop {
         let line_no = c.newlines + 1;
         let Some(l) = c.next_line().map_err(|e| read_error(imp, line_no, e))? else {
+            if !js.line.is_empty() {
+                imp.feed(&js.line, line_no, false)?;
+            }
             return Ok(true);
         };
         let bytes = c.bytes(&l.range);
-        let step = js.feed(bytes, &mut |logical: &[u8]| imp.feed(logical, line_no, true))?;
+        let step = js.feed(bytes, l.terminated, &mut |logical: &[u8], whole| {
+            imp.feed(logical, line_no, whole)
+        })?;
         if let JsStep::Ended(at) = step {
             return Ok(memchr::memmem::find(&bytes[at..], b"</script").is_some());
         }

@@ -152,7 +152,9 @@ impl Importer {
         }
         let ev = match parse_event_line(line) {
             Ok(ev) => ev,
-            Err(_) if !complete => {
+            // A cut last line is dropped, unless it is the only line: then
+            // the input is simply not ftrace.
+            Err(_) if !complete && self.outcome.lines > 1 => {
                 self.outcome.cut_lines += 1;
                 self.note(repair::CUT_LINE, 1);
                 return Ok(());

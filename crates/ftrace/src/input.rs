@@ -399,8 +399,15 @@ pub(crate) enum JsStep {
 }
 
 impl JsString {
-    /// Decodes one physical line, calling `emit` with each completed logical line.
-    pub(crate) fn feed<E>(&mut self, phys: &[u8], emit: &mut impl FnMut(&[u8]) -> Result<(), E>) -> Result<JsStep, E> {
+    /// Decodes one physical line, calling `emit` with each completed logical
+    /// line and whether it is whole (`terminated` is false for a physical
+    /// line the input cut short; its unfinished logical line is not whole).
+    pub(crate) fn feed<E>(
+        &mut self,
+        phys: &[u8],
+        terminated: bool,
+        emit: &mut impl FnMut(&[u8], bool) -> Result<(), E>,
+    ) -> Result<JsStep, E> {
         let mut i = 0;
         while i < phys.len() {
             let c = phys[i];
@@ -414,7 +421,7 @@ impl JsString {
                     i += 2;
                     match e {
                         b'n' => {
-                            emit(&self.line)?;
+                            emit(&self.line, true)?;
                             self.line.clear();
                         }
                         b't' => self.line.push(b'\t'),
@@ -443,7 +450,7 @@ impl JsString {
         // A raw newline inside a string literal is not JavaScript; take it
         // as the end of a logical line rather than fail.
         if !self.line.is_empty() {
-            emit(&self.line)?;
+            emit(&self.line, terminated)?;
             self.line.clear();
         }
         Ok(JsStep::More)
@@ -542,13 +549,13 @@ mod tests {
     fn js_strings() {
         let mut js = JsString::default();
         let mut lines: Vec<Vec<u8>> = Vec::new();
-        let mut emit = |l: &[u8]| -> Result<(), ()> {
+        let mut emit = |l: &[u8], _whole: bool| -> Result<(), ()> {
             lines.push(l.to_vec());
             Ok(())
         };
-        assert!(matches!(js.feed(b"# tracer: nop\\n\\", &mut emit), Ok(JsStep::More)));
-        assert!(matches!(js.feed(b"a \\\"q\\\" \\x41\\u00e9\\t\\\\\\n\\", &mut emit), Ok(JsStep::More)));
-        assert!(matches!(js.feed(b"  last\\n\";", &mut emit), Ok(JsStep::Ended(8))));
+        assert!(matches!(js.feed(b"# tracer: nop\\n\\", true, &mut emit), Ok(JsStep::More)));
+        assert!(matches!(js.feed(b"a \\\"q\\\" \\x41\\u00e9\\t\\\\\\n\\", true, &mut emit), Ok(JsStep::More)));
+        assert!(matches!(js.feed(b"  last\\n\";", true, &mut emit), Ok(JsStep::Ended(8))));
         assert_eq!(
             lines,
             vec![b"# tracer: nop".to_vec(), "a \"q\" Aé\t\\".as_bytes().to_vec(), b"  last".to_vec()]

@@ -201,7 +201,13 @@ pub(crate) fn text<R: Read>(c: &mut Chunked<R>, imp: &mut Importer) -> Result<()
     loop {
         let l = match c.next_line() {
             Ok(Some(l)) => l,
-            Ok(None) => return Ok(()),
+            Ok(None) => {
+                // A JavaScript string cut inside a continued line.
+                if let Some(js) = js.filter(|js| !js.line.is_empty()) {
+                    imp.feed(&js.line, line_no, false)?;
+                }
+                return Ok(());
+            }
             Err(e) => return Err(read_error(imp, line_no + 1, e)),
         };
         line_no += 1;
@@ -215,7 +221,9 @@ pub(crate) fn text<R: Read>(c: &mut Chunked<R>, imp: &mut Importer) -> Result<()
         match &mut js {
             None => imp.feed(bytes, line_no, l.terminated)?,
             Some(js) => {
-                let step = js.feed(bytes, &mut |logical: &[u8]| imp.feed(logical, line_no, true))?;
+                let step = js.feed(bytes, l.terminated, &mut |logical: &[u8], whole| {
+                    imp.feed(logical, line_no, whole)
+                })?;
                 if let JsStep::Ended(_) = step {
                     // The closing quote: nothing after it is trace text.
                     return Ok(());
