@@ -294,6 +294,7 @@ impl Importer {
                 thread: th,
                 start: t,
                 cookie,
+                seq: self.outcome.lines,
             };
             self.open_async.insert(key, open);
         }

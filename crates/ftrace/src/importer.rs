@@ -66,6 +66,8 @@ pub(crate) struct OpenAsync {
     pub(crate) thread: ThreadId,
     pub(crate) start: u64,
     pub(crate) cookie: i64,
+    /// Order of the begin markers, so slices left open are listed deterministically.
+    pub(crate) seq: u64,
 }
 
 /// Builds a [`Session`] from ftrace lines fed one at a time, so any line
@@ -204,8 +206,9 @@ impl Importer {
                 .properties
                 .push(("cpus".into(), String::from_utf8_lossy(&n[..end]).into_owned()));
         }
-        if let Some(i) = memchr::memmem::find(line, b"entries-in-buffer/entries-written:") {
-            let v = trim_start(&line[i + 35..]);
+        const ENTRIES: &[u8] = b"entries-in-buffer/entries-written:";
+        if let Some(i) = memchr::memmem::find(line, ENTRIES) {
+            let v = trim_start(&line[i + ENTRIES.len()..]);
             let end = v.iter().position(|c| c.is_ascii_whitespace()).unwrap_or(v.len());
             self.s
                 .properties
@@ -335,7 +338,7 @@ impl Importer {
             }
         }
         let mut still: Vec<OpenAsync> = self.open_async.drain().map(|(_, v)| v).collect();
-        still.sort_by(|a, b| (a.start, &a.name, a.cookie).cmp(&(b.start, &b.name, b.cookie)));
+        still.sort_by_key(|a| a.seq);
         for a in still {
             self.s.async_slices.push(tracekit_model::AsyncSlice {
                 name: a.name,
