@@ -2,7 +2,7 @@
 
 use crate::error::Error;
 use crate::importer::{Importer, OpenAsync, Running, Took, MAX_CPUS};
-use crate::line::{field, parse_i64, parse_u32, EventLine};
+use crate::line::{field, find, parse_i64, parse_u32, rfind, EventLine};
 use crate::marker::{parse_marker, parse_power_sample, AtraceMarker, ClockSync, PowerSample};
 use crate::repair;
 use tracekit_model::{power, AsyncSlice, CallEvent, CounterKind, CounterTrack, EndState, Marker, SchedSlice};
@@ -22,7 +22,7 @@ impl Importer {
             b"sched_switch" => self.sched_switch(ev, line_no)?,
             b"sched_wakeup" | b"sched_wakeup_new" | b"sched_waking" => {
                 self.name_from(ev.payload, b"comm=", b" pid=");
-                Took::Skipped(kind(ev.event))
+                Took::SkippedEvent
             }
             b"cpu_frequency" => self.cpu_counter(ev, FREQ),
             b"cpu_idle" => self.cpu_counter(ev, IDLE),
@@ -36,9 +36,9 @@ impl Importer {
                 None => Took::Skipped("write_power_ringbuffer (malformed)".into()),
             },
             b"" => Took::Skipped("function tracer call".into()),
-            other => match looks_like_power(ev.payload).then(|| parse_power_sample(ev.payload)) {
+            _ => match looks_like_power(ev.payload).then(|| parse_power_sample(ev.payload)) {
                 Some(Some(p)) => self.power(ev, p),
-                _ => Took::Skipped(kind(other)),
+                _ => Took::SkippedEvent,
             },
         })
     }
@@ -89,7 +89,7 @@ impl Importer {
     /// Names an existing thread from `comm=… pid=N` fields.
     fn name_from(&mut self, payload: &[u8], comm_key: &[u8], pid_key: &[u8]) {
         let Some(rest) = payload.strip_prefix(comm_key) else { return };
-        let Some(i) = memchr::memmem::rfind(rest, pid_key) else { return };
+        let Some(i) = rfind(rest, pid_key) else { return };
         let pid = field(&rest[i + 1..], &pid_key[1..]).and_then(parse_u32);
         if let Some(&id) = pid.and_then(|p| self.threads.get(&p)) {
             self.rename(id, &rest[..i]);
@@ -100,7 +100,7 @@ impl Importer {
         let state = field(ev.payload, b"state=").and_then(crate::line::parse_u64);
         let cpu = field(ev.payload, b"cpu_id=").and_then(parse_u32);
         let (Some(state), Some(cpu)) = (state, cpu) else {
-            return Took::Skipped(format!("{} (malformed)", String::from_utf8_lossy(ev.event)));
+            return malformed(ev, "malformed");
         };
         let t = self.at(ev.ts_ns) as i64;
         let idx = match self.cpu_counters.get(&(which, cpu)) {
@@ -123,10 +123,10 @@ impl Importer {
     }
 
     fn clock(&mut self, ev: &EventLine<'_>) -> Took {
-        let name_end = memchr::memmem::find(ev.payload, b" state=");
+        let name_end = find(ev.payload, b" state=");
         let state = field(ev.payload, b"state=").and_then(crate::line::parse_u64);
         let (Some(name_end), Some(state)) = (name_end, state) else {
-            return Took::Skipped(format!("{} (malformed)", String::from_utf8_lossy(ev.event)));
+            return malformed(ev, "malformed");
         };
         let clk = String::from_utf8_lossy(&ev.payload[..name_end]);
         let (name, unit) = if ev.event == b"clock_set_rate" {
@@ -198,7 +198,7 @@ impl Importer {
     fn marker(&mut self, ev: &EventLine<'_>) -> Took {
         let m = match parse_marker(ev.payload) {
             Ok(m) => m,
-            Err(_) => return Took::Skipped(format!("{} (malformed marker)", String::from_utf8_lossy(ev.event))),
+            Err(_) => return malformed(ev, "malformed marker"),
         };
         match m {
             AtraceMarker::Begin { pid, name } => {
@@ -316,8 +316,9 @@ impl Importer {
     }
 }
 
-fn kind(event: &[u8]) -> String {
-    String::from_utf8_lossy(event).into_owned()
+/// Counts a line of a known kind whose fields could not be read.
+fn malformed(ev: &EventLine<'_>, why: &str) -> Took {
+    Took::Skipped(format!("{} ({why})", String::from_utf8_lossy(ev.event)).into())
 }
 
 /// A cheap test before [`parse_power_sample`]: `v:`, `V:`, `c:`, `I:`, `e:` …
@@ -339,12 +340,12 @@ pub(crate) struct SchedSwitch<'a> {
 /// `prev_comm=A prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=B next_pid=2 next_prio=120`;
 /// comms may contain spaces, so each is cut at the last ` *_pid=` of its side.
 pub(crate) fn parse_sched_switch(p: &[u8]) -> Option<SchedSwitch<'_>> {
-    let arrow = memchr::memmem::find(p, b" ==> ")?;
+    let arrow = find(p, b" ==> ")?;
     let (prev, next) = (&p[..arrow], &p[arrow + 5..]);
     let prev_rest = prev.strip_prefix(b"prev_comm=")?;
-    let i = memchr::memmem::rfind(prev_rest, b" prev_pid=")?;
+    let i = rfind(prev_rest, b" prev_pid=")?;
     let next_rest = next.strip_prefix(b"next_comm=")?;
-    let j = memchr::memmem::rfind(next_rest, b" next_pid=")?;
+    let j = rfind(next_rest, b" next_pid=")?;
     let prev_fields = &prev_rest[i + 1..];
     let next_fields = &next_rest[j + 1..];
     Some(SchedSwitch {

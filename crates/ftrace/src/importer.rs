@@ -49,7 +49,9 @@ impl Outcome {
 pub(crate) enum Took {
     Used,
     /// Counted under this kind in `Session::skipped`.
-    Skipped(String),
+    Skipped(std::borrow::Cow<'static, str>),
+    /// Counted under the event's own name.
+    SkippedEvent,
 }
 
 pub(crate) struct Running {
@@ -166,12 +168,20 @@ impl Importer {
         self.first_ts.get_or_insert(ev.ts_ns);
         match self.event(&ev, line_no)? {
             Took::Used => self.outcome.used += 1,
-            Took::Skipped(kind) => {
-                self.outcome.skipped += 1;
-                *self.skipped.entry(kind).or_insert(0) += 1;
-            }
+            Took::Skipped(kind) => self.count_skipped(&kind),
+            Took::SkippedEvent => self.count_skipped(&String::from_utf8_lossy(ev.event)),
         }
         Ok(())
+    }
+
+    fn count_skipped(&mut self, kind: &str) {
+        self.outcome.skipped += 1;
+        match self.skipped.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.skipped.insert(kind.to_owned(), 1);
+            }
+        }
     }
 
     /// Counts a line of tool output that came before the text (a

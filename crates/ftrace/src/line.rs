@@ -168,7 +168,7 @@ pub fn parse_timestamp_ns(s: &[u8]) -> Option<u64> {
 /// must start the payload or follow a space); the value runs to the next space.
 pub fn field<'a>(payload: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     let mut from = 0;
-    while let Some(i) = memchr::memmem::find(&payload[from..], key) {
+    while let Some(i) = find(&payload[from..], key) {
         let at = from + i;
         if at == 0 || payload[at - 1] == b' ' {
             let v = &payload[at + key.len()..];
@@ -176,6 +176,34 @@ pub fn field<'a>(payload: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
             return Some(&v[..end]);
         }
         from = at + 1;
+    }
+    None
+}
+
+/// The first position of a short `needle` in a short `hay` (payloads are a
+/// few dozen bytes: building a `memmem` searcher per call costs more).
+pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(i) = memchr(first, hay.get(from..)?) {
+        let at = from + i;
+        if hay[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The last position of a short `needle` in a short `hay`.
+pub(crate) fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut end = hay.len();
+    while let Some(at) = memchr::memrchr(first, &hay[..end]) {
+        if hay[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        end = at;
     }
     None
 }
@@ -349,5 +377,8 @@ mod tests {
         assert_eq!(parse_i64(b"-9223372036854775808"), Some(i64::MIN));
         assert_eq!(parse_i64(b"9223372036854775808"), None);
         assert_eq!(parse_u32(b"4294967296"), None);
+        assert_eq!(find(b"a pid=1 pid=2", b" pid="), Some(1));
+        assert_eq!(rfind(b"a pid=1 pid=2", b" pid="), Some(7));
+        assert_eq!((find(b"abc", b"abcd"), rfind(b"", b"a"), find(b"abc", b"")), (None, None, None));
     }
 }
