@@ -60,7 +60,10 @@ fn main() -> std::io::Result<()> {
     let target = mb * 1_000_000;
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
     let mut rng = Rng(0x5EED_0002);
-    writeln!(w, "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:{CPUS}\n#")?;
+    writeln!(
+        w,
+        "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:{CPUS}\n#"
+    )?;
     writeln!(w, "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION")?;
     writeln!(w, "#              | |        |      |   ||||       |         |")?;
     let threads: Vec<(u32, u32, &str)> = (0..240u32)
@@ -108,7 +111,11 @@ fn main() -> std::io::Result<()> {
             );
         } else if roll < 30 {
             let prev = running[cpu];
-            let next = if rng.below(8) == 0 { None } else { Some(rng.below(threads.len() as u64) as usize) };
+            let next = if rng.below(8) == 0 {
+                None
+            } else {
+                Some(rng.below(threads.len() as u64) as usize)
+            };
             let (ptid, pcomm) = prev.map_or((0, "swapper/0"), |i| (threads[i].0, threads[i].2));
             let (ntid, ncomm) = next.map_or((0, "swapper/0"), |i| (threads[i].0, threads[i].2));
             let (task, tid, tgid) = prev.map_or(("<idle>", 0, 0), |i| (threads[i].2, threads[i].0, threads[i].1));

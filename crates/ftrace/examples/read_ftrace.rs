@@ -38,7 +38,10 @@ fn main() {
     );
     if verbose {
         println!("threads: {}  processes: {}", s.threads.len(), s.processes.len());
-        println!("source clock: {:?}  anchor_unix_ns: {:?}", s.source_clock, s.anchor_unix_ns);
+        println!(
+            "source clock: {:?}  anchor_unix_ns: {:?}",
+            s.source_clock, s.anchor_unix_ns
+        );
         println!("duration_ns: {:?}  lost events: {}", s.duration_ns, s.lost_events);
         for (k, v) in &s.properties {
             println!("property {k} = {v}");

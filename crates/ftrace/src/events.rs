@@ -27,10 +27,12 @@ impl Importer {
             b"cpu_frequency" => self.cpu_counter(ev, FREQ),
             b"cpu_idle" => self.cpu_counter(ev, IDLE),
             b"clock_set_rate" | b"clock_enable" | b"clock_disable" => self.clock(ev),
-            b"tracing_mark_write" | b"0" | b"print" => match looks_like_power(ev.payload).then(|| parse_power_sample(ev.payload)) {
-                Some(Some(p)) => self.power(ev, p),
-                _ => self.marker(ev),
-            },
+            b"tracing_mark_write" | b"0" | b"print" => {
+                match looks_like_power(ev.payload).then(|| parse_power_sample(ev.payload)) {
+                    Some(Some(p)) => self.power(ev, p),
+                    _ => self.marker(ev),
+                }
+            }
             b"write_power_ringbuffer" => match parse_power_sample(ev.payload) {
                 Some(p) => self.power(ev, p),
                 None => Took::Skipped("write_power_ringbuffer (malformed)".into()),
@@ -48,7 +50,10 @@ impl Importer {
             return Ok(Took::Skipped("sched_switch (unrecognised format)".into()));
         };
         if ev.cpu >= MAX_CPUS {
-            return Err(self.line_error(line_no, format!("CPU {} is out of range (at most {})", ev.cpu, MAX_CPUS - 1)));
+            return Err(self.line_error(
+                line_no,
+                format!("CPU {} is out of range (at most {})", ev.cpu, MAX_CPUS - 1),
+            ));
         }
         let cpu = ev.cpu as usize;
         if self.cpus.len() <= cpu {
@@ -88,7 +93,9 @@ impl Importer {
 
     /// Names an existing thread from `comm=… pid=N` fields.
     fn name_from(&mut self, payload: &[u8], comm_key: &[u8], pid_key: &[u8]) {
-        let Some(rest) = payload.strip_prefix(comm_key) else { return };
+        let Some(rest) = payload.strip_prefix(comm_key) else {
+            return;
+        };
         let Some(i) = rfind(rest, pid_key) else { return };
         let pid = field(&rest[i + 1..], &pid_key[1..]).and_then(parse_u32);
         if let Some(&id) = pid.and_then(|p| self.threads.get(&p)) {
@@ -117,7 +124,11 @@ impl Importer {
                 self.s.counters.len() - 1
             }
         };
-        let value = if which == IDLE && state == IDLE_EXIT { -1.0 } else { state as f64 };
+        let value = if which == IDLE && state == IDLE_EXIT {
+            -1.0
+        } else {
+            state as f64
+        };
         self.s.counters[idx].push(t, value);
         Took::Used
     }
@@ -236,7 +247,11 @@ impl Importer {
                 let th = self.thread(ev.tid, Some(ev.task), ev.tgid.or(Some(pid)));
                 let t = self.at(ev.ts_ns);
                 let name = String::from_utf8_lossy(name).into_owned();
-                self.s.markers.push(Marker { ts_ns: t, thread: th, name });
+                self.s.markers.push(Marker {
+                    ts_ns: t,
+                    thread: th,
+                    name,
+                });
             }
             AtraceMarker::TrackInstant { pid, track, name } => {
                 self.pids.insert(pid);
@@ -258,7 +273,11 @@ impl Importer {
                 let th = self.thread(ev.tid, Some(ev.task), ev.tgid);
                 let t = self.at(ev.ts_ns);
                 let name = String::from_utf8_lossy(text).into_owned();
-                self.s.markers.push(Marker { ts_ns: t, thread: th, name });
+                self.s.markers.push(Marker {
+                    ts_ns: t,
+                    thread: th,
+                    name,
+                });
             }
         }
         Took::Used
@@ -310,7 +329,9 @@ impl Importer {
             ClockSync::RealtimeMs(ms) => {
                 self.realtime.get_or_insert((ev.ts_ns, ms));
             }
-            ClockSync::Name(id) => self.sync_names.push((String::from_utf8_lossy(id).into_owned(), ev.ts_ns)),
+            ClockSync::Name(id) => self
+                .sync_names
+                .push((String::from_utf8_lossy(id).into_owned(), ev.ts_ns)),
         }
         Took::Used
     }
@@ -372,7 +393,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.prev_comm, b"Binder Thread #1");
         assert_eq!((s.prev_pid, s.prev_state), (14446, &b"R+"[..]));
-        assert_eq!((s.next_comm, s.next_pid, s.next_prio), (&b"swapper/0"[..], 0, Some(120)));
+        assert_eq!(
+            (s.next_comm, s.next_pid, s.next_prio),
+            (&b"swapper/0"[..], 0, Some(120))
+        );
         assert!(parse_sched_switch(b"task swapper:0 [140] (R) ==> kworker:7 [120]").is_none());
         assert!(parse_sched_switch(b"prev_comm=a prev_pid=x prev_state=S ==> next_comm=b next_pid=2").is_none());
     }

@@ -61,7 +61,10 @@ fn is_trace_data(tag: &[u8]) -> bool {
 fn data_block<R: Read>(c: &mut Chunked<R>, imp: &mut Importer) -> Result<bool, Error> {
     // The rest of the tag's line is not data (the viewer drops the newline).
     let line_no = c.newlines + 1;
-    let Some((first, ended)) = c.next_line_before(b"</script").map_err(|e| read_error(imp, line_no, e))? else {
+    let Some((first, ended)) = c
+        .next_line_before(b"</script")
+        .map_err(|e| read_error(imp, line_no, e))?
+    else {
         return Ok(false);
     };
     let first_bytes = c.bytes(&first.range);
@@ -96,7 +99,10 @@ fn data_block<R: Read>(c: &mut Chunked<R>, imp: &mut Importer) -> Result<bool, E
     }
     loop {
         let line_no = c.newlines + 1;
-        let Some((l, ended)) = c.next_line_before(b"</script").map_err(|e| read_error(imp, line_no, e))? else {
+        let Some((l, ended)) = c
+            .next_line_before(b"</script")
+            .map_err(|e| read_error(imp, line_no, e))?
+        else {
             return Ok(true);
         };
         let bytes = c.bytes(&l.range);
@@ -117,7 +123,9 @@ fn skip_block<R: Read>(c: &mut Chunked<R>, imp: &Importer) -> Result<(), Error> 
 
 fn foreign(imp: &mut Importer) {
     imp.outcome.foreign_blocks += 1;
-    *imp.skipped.entry("trace-data block (not ftrace text)".into()).or_insert(0) += 1;
+    *imp.skipped
+        .entry("trace-data block (not ftrace text)".into())
+        .or_insert(0) += 1;
 }
 
 /// The first line of an ftrace block: a comment, atrace output or an event.
@@ -141,7 +149,9 @@ fn script_body<R: Read>(c: &mut Chunked<R>, imp: &mut Importer) -> Result<bool, 
         c.fill_to(64).map_err(|e| Error::io(&imp.file, e))?;
         let w = c.window();
         let after = trim_start(w);
-        let Some(after_eq) = after.strip_prefix(b"=") else { continue };
+        let Some(after_eq) = after.strip_prefix(b"=") else {
+            continue;
+        };
         let value = trim_start(after_eq);
         // The data string opens with a line continuation: `= "\` at the end
         // of its line. (The newer viewer's JavaScript holds the same text in

@@ -150,7 +150,7 @@ impl Importer {
             return Ok(());
         }
         if let Some(lost) = lost_events(line) {
-            self.s.lost_events += lost;
+            self.s.lost_events = self.s.lost_events.saturating_add(lost);
             self.outcome.comments += 1;
             return Ok(());
         }
@@ -372,7 +372,7 @@ impl Importer {
                 props.push(("clock_sync.monotonic_minus_trace_ns".into(), offset.to_string()));
                 SourceClock {
                     name: "monotonic".into(),
-                    origin_ns: origin as i64 + offset,
+                    origin_ns: (origin as i64).saturating_add(offset),
                 }
             }
             None => SourceClock {
@@ -382,7 +382,7 @@ impl Importer {
         });
         if let Some((marker, ms)) = self.realtime {
             let since_origin = marker as i64 - origin as i64;
-            self.s.anchor_unix_ns = ms.checked_mul(1_000_000).map(|ns| ns - since_origin);
+            self.s.anchor_unix_ns = ms.checked_mul(1_000_000).and_then(|ns| ns.checked_sub(since_origin));
             props.push(("clock_sync.realtime_ts_ms".into(), ms.to_string()));
             if ms < 100_000_000_000 {
                 props.push((
@@ -394,7 +394,10 @@ impl Importer {
             }
         }
         for (name, ts) in &self.sync_names {
-            props.push((format!("clock_sync.name.{name}"), (*ts as i64 - origin as i64).to_string()));
+            props.push((
+                format!("clock_sync.name.{name}"),
+                (*ts as i64 - origin as i64).to_string(),
+            ));
         }
     }
 }

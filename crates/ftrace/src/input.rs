@@ -340,9 +340,11 @@ impl<R: Read> Read for Inflate<R> {
                 self.refill()?;
             }
             let (in0, out0) = (self.z.total_in(), self.z.total_out());
-            let status = self
-                .z
-                .decompress(&self.input[self.in_start..self.in_end], out, flate2::FlushDecompress::None);
+            let status = self.z.decompress(
+                &self.input[self.in_start..self.in_end],
+                out,
+                flate2::FlushDecompress::None,
+            );
             let used = (self.z.total_in() - in0) as usize;
             let made = (self.z.total_out() - out0) as usize;
             self.in_start += used;
@@ -430,7 +432,10 @@ impl JsString {
                         b'x' | b'u' => {
                             let n = if e == b'x' { 2 } else { 4 };
                             let hex = phys.get(i..i + n).and_then(|h| std::str::from_utf8(h).ok());
-                            match hex.and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32) {
+                            match hex
+                                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                .and_then(char::from_u32)
+                            {
                                 Some(ch) => {
                                     let mut b = [0; 4];
                                     self.line.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
@@ -553,12 +558,25 @@ mod tests {
             lines.push(l.to_vec());
             Ok(())
         };
-        assert!(matches!(js.feed(b"# tracer: nop\\n\\", true, &mut emit), Ok(JsStep::More)));
-        assert!(matches!(js.feed(b"a \\\"q\\\" \\x41\\u00e9\\t\\\\\\n\\", true, &mut emit), Ok(JsStep::More)));
-        assert!(matches!(js.feed(b"  last\\n\";", true, &mut emit), Ok(JsStep::Ended(8))));
+        assert!(matches!(
+            js.feed(b"# tracer: nop\\n\\", true, &mut emit),
+            Ok(JsStep::More)
+        ));
+        assert!(matches!(
+            js.feed(b"a \\\"q\\\" \\x41\\u00e9\\t\\\\\\n\\", true, &mut emit),
+            Ok(JsStep::More)
+        ));
+        assert!(matches!(
+            js.feed(b"  last\\n\";", true, &mut emit),
+            Ok(JsStep::Ended(8))
+        ));
         assert_eq!(
             lines,
-            vec![b"# tracer: nop".to_vec(), "a \"q\" Aé\t\\".as_bytes().to_vec(), b"  last".to_vec()]
+            vec![
+                b"# tracer: nop".to_vec(),
+                "a \"q\" Aé\t\\".as_bytes().to_vec(),
+                b"  last".to_vec()
+            ]
         );
     }
 }

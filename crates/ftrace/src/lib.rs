@@ -133,7 +133,9 @@ pub mod repair {
     /// The sentence shown to users for a repair code.
     pub fn detail(code: &str, n: u64) -> String {
         match code {
-            TIME_BACKWARDS => format!("{n} events were earlier than an event before them and were moved up to its time"),
+            TIME_BACKWARDS => {
+                format!("{n} events were earlier than an event before them and were moved up to its time")
+            }
             END_WITHOUT_BEGIN => format!("{n} `E` markers ended no open slice on their thread and were dropped"),
             OPEN_AT_END => format!("{n} slices still open at the end were closed at the last timestamp"),
             ASYNC_END_WITHOUT_BEGIN => format!("{n} async-slice ends had no matching begin and were dropped"),

@@ -119,9 +119,7 @@ fn tail<'a>(line: &'a [u8], h: Head<'a>) -> Result<EventLine<'a>, &'static str> 
         rest = after_second;
         (Some(first), second)
     };
-    let ts = ts_tok
-        .strip_suffix(b":")
-        .ok_or("no `seconds.fraction:` timestamp")?;
+    let ts = ts_tok.strip_suffix(b":").ok_or("no `seconds.fraction:` timestamp")?;
     let ts_ns = parse_timestamp_ns(ts).ok_or("bad timestamp")?;
     let rest = trim_start(rest);
     let (event, payload) = match rest.iter().position(|&c| c == b':' || c == b' ' || c == b'\t') {
@@ -141,7 +139,8 @@ fn tail<'a>(line: &'a [u8], h: Head<'a>) -> Result<EventLine<'a>, &'static str> 
     })
 }
 
-/// Parses `seconds.fraction` (1 to 9 fraction digits; more are cut) into ns.
+/// Parses `seconds.fraction` (1 to 9 fraction digits; more are cut) into
+/// ns; `None` past `i64::MAX` ns.
 pub fn parse_timestamp_ns(s: &[u8]) -> Option<u64> {
     let dot = memchr(b'.', s)?;
     let (int, frac) = (&s[..dot], &s[dot + 1..]);
@@ -161,7 +160,11 @@ pub fn parse_timestamp_ns(s: &[u8]) -> Option<u64> {
     if !frac.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    secs.checked_mul(1_000_000_000)?.checked_add(ns)
+    // Beyond i64::MAX ns (292 years) a timestamp cannot be a trace clock's,
+    // and every later subtraction stays in range below it.
+    secs.checked_mul(1_000_000_000)?
+        .checked_add(ns)
+        .filter(|&t| t <= i64::MAX as u64)
 }
 
 /// The value of `key=` in a space-separated `key=value` payload (the key
@@ -300,7 +303,10 @@ mod tests {
             b"periodic_power-3003    ( 3003)    [000]    .... 574.487676: write_power_ringbuffer: v:4380937 c:530056 e:-203095456",
         )
         .unwrap();
-        assert_eq!((l.task, l.tid, l.tgid, l.cpu), (&b"periodic_power"[..], 3003, Some(3003), 0));
+        assert_eq!(
+            (l.task, l.tid, l.tgid, l.cpu),
+            (&b"periodic_power"[..], 3003, Some(3003), 0)
+        );
         assert_eq!(l.ts_ns, 574_487_676_000);
         assert_eq!(l.event, b"write_power_ringbuffer");
         assert_eq!(l.payload, b"v:4380937 c:530056 e:-203095456");
@@ -312,20 +318,34 @@ mod tests {
 
     #[test]
     fn old_form_without_flags_and_tasks_with_dashes() {
-        let l = parse_event_line(b" irq/409-inv_irq-99    [000] 50260.766705: sched_switch: prev_comm=irq/409-inv_irq prev_pid=99").unwrap();
-        assert_eq!((l.task, l.tid, l.tgid, l.flags), (&b"irq/409-inv_irq"[..], 99, None, None));
+        let l = parse_event_line(
+            b" irq/409-inv_irq-99    [000] 50260.766705: sched_switch: prev_comm=irq/409-inv_irq prev_pid=99",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.task, l.tid, l.tgid, l.flags),
+            (&b"irq/409-inv_irq"[..], 99, None, None)
+        );
         let l = parse_event_line(b"     hwc_eventmon-336   [000] 50260.929925: 0: C|124|VSYNC|1").unwrap();
         assert_eq!((l.event, l.payload), (&b"0"[..], &b"C|124|VSYNC|1"[..]));
-        let l = parse_event_line(b"           dummy-0000  [000] 0.0: 0: trace_event_clock_sync: parent_ts=0.0").unwrap();
+        let l =
+            parse_event_line(b"           dummy-0000  [000] 0.0: 0: trace_event_clock_sync: parent_ts=0.0").unwrap();
         assert_eq!((l.tid, l.ts_ns), (0, 0));
-        let l = parse_event_line(b"<11123>-11123 [001] ...1 25123.408360: clock_set_rate: afab_a_clk state=133000000 cpu_id=1").unwrap();
+        let l = parse_event_line(
+            b"<11123>-11123 [001] ...1 25123.408360: clock_set_rate: afab_a_clk state=133000000 cpu_id=1",
+        )
+        .unwrap();
         assert_eq!((l.task, l.tid), (&b"<11123>"[..], 11123));
     }
 
     #[test]
     fn task_names_with_spaces_and_brackets() {
-        let l = parse_event_line(b"  Binder Thread [3]-1234  ( 1200) [002] d..2 10.000001: sched_waking: comm=a pid=1").unwrap();
-        assert_eq!((l.task, l.tid, l.tgid, l.cpu), (&b"Binder Thread [3]"[..], 1234, Some(1200), 2));
+        let l = parse_event_line(b"  Binder Thread [3]-1234  ( 1200) [002] d..2 10.000001: sched_waking: comm=a pid=1")
+            .unwrap();
+        assert_eq!(
+            (l.task, l.tid, l.tgid, l.cpu),
+            (&b"Binder Thread [3]"[..], 1234, Some(1200), 2)
+        );
         assert_eq!(l.ts_ns, 10_000_001_000);
         let l = parse_event_line(b"x-1 [000] dNh2. 1.5: e: p").unwrap();
         assert_eq!((l.flags, l.ts_ns), (Some(&b"dNh2."[..]), 1_500_000_000));
@@ -359,7 +379,11 @@ mod tests {
         assert_eq!(parse_timestamp_ns(b"1.123456789"), Some(1_123_456_789));
         assert_eq!(parse_timestamp_ns(b"1.1234567891"), Some(1_123_456_789));
         assert_eq!(parse_timestamp_ns(b"0.0"), Some(0));
-        assert_eq!(parse_timestamp_ns(b"9999999999.999999"), Some(9_999_999_999_999_999_000));
+        assert_eq!(
+            parse_timestamp_ns(b"9223372036.854775"),
+            Some(9_223_372_036_854_775_000)
+        );
+        assert_eq!(parse_timestamp_ns(b"9999999999.999999"), None);
         assert_eq!(parse_timestamp_ns(b"99999999999.999999"), None);
         assert_eq!(parse_timestamp_ns(b"1."), None);
         assert_eq!(parse_timestamp_ns(b".5"), None);
@@ -379,6 +403,9 @@ mod tests {
         assert_eq!(parse_u32(b"4294967296"), None);
         assert_eq!(find(b"a pid=1 pid=2", b" pid="), Some(1));
         assert_eq!(rfind(b"a pid=1 pid=2", b" pid="), Some(7));
-        assert_eq!((find(b"abc", b"abcd"), rfind(b"", b"a"), find(b"abc", b"")), (None, None, None));
+        assert_eq!(
+            (find(b"abc", b"abcd"), rfind(b"", b"a"), find(b"abc", b"")),
+            (None, None, None)
+        );
     }
 }

@@ -119,7 +119,11 @@ pub fn parse_marker(payload: &[u8]) -> Result<AtraceMarker<'_>, MarkerError> {
         b'B' => {
             let pid = pid(fields.next())?;
             let name = fields.rest();
-            let name = if name.is_empty() { &b"[empty slice name]"[..] } else { name };
+            let name = if name.is_empty() {
+                &b"[empty slice name]"[..]
+            } else {
+                name
+            };
             Ok(AtraceMarker::Begin { pid, name })
         }
         b'E' => Ok(AtraceMarker::End),
@@ -302,7 +306,10 @@ mod tests {
                 name: b"hwc_set_primary"
             })
         );
-        assert_eq!(parse_marker(b"B|303|a|b"), Ok(AtraceMarker::Begin { pid: 303, name: b"a|b" }));
+        assert_eq!(
+            parse_marker(b"B|303|a|b"),
+            Ok(AtraceMarker::Begin { pid: 303, name: b"a|b" })
+        );
         assert_eq!(
             parse_marker(b"B|303|"),
             Ok(AtraceMarker::Begin {

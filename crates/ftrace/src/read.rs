@@ -32,7 +32,10 @@ pub(crate) fn detect(head: &[u8]) -> Form {
     if body.is_empty() {
         return Form::Empty;
     }
-    if ["<!doctype", "<html", "<!--", "<head"].iter().any(|p| starts_with_ci(body, p.as_bytes())) {
+    if ["<!doctype", "<html", "<!--", "<head"]
+        .iter()
+        .any(|p| starts_with_ci(body, p.as_bytes()))
+    {
         return Form::Html;
     }
     let mut pos = head.len() - body.len();
@@ -282,9 +285,13 @@ mod tests {
         assert!(sniff(b"# tracer: nop\n#\n"));
         assert!(sniff(b"TRACE:\n\x78\x9c"));
         assert!(sniff(b"capturing trace... done\nTRACE:\n# tracer: nop\n"));
-        assert!(sniff(b"# comment\n  atrace-1 [000] 1.000001: sched_wakeup: comm=a pid=1\n"));
+        assert!(sniff(
+            b"# comment\n  atrace-1 [000] 1.000001: sched_wakeup: comm=a pid=1\n"
+        ));
         assert!(sniff(b"# tracer: nop\\n\\\n#\\n\\\n"));
-        assert!(sniff(b"<!DOCTYPE html>\n<html><head><title>Android System Trace</title>"));
+        assert!(sniff(
+            b"<!DOCTYPE html>\n<html><head><title>Android System Trace</title>"
+        ));
         assert!(!sniff(b"<!DOCTYPE html>\n<html><head><title>Something else</title>"));
         assert!(!sniff(b"{\"traceEvents\": []}"));
         assert!(!sniff(b"*version\n3\n"));

@@ -38,7 +38,10 @@ fn non_regular_files_are_refused() {
         if std::path::Path::new(path).exists() {
             let e = read_path(std::path::Path::new(path)).unwrap_err();
             assert!(matches!(e, Error::Unsupported { .. }), "{e}");
-            assert!(e.to_string().contains(path) && e.to_string().contains("not a regular file"), "{e}");
+            assert!(
+                e.to_string().contains(path) && e.to_string().contains("not a regular file"),
+                "{e}"
+            );
         }
     }
     let dir = tempfile::tempdir().unwrap();
@@ -60,7 +63,10 @@ fn non_regular_files_are_refused() {
         eprintln!("skipped the FIFO case: mkfifo unavailable");
     }
     let e = read_path(&dir.path().join("missing.txt")).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }) && e.to_string().contains("missing.txt"), "{e}");
+    assert!(
+        matches!(e, Error::Io { .. }) && e.to_string().contains("missing.txt"),
+        "{e}"
+    );
 }
 
 #[test]

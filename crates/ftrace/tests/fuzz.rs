@@ -15,7 +15,12 @@ use tracekit_ftrace::{read_bytes_with_outcome, read_input};
 
 fn dir_files(dir: &Path) -> Vec<Vec<u8>> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     files.into_iter().map(|p| std::fs::read(p).unwrap()).collect()
@@ -59,7 +64,10 @@ struct Trickle<'a> {
 
 impl Read for Trickle<'_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.sizes[self.k % self.sizes.len()].max(1).min(self.data.len()).min(out.len());
+        let n = self.sizes[self.k % self.sizes.len()]
+            .max(1)
+            .min(self.data.len())
+            .min(out.len());
         self.k += 1;
         out[..n].copy_from_slice(&self.data[..n]);
         self.data = &self.data[n..];
@@ -204,7 +212,10 @@ fn ftrace_line() -> impl Strategy<Value = Vec<u8>> {
 
 /// 1500 cases per property unless `PROPTEST_CASES` asks for more (longer local runs).
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1500)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500)
 }
 
 proptest! {

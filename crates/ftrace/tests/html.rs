@@ -10,7 +10,9 @@ use tracekit_ftrace::read_path_with_outcome;
 use tracekit_model::{CallKind, EndState, ThreadId};
 
 fn corpus(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(name)
 }
 
 #[test]
@@ -27,7 +29,11 @@ fn only_real_trace_data_blocks_are_read() {
     assert_eq!((calls[0].kind, calls[0].ts_ns), (CallKind::Enter, 0));
     assert_eq!((calls[1].kind, calls[1].ts_ns), (CallKind::Exit, 300_000));
     assert_eq!(s.methods.get(calls[0].method).name, "inflate");
-    assert_eq!(s.threads[main].pid, Some(4242), "B|4242 names the process of a `(-----)` task");
+    assert_eq!(
+        s.threads[main].pid,
+        Some(4242),
+        "B|4242 names the process of a `(-----)` task"
+    );
 
     let queue = s.counters.iter().find(|c| c.name == "queue").unwrap();
     assert_eq!((queue.pid, queue.values.as_slice()), (Some(4242), &[3.0][..]));
@@ -37,13 +43,19 @@ fn only_real_trace_data_blocks_are_read() {
     assert_eq!(clk.values, vec![1.0, 0.0]);
 
     let draw = s.async_slices.iter().find(|a| a.name == "draw").unwrap();
-    assert_eq!((draw.category.as_deref(), draw.cookie, draw.dur_ns, draw.open), (Some("frames"), 7, 200_000, false));
+    assert_eq!(
+        (draw.category.as_deref(), draw.cookie, draw.dur_ns, draw.open),
+        (Some("frames"), 7, 200_000, false)
+    );
     let tap = s.async_slices.iter().find(|a| a.name == "tap").unwrap();
     assert_eq!((tap.category.as_deref(), tap.dur_ns), (Some("input"), 0));
     assert_eq!(s.markers.len(), 1);
     assert_eq!(s.markers[0].name, "vsync");
     let render = &s.threads[s.markers[0].thread.0 as usize];
-    assert_eq!((render.tid, render.name.as_str(), render.pid), (4243, "RenderThread", Some(4242)));
+    assert_eq!(
+        (render.tid, render.name.as_str(), render.pid),
+        (4243, "RenderThread", Some(4242))
+    );
 }
 
 #[test]

@@ -87,7 +87,9 @@ fn every_capture_opens_with_every_line_accounted_for() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let expected = if name.ends_with(".bin") {
             let mut inflated = Vec::new();
-            flate2::read::ZlibDecoder::new(&bytes[7..]).read_to_end(&mut inflated).unwrap();
+            flate2::read::ZlibDecoder::new(&bytes[7..])
+                .read_to_end(&mut inflated)
+                .unwrap();
             lines(&inflated).len() + 1 // the `TRACE:` line
         } else if name == "petra_systrace_example.html" {
             html_block_lines(&bytes).len()
@@ -110,8 +112,18 @@ fn petra_power_events_become_frequency_and_clock_tracks() {
     let (s, o) = open(&dir, "petra_systrace_example.html");
     let bytes = std::fs::read(dir.join("petra_systrace_example.html")).unwrap();
     let block = html_block_lines(&bytes);
-    let freq: usize = s.counters.iter().filter(|c| c.name.ends_with(" freq")).map(|c| c.len()).sum();
-    let clocks: usize = s.counters.iter().filter(|c| c.name.starts_with("clock ")).map(|c| c.len()).sum();
+    let freq: usize = s
+        .counters
+        .iter()
+        .filter(|c| c.name.ends_with(" freq"))
+        .map(|c| c.len())
+        .sum();
+    let clocks: usize = s
+        .counters
+        .iter()
+        .filter(|c| c.name.starts_with("clock "))
+        .map(|c| c.len())
+        .sum();
     assert_eq!(freq, count(&block, ": cpu_frequency: "));
     assert_eq!(clocks, count(&block, ": clock_set_rate: "));
     assert_eq!((freq, clocks), (718, 1196), "SOURCES.md's counts");
@@ -137,7 +149,11 @@ fn compressed_capture_equals_its_decompressed_twin() {
     assert_eq!(z.async_slices, t.async_slices);
     assert_eq!(z.source_clock, t.source_clock);
     assert_eq!(z.anchor_unix_ns, t.anchor_unix_ns);
-    let trailing = z.repairs.iter().find(|r| r.code == "bytes-after-compressed-body").unwrap();
+    let trailing = z
+        .repairs
+        .iter()
+        .find(|r| r.code == "bytes-after-compressed-body")
+        .unwrap();
     assert_eq!(trailing.count, 17_600);
     assert!(t.repairs.is_empty(), "{:?}", t.repairs);
 }
@@ -181,7 +197,10 @@ fn legacy_html_keeps_old_markers_and_scheduling() {
     let switches = count(&block, ": sched_switch: ");
     let to_idle = count(&block, "next_pid=0 ");
     let wakeups = count(&block, ": sched_wakeup: ");
-    assert_eq!(s.skipped.iter().find(|(k, _)| k == "sched_wakeup").map(|x| x.1), Some(wakeups as u64));
+    assert_eq!(
+        s.skipped.iter().find(|(k, _)| k == "sched_wakeup").map(|x| x.1),
+        Some(wakeups as u64)
+    );
     // Each switch ends one slice and starts another (not for the idle
     // task); the first switch on a CPU ends nothing we saw begin.
     let cpus: std::collections::BTreeSet<_> = s.sched.iter().map(|x| x.cpu).collect();
@@ -192,7 +211,10 @@ fn legacy_html_keeps_old_markers_and_scheduling() {
         .map(|(_, _, calls)| calls.iter().filter(|x| x.kind == CallKind::Enter).count())
         .sum();
     assert_eq!(enters, b);
-    assert_eq!(s.counters.iter().map(|t| t.len()).sum::<usize>(), count(&block, ": 0: C|"));
+    assert_eq!(
+        s.counters.iter().map(|t| t.len()).sum::<usize>(),
+        count(&block, ": 0: C|")
+    );
     // The dummy `parent_ts=0.0` line at the end is not a clock.
     assert_eq!(s.source_clock.as_ref().unwrap().name, "trace");
     assert_eq!(o.skipped as usize, wakeups + 1);
@@ -209,9 +231,15 @@ fn plain_atrace_text_without_tgid_column() {
     let all = lines(&bytes);
     assert_eq!(o.used as usize, count(&all, ": sched_switch: "));
     assert_eq!(o.skipped as usize, count(&all, ": sched_wakeup: "));
-    assert!(s.threads.iter().all(|t| t.pid.is_none()), "no TGID column, no process ids");
+    assert!(
+        s.threads.iter().all(|t| t.pid.is_none()),
+        "no TGID column, no process ids"
+    );
     // Slices carry the state their thread left the CPU in.
-    assert!(s.sched.iter().any(|x| x.end_state.map(|e| e.as_str() == "S").unwrap_or(false)));
+    assert!(s
+        .sched
+        .iter()
+        .any(|x| x.end_state.map(|e| e.as_str() == "S").unwrap_or(false)));
     let adbd = s.threads.iter().position(|t| t.tid == 212).unwrap();
     assert_eq!(s.threads[adbd].name, "adbd");
 }

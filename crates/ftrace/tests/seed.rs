@@ -46,7 +46,11 @@ fn ns(secs: &str) -> i64 {
 }
 
 fn track<'a>(s: &'a Session, name: &str, pid: u32) -> &'a CounterTrack {
-    let found: Vec<_> = s.counters.iter().filter(|c| c.name == name && c.pid == Some(pid)).collect();
+    let found: Vec<_> = s
+        .counters
+        .iter()
+        .filter(|c| c.name == name && c.pid == Some(pid))
+        .collect();
     assert_eq!(found.len(), 1, "{name} of {pid}");
     found[0]
 }
@@ -60,8 +64,14 @@ fn the_seed_capture_yields_its_28_samples_exactly() {
     let q = track(&s, power::BATTERY_CHARGE, 3003);
     assert_eq!((v.len(), i.len(), q.len()), (28, 28, 28));
     assert_eq!(s.counters.len(), 3, "only the power tracks");
-    assert_eq!((v.unit.as_deref(), i.unit.as_deref(), q.unit.as_deref()), (Some("V"), Some("A"), Some("µAh")));
-    assert_eq!((v.kind, i.kind, q.kind), (CounterKind::Sampled, CounterKind::Sampled, CounterKind::Cumulative));
+    assert_eq!(
+        (v.unit.as_deref(), i.unit.as_deref(), q.unit.as_deref()),
+        (Some("V"), Some("A"), Some("µAh"))
+    );
+    assert_eq!(
+        (v.kind, i.kind, q.kind),
+        (CounterKind::Sampled, CounterKind::Sampled, CounterKind::Cumulative)
+    );
 
     // Times: the timeline starts at the first sample; each sample sits at its
     // own trace timestamp minus that.
@@ -107,7 +117,10 @@ fn two_samplers_writing_half_a_millisecond_apart_stay_apart() {
     check_invariants(&s, &o);
     let a = track(&s, power::BATTERY_VOLTAGE, 15464);
     let b = track(&s, power::BATTERY_VOLTAGE, 12268);
-    assert_eq!((a.times.as_slice(), b.times.as_slice()), (&[0i64][..], &[565_000i64][..]));
+    assert_eq!(
+        (a.times.as_slice(), b.times.as_slice()),
+        (&[0i64][..], &[565_000i64][..])
+    );
     assert_eq!((a.values[0], b.values[0]), (3.214687, 3.214687));
     for pid in [15464, 12268] {
         assert_eq!(track(&s, power::BATTERY_CURRENT, pid).values, vec![-1_340_040.0 * 1e-6]);
@@ -129,7 +142,10 @@ fn surfaceflinger_slices_are_repaired_into_balanced_calls() {
     assert_eq!(s.threads[sf].name, "surfaceflinger");
     assert_eq!(s.threads[sf].pid, Some(303));
     let calls = s.calls(tracekit_model::ThreadId(sf as u32));
-    let begins = calls.iter().filter(|e| e.kind == tracekit_model::CallKind::Enter).count();
+    let begins = calls
+        .iter()
+        .filter(|e| e.kind == tracekit_model::CallKind::Enter)
+        .count();
     assert_eq!(begins, 18);
     let first = calls.get(0);
     assert_eq!(s.methods.get(first.method).name, "hwc_set_external");

@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use tracekit_model::{CallKind, Session};
 use tracekit_ftrace::Outcome;
+use tracekit_model::{CallKind, Session};
 
 /// `shared/realdata/systrace` beside the workspace (`../shared/realdata`
 /// from the workspace root; for a worktree nested deeper, the nearest
@@ -16,7 +16,10 @@ pub fn realdata() -> Option<PathBuf> {
         .map(|a| a.join("shared/realdata/systrace"))
         .find(|d| d.is_dir());
     if found.is_none() {
-        eprintln!("skipped: realdata folder absent (no shared/realdata/systrace above {})", crate_dir.display());
+        eprintln!(
+            "skipped: realdata folder absent (no shared/realdata/systrace above {})",
+            crate_dir.display()
+        );
     }
     found
 }
@@ -47,7 +50,11 @@ pub fn check_invariants(s: &Session, o: &Outcome) {
     }
     for c in &s.counters {
         assert_eq!(c.times.len(), c.values.len());
-        assert!(c.times.windows(2).all(|w| w[0] <= w[1]), "counter {} out of order", c.name);
+        assert!(
+            c.times.windows(2).all(|w| w[0] <= w[1]),
+            "counter {} out of order",
+            c.name
+        );
         assert!(c.times.iter().all(|&t| t >= 0));
     }
     assert!(s.markers.windows(2).all(|w| w[0].ts_ns <= w[1].ts_ns));
