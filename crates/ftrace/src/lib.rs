@@ -8,8 +8,13 @@
 //!   task placeholders, task names with spaces and dashes, `# tracer:`
 //!   headers, `CPU:N [LOST M EVENTS]` notices;
 //! - atrace's `capturing trace... done` and `TRACE:` prefixes, and `-z`
-//!   output (`TRACE:` then a zlib stream; bytes after the stream's end are
-//!   counted and ignored, a stream cut short keeps what inflated);
+//!   output (`TRACE:` then a zlib stream; a stream cut short keeps what
+//!   inflated; bytes after the stream's end are counted and ignored: atrace
+//!   writes only the deflater's output, and the 17 600 such bytes in
+//!   catapult's `compressed_atrace_data` are high-entropy (8.0 bits/byte)
+//!   and inflate neither as zlib nor as raw deflate from any byte offset —
+//!   the middle of some other deflate stream, most likely the tail of a
+//!   longer file the capture was written over);
 //! - systrace HTML: every `<script class="trace-data">` block holding
 //!   ftrace text (see [`html`](crate#systrace-html)), and the 2012-era
 //!   `var linuxPerfData = "…\n\` JavaScript string (also as a bare `.txt`).
