@@ -5,8 +5,11 @@
 use memchr::{memchr, memmem};
 use std::io::{self, Read};
 
-/// Bytes read from the input at a time.
-pub(crate) const CHUNK: usize = 1 << 20;
+/// The buffer's first size: small inputs cost little, large ones are read
+/// 256 KiB at a time.
+const INITIAL: usize = 256 * 1024;
+/// The buffer's largest size: a line of [`MAX_LINE`] plus a read.
+const MAX_BUF: usize = (1 << 20) + MAX_LINE;
 /// The longest line accepted (ftrace lines are at most a page or so; a
 /// longer one means the input is not ftrace text, and holding it would
 /// make memory unbounded).
@@ -36,7 +39,7 @@ impl<R: Read> Chunked<R> {
     pub(crate) fn new(inner: R) -> Chunked<R> {
         Chunked {
             inner,
-            buf: vec![0; CHUNK + MAX_LINE],
+            buf: vec![0; INITIAL],
             start: 0,
             end: 0,
             eof: false,
@@ -52,7 +55,7 @@ impl<R: Read> Chunked<R> {
 
     /// Makes sure at least `n` bytes are buffered unless the input ends first.
     pub(crate) fn fill_to(&mut self, n: usize) -> io::Result<()> {
-        let n = n.min(self.buf.len());
+        let n = n.min(MAX_BUF);
         while self.end - self.start < n && !self.eof {
             self.read_more()?;
         }
@@ -63,12 +66,15 @@ impl<R: Read> Chunked<R> {
     /// first when it is in the way. Sets `eof` when the input has ended.
     fn read_more(&mut self) -> io::Result<()> {
         if self.end == self.buf.len() {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.buf.len() {
-            return Err(io::Error::other("buffer full"));
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else if self.buf.len() < MAX_BUF {
+                self.buf.resize((self.buf.len() * 2).min(MAX_BUF), 0);
+            } else {
+                return Err(io::Error::other("buffer full"));
+            }
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {
@@ -279,7 +285,7 @@ impl<R: Read> Inflate<R> {
     pub(crate) fn new(inner: R, body_start: u64) -> Inflate<R> {
         Inflate {
             inner,
-            input: vec![0; 256 * 1024],
+            input: vec![0; 64 * 1024],
             in_start: 0,
             in_end: 0,
             inner_eof: false,

@@ -83,7 +83,8 @@
 //! numbers in errors are lines of the HTML file.
 //!
 //! # Memory and errors
-//! Input is streamed through a 2 MiB buffer; lines longer than 1 MiB are an
+//! Input is streamed through a 256 KiB buffer (2 MiB at most, for long
+//! lines); lines longer than 1 MiB are an
 //! error (no ftrace line is); per-CPU state is bounded (CPU < 4096). Errors
 //! name the input and the line, or the byte offset in a compressed body.
 //!

@@ -119,7 +119,7 @@ fn text_looks_like_ftrace(head: &[u8]) -> bool {
 /// Reads a capture from a file: ftrace/atrace text, `TRACE:` + zlib, or
 /// systrace HTML. Refuses anything but a regular file (a FIFO, `/dev/zero`,
 /// a directory) so reading is bounded. The file is streamed: memory is the
-/// session plus a 2 MiB buffer.
+/// session plus a 256 KiB buffer.
 pub fn read_path(path: &Path) -> Result<Session, Error> {
     read_path_with_outcome(path).map(|(s, _)| s)
 }

@@ -35,7 +35,12 @@ fn zlib(text: &[u8]) -> Vec<u8> {
 /// The inputs mutations start from: fixtures, the corpus, a compressed
 /// fixture, and the start of each small real capture (the first 12 KiB,
 /// so thousands of cases stay fast).
-fn seeds() -> Vec<Vec<u8>> {
+fn seeds() -> &'static [Vec<u8>] {
+    static SEEDS: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    SEEDS.get_or_init(load_seeds)
+}
+
+fn load_seeds() -> Vec<Vec<u8>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut out = dir_files(&root.join("data"));
     out.extend(dir_files(&root.join("corpus")));
@@ -210,12 +215,12 @@ fn ftrace_line() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
-/// 1500 cases per property unless `PROPTEST_CASES` asks for more (longer local runs).
+/// 4000 cases per property unless `PROPTEST_CASES` asks for more (longer local runs).
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1500)
+        .unwrap_or(4000)
 }
 
 proptest! {
@@ -256,6 +261,6 @@ fn corpus_replays() {
         check(&input, &[3, 1000]);
     }
     for input in seeds() {
-        check(&input, &[7]);
+        check(input, &[7]);
     }
 }
