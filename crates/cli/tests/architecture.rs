@@ -12,6 +12,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("dmtrace", &["model"]),
     ("clog", &["model"]),
     ("objtrace", &["model"]),
+    ("ftrace", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
     // Capture: formats and the model, never analysis.
