@@ -22,7 +22,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("qemu-plugin", &[]),
     ("jvm", &["paths"]),
     // The one door from a path to a session: every format crate.
-    ("io", &["model", "dmtrace", "clog", "objtrace", "recording"]),
+    ("io", &["model", "dmtrace", "clog", "objtrace", "recording", "ftrace"]),
     ("example", &["model"]),
     // Analysis: the model only (paths and emu keep their own data).
     ("analysis", &["model"]),

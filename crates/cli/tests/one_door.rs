@@ -129,3 +129,37 @@ fn convert_writes_every_viewer_format() {
         .lines()
         .all(|l| l.rsplit_once(' ').is_some()));
 }
+
+#[test]
+fn real_systrace_captures_open_and_counters_are_context_items() {
+    let Some(dir) = realdata("systrace") else { return };
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let info = ok_json(&["info", p.to_str().unwrap(), "--json"]);
+        assert_eq!(info["format"], "systrace", "{}", p.display());
+    }
+    let p = dir.join("catapult_decompressed_atrace_data.txt");
+    let p = p.to_str().unwrap();
+    let prof = ok_json(&["profile", p, "--json"]);
+    let names: Vec<&str> = prof["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"DrawFrame"), "{names:?}");
+    // An app's C| counter names a condition like any context item.
+    let v = ok_json(&[
+        "problems",
+        p,
+        "--method",
+        "DrawFrame",
+        "--when",
+        "hwui_Texture > 1000000",
+        "--json",
+    ]);
+    assert!(v.to_string().contains("hwui_Texture"), "{v}");
+    let html = scratch("systrace-report").join("r.html");
+    ok_stdout(&["report", p, "--html", "-o", html.to_str().unwrap()]);
+    assert!(std::fs::metadata(&html).unwrap().len() > 10_000);
+}

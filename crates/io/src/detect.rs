@@ -18,6 +18,8 @@ pub enum Format {
     Recording,
     /// Seed 004's object trace.
     ObjectTrace,
+    /// atrace/ftrace text (plain or `TRACE:` + zlib) or systrace HTML.
+    Systrace,
 }
 
 impl Format {
@@ -27,6 +29,7 @@ impl Format {
         Format::ContextLog,
         Format::Recording,
         Format::ObjectTrace,
+        Format::Systrace,
     ];
 
     /// Short stable name (used in `info` and JSON).
@@ -36,6 +39,7 @@ impl Format {
             Format::ContextLog => "context-log",
             Format::Recording => "recording",
             Format::ObjectTrace => "object-trace",
+            Format::Systrace => "systrace",
         }
     }
 
@@ -46,6 +50,7 @@ impl Format {
             Format::ContextLog => "context log (.clog), read with the trace beside it",
             Format::Recording => "native recording directory (tracekit record)",
             Format::ObjectTrace => "object trace (.otr)",
+            Format::Systrace => "atrace/ftrace text, compressed atrace or systrace HTML",
         }
     }
 
@@ -56,6 +61,7 @@ impl Format {
             Format::ContextLog => &["clog"],
             Format::Recording => &[],
             Format::ObjectTrace => &["otr"],
+            Format::Systrace => &["html", "txt", "atrace", "ctrace"],
         }
     }
 
@@ -65,6 +71,7 @@ impl Format {
             Format::ContextLog => tracekit_clog::sniff(head),
             Format::Recording => false,
             Format::ObjectTrace => tracekit_objtrace::sniff(head),
+            Format::Systrace => tracekit_ftrace::sniff(head),
         }
     }
 }

@@ -33,7 +33,7 @@ use tracekit_model::Session;
 /// The help text every command gives its positional INPUT, so they all
 /// describe inputs the same way.
 pub const INPUT_HELP: &str = "The trace to read; its format is found from its content. \
-NAME means NAME.trace plus NAME.clog when present; also a recording directory, an object trace, …";
+NAME means NAME.trace plus NAME.clog when present; also a recording directory, systrace/atrace, an object trace, …";
 
 /// Why a session could not be opened or saved. The message names the file
 /// and, for malformed content, the byte offset (or line).
@@ -160,6 +160,10 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
             let s = tracekit_objtrace::read_file(&found.path).map_err(|e| Error::new(&found.path, e.to_string()))?;
             (s, vec![found.path.clone()])
         }
+        Format::Systrace => (
+            read_with(&found.path, tracekit_ftrace::read_path)?,
+            vec![found.path.clone()],
+        ),
     };
     if session.name.is_empty() {
         session.name = base_of(&found.path)
@@ -172,6 +176,20 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
         format: found.format,
         inputs,
         notes,
+    })
+}
+
+/// Calls a format crate's reader; its errors already name the file.
+fn read_with<E: std::fmt::Display>(
+    path: &Path,
+    read: impl FnOnce(&Path) -> Result<Session, E>,
+) -> Result<Session, Error> {
+    read(path).map_err(|e| {
+        let text = e.to_string();
+        let shown = path.display().to_string();
+        // Keep the reader's own "FILE: line N: …" rather than naming the file twice.
+        let message = text.strip_prefix(&format!("{shown}: ")).unwrap_or(&text).to_owned();
+        Error::new(path, message)
     })
 }
 
