@@ -1,68 +1,64 @@
-//! Events, one at a time, into a [`Session`]: threads and processes by id,
-//! names interned once, calls placed per thread as they come ([`calls`]),
-//! markers, counters and async slices gathered, and at the end everything
-//! rebased to timeline 0 = the earliest event.
+//! Events, one at a time: threads and processes by id, names interned once,
+//! calls placed per thread as they come ([`calls`]), markers, counters and
+//! async slices gathered; `finish.rs` makes the session.
 //!
 //! [`calls`]: crate::calls
 
-use crate::calls::{biased, Columns, Ctx, Repairs, ThreadCalls, NO_NAME, UNNAMED};
+use crate::calls::{biased, Ctx, Repairs, ThreadCalls, NO_NAME, UNNAMED};
 use crate::event::{async_id, counter_value, micros_to_ns, parse_id, ArgList, EndArgs, Id2, MetaArgs};
-use crate::repair;
 use crate::scan::{JsonStr, RawEvent};
 use crate::tracks::{AsyncKey, Asyncs, Counters};
 use rustc_hash::FxHashMap;
-use tracekit_model::{
-    CallColumns, Clocks, Marker, Method, MethodTable, Process, Session, SourceClock, Thread, ThreadId,
-};
+use tracekit_model::{Method, MethodTable};
 
 /// Name of slices whose file gives none.
-const UNNAMED_TEXT: &str = "(unnamed)";
+pub(crate) const UNNAMED_TEXT: &str = "(unnamed)";
 
 /// A thread being built, keyed by the file's (pid, tid).
-struct ThreadBuild {
-    pid: Option<i64>,
-    tid: i64,
-    name: String,
-    sort: Option<i64>,
-    calls: ThreadCalls,
+pub(crate) struct ThreadBuild {
+    pub pid: Option<i64>,
+    pub tid: i64,
+    pub name: String,
+    pub sort: Option<i64>,
+    pub calls: ThreadCalls,
 }
 
 /// A process seen in the file.
-struct ProcessBuild {
-    pid: i64,
-    name: String,
-    sort: Option<i64>,
+pub(crate) struct ProcessBuild {
+    pub pid: i64,
+    pub name: String,
+    pub sort: Option<i64>,
 }
 
 /// Everything read so far.
 pub(crate) struct Builder {
-    threads: Vec<ThreadBuild>,
-    thread_index: FxHashMap<(Option<i64>, i64), u32>,
+    pub(crate) threads: Vec<ThreadBuild>,
+    pub(crate) thread_index: FxHashMap<(Option<i64>, i64), u32>,
     /// The raw `pid` and `tid` of the last event and its thread: runs of
     /// one thread's events skip parsing and hashing them.
-    last_ids: (Option<Vec<u8>>, Option<Vec<u8>>, u32),
-    processes: Vec<ProcessBuild>,
-    process_index: FxHashMap<i64, usize>,
-    methods: MethodTable,
+    pub(crate) last_ids: (Option<Vec<u8>>, Option<Vec<u8>>, u32),
+    pub(crate) processes: Vec<ProcessBuild>,
+    pub(crate) process_index: FxHashMap<i64, usize>,
+    pub(crate) methods: MethodTable,
     /// Method ids by the name's bytes as written (escapes undecoded), so a
     /// name seen before costs one lookup and no UTF-8 check.
-    method_index: FxHashMap<Box<[u8]>, u32>,
-    markers: Vec<(i64, u32, String)>,
-    counters: Counters,
-    asyncs: Asyncs,
-    skipped: Vec<(String, u64)>,
-    repairs: Repairs,
-    negative_durations: u64,
-    missing_durations: u64,
-    truncated_at: Option<u64>,
+    pub(crate) method_index: FxHashMap<Box<[u8]>, u32>,
+    pub(crate) markers: Vec<(i64, u32, String)>,
+    pub(crate) counters: Counters,
+    pub(crate) asyncs: Asyncs,
+    pub(crate) skipped: Vec<(String, u64)>,
+    pub(crate) repairs: Repairs,
+    pub(crate) negative_durations: u64,
+    pub(crate) missing_durations: u64,
+    pub(crate) truncated_at: Option<u64>,
     /// Every call event so far had thread time.
-    cpu_ok: bool,
-    calls_seen: bool,
-    min_ts: i64,
-    properties: Vec<(String, String)>,
-    clock_domain: Option<String>,
+    pub(crate) cpu_ok: bool,
+    pub(crate) calls_seen: bool,
+    pub(crate) min_ts: i64,
+    pub(crate) properties: Vec<(String, String)>,
+    pub(crate) clock_domain: Option<String>,
     /// tracekit's own metadata: Unix ns at a file ts (ns).
-    anchor: Option<(i64, i64)>,
+    pub(crate) anchor: Option<(i64, i64)>,
 }
 
 /// The phases that are read but not used, with what they are.
@@ -457,199 +453,6 @@ impl Builder {
     /// A top-level property (such as `displayTimeUnit`).
     pub(crate) fn property(&mut self, key: &str, value: String) {
         self.properties.push((key.to_owned(), value));
-    }
-
-    /// The session.
-    pub(crate) fn finish(self, name: &str) -> Session {
-        let Builder {
-            threads,
-            processes,
-            methods,
-            markers,
-            counters,
-            asyncs,
-            skipped,
-            mut repairs,
-            ..
-        } = self;
-        let cpu = self.cpu_ok && self.calls_seen;
-        let origin = if self.min_ts == i64::MAX { 0 } else { self.min_ts };
-        let mut s = Session::new(name, if cpu { Clocks::DUAL } else { Clocks::WALL });
-        s.methods = methods;
-        let unnamed = repairs
-            .unnamed_used
-            .then(|| s.methods.intern(Method::new("", UNNAMED_TEXT, "")).0);
-
-        // Thread order: by sort indexes when the file gives any (stable, so
-        // otherwise first appearance).
-        let process_sort: FxHashMap<i64, i64> = processes.iter().filter_map(|p| Some((p.pid, p.sort?))).collect();
-        let mut order: Vec<usize> = (0..threads.len()).collect();
-        if !process_sort.is_empty() || threads.iter().any(|t| t.sort.is_some()) {
-            order.sort_by_key(|&i| {
-                let t = &threads[i];
-                (
-                    t.pid.and_then(|p| process_sort.get(&p).copied()).unwrap_or(0),
-                    t.sort.unwrap_or(0),
-                )
-            });
-        }
-        let mut thread_of = vec![0u32; threads.len()];
-        for (new, &old) in order.iter().enumerate() {
-            thread_of[old] = new as u32;
-        }
-        let mut slots: Vec<Option<ThreadBuild>> = threads.into_iter().map(Some).collect();
-        for &old in &order {
-            let Some(t) = slots[old].take() else { continue };
-            let mut cx = Ctx {
-                repairs: &mut repairs,
-                cpu,
-            };
-            let cols = rebase(t.calls.finish(&mut cx), biased(origin), unnamed);
-            let id = s.add_thread(Thread {
-                tid: t.tid as u32,
-                pid: t.pid.map(|p| p as u32),
-                name: t.name,
-            });
-            s.set_calls(id, cols);
-        }
-        s.processes = processes
-            .into_iter()
-            .map(|p| Process {
-                pid: p.pid as u32,
-                name: p.name,
-            })
-            .collect();
-        let mut markers: Vec<Marker> = markers
-            .into_iter()
-            .map(|(t, thread, name)| Marker {
-                ts_ns: (t - origin) as u64,
-                thread: ThreadId(thread_of[thread as usize]),
-                name,
-            })
-            .collect();
-        markers.sort_by_key(|m| m.ts_ns);
-        s.markers = markers;
-        s.counters = counters.into_tracks(origin);
-        let ends_without_begin = asyncs.ends_without_begin;
-        let (slices, open_async) = asyncs.into_slices(origin, &thread_of);
-        s.async_slices = slices;
-        if self.min_ts != i64::MAX {
-            s.source_clock = Some(SourceClock {
-                name: clock_name(self.clock_domain.as_deref()),
-                origin_ns: origin,
-            });
-        }
-        s.anchor_unix_ns = self.anchor.map(|(unix, ts)| unix + (origin - ts));
-        s.properties = self.properties;
-        for (kind, n) in skipped {
-            s.note_skipped(&kind, n);
-        }
-        note_repairs(&mut s, &repairs);
-        let other = [
-            (
-                repair::MISSING_DURATION,
-                self.missing_durations,
-                "complete (X) events without \"dur\" were read as lasting 0",
-            ),
-            (
-                repair::NEGATIVE_DURATION,
-                self.negative_durations,
-                "negative durations were read as 0",
-            ),
-            (
-                repair::ASYNC_END_WITHOUT_BEGIN,
-                ends_without_begin,
-                "async ends with no open begin were ignored",
-            ),
-            (
-                repair::ASYNC_OPEN_AT_END,
-                open_async,
-                "async slices never ended; kept as open slices",
-            ),
-        ];
-        for (code, n, detail) in other {
-            s.note_repair(code, n, detail);
-        }
-        if let Some(at) = self.truncated_at {
-            s.note_repair(
-                repair::TRUNCATED,
-                1,
-                format!("the input is cut off at byte {at}; every complete event before it was kept"),
-            );
-        }
-        s
-    }
-}
-
-/// Thread calls with times from the origin, thread time from the thread's
-/// first reading, and the placeholder for unnamed slices replaced.
-fn rebase(mut c: Columns, origin: u64, unnamed: Option<u32>) -> CallColumns {
-    for t in &mut c.ts {
-        *t = t.saturating_sub(origin);
-    }
-    if let Some(&first) = c.cpu.first() {
-        for t in &mut c.cpu {
-            *t = t.saturating_sub(first);
-        }
-    }
-    if let Some(id) = unnamed {
-        for w in &mut c.words {
-            if *w >> 2 == UNNAMED {
-                *w = (id << 2) | (*w & 3);
-            }
-        }
-    }
-    // The columns are built with equal lengths; the fallback never triggers.
-    let len = c.ts.len();
-    CallColumns::from_parts(c.words, c.ts, c.cpu).unwrap_or_else(|| CallColumns::with_capacity(len, false))
-}
-
-fn note_repairs(s: &mut Session, r: &Repairs) {
-    let notes = [
-        (
-            repair::UNSORTED,
-            r.unsorted_threads,
-            "threads whose events were not in time order; sorted before nesting",
-        ),
-        (
-            repair::OVERLAPPING,
-            r.overlapping,
-            "slices that did not nest on their thread were shortened or lengthened to nest",
-        ),
-        (
-            repair::MISMATCHED_END,
-            r.mismatched_end,
-            "E events whose name matched no open B closed the innermost one, or closed the slices above their own",
-        ),
-        (
-            repair::END_WITHOUT_BEGIN,
-            r.end_without_begin,
-            "E events with no open B; a slice was made from the thread's first event",
-        ),
-        (
-            repair::OPEN_AT_END,
-            r.open_at_end,
-            "B events never ended; closed at their thread's last event",
-        ),
-        (
-            repair::THREAD_TIME_BACKWARDS,
-            r.thread_time_backwards,
-            "thread time went backwards; held at its last value",
-        ),
-    ];
-    for (code, n, detail) in notes {
-        s.note_repair(code, n, detail);
-    }
-}
-
-/// The model's name of a Chrome `clock-domain`.
-fn clock_name(domain: Option<&str>) -> String {
-    match domain {
-        None => "trace".into(),
-        Some(d) if d.contains("MONOTONIC") => "monotonic".into(),
-        Some(d) if d.contains("BOOTTIME") => "boot".into(),
-        Some(d) if d.contains("REALTIME") => "realtime".into(),
-        Some(d) => d.into(),
     }
 }
 

@@ -76,6 +76,7 @@ mod build;
 mod calls;
 mod error;
 mod event;
+mod finish;
 mod input;
 mod read;
 mod scan;
@@ -170,6 +171,13 @@ pub fn read_path(path: &Path) -> Result<Session, Error> {
 /// the session).
 pub fn read_bytes(bytes: &[u8], name: &str) -> Result<Session, Error> {
     read::read_trace(bytes, name, &stem(name))
+}
+
+/// Reads from any reader, in the same single pass as [`read_path`] (which
+/// also checks that the path is a regular file); `name` is used in error
+/// messages and its stem names the session.
+pub fn read(reader: impl std::io::Read, name: &str) -> Result<Session, Error> {
+    read::read_trace(reader, name, &stem(name))
 }
 
 fn stem(name: &str) -> String {

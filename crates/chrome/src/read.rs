@@ -50,7 +50,7 @@ pub(crate) fn read_trace<R: Read>(reader: R, file: &str, session: &str) -> Resul
             return Err(input.error_here(format!("unexpected {} after the end of the trace", show(c))));
         }
     }
-    Ok(b.finish(session))
+    Ok(crate::finish::finish(b, session))
 }
 
 /// The elements of an event array, after its `[`. In the array form the

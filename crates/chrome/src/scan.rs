@@ -8,8 +8,10 @@
 //! `serde_json` does) and records where the fields tracekit uses are;
 //! their text is converted, and its UTF-8 checked, only when used. Like
 //! `serde_json` skipping a value it ignores, it does not check the UTF-8 of
-//! strings it only passes over. `tests/fuzz.rs` holds it to `serde_json`:
-//! for any input both accept or both reject.
+//! strings it only passes over. Its tests hold it to `serde_json`: for any
+//! input both accept or both reject, except that the scanner refuses
+//! values nested deeper than 128 levels (it recurses; `serde_json` skips
+//! ignored values of any depth but builds none deeper than that).
 
 use std::borrow::Cow;
 
@@ -22,7 +24,7 @@ pub(crate) enum Bad {
     At(usize, String),
 }
 
-/// How deep values may nest (as `serde_json`'s default limit).
+/// How deep values may nest (`serde_json`'s limit for values it builds).
 const MAX_DEPTH: usize = 128;
 
 /// A JSON string as it appears in the input, quotes included.
@@ -341,6 +343,89 @@ fn number(b: &[u8], mut i: usize) -> Result<usize, Bad> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Whether `serde_json` takes `b` as one value (ignoring its content).
+    fn serde_accepts(b: &[u8]) -> bool {
+        serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok()
+    }
+
+    /// Whether the scanner takes `b` as one value followed by whitespace.
+    fn scanner_accepts(b: &[u8]) -> bool {
+        let mut padded = b.to_vec();
+        padded.push(b' ');
+        let start = padded
+            .iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .unwrap_or(padded.len());
+        match value(&padded, start, 1) {
+            Ok(end) => padded[end..].iter().all(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t')),
+            Err(_) => false,
+        }
+    }
+
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        "\"",
+        "\"a\"",
+        "\"\\u12ab\"",
+        "\\",
+        "\\u",
+        "\\n",
+        "\\x",
+        "0",
+        "1",
+        "-",
+        ".",
+        "e",
+        "E",
+        "+",
+        "12.5",
+        "-0",
+        "01",
+        "true",
+        "fals",
+        "null",
+        "nul",
+        "\t",
+        "\u{1}",
+        "\u{e9}",
+        "\u{ff}",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// The scanner accepts exactly what `serde_json` accepts.
+        #[test]
+        fn agrees_with_serde_json(pieces in proptest::collection::vec(proptest::sample::select(PIECES), 1..14)) {
+            let text = pieces.concat();
+            prop_assert_eq!(scanner_accepts(text.as_bytes()), serde_accepts(text.as_bytes()), "{:?}", text);
+        }
+
+        #[test]
+        fn agrees_with_serde_json_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 1..24)) {
+            prop_assert_eq!(scanner_accepts(&bytes), serde_accepts(&bytes), "{:?}", bytes);
+        }
+    }
+
+    /// `serde_json` skips ignored values of any depth (it keeps its own
+    /// stack); the scanner, which recurses, stops at 128 levels — the limit
+    /// `serde_json` puts on values it builds.
+    #[test]
+    fn nesting_limit() {
+        for depth in [1, 64, 128, 129, 1000] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert!(serde_accepts(text.as_bytes()));
+            assert_eq!(scanner_accepts(text.as_bytes()), depth <= MAX_DEPTH, "depth {depth}");
+        }
+    }
 
     fn ok(text: &str) -> usize {
         value(text.as_bytes(), 0, 1).unwrap_or_else(|e| panic!("{text}: {e:?}"))
