@@ -6,6 +6,8 @@
 //! ```sh
 //! cargo run --release -p tracekit-chrome --example gen_chrome -- OUT.json 10000000
 //! ```
+//!
+//! With `/dev/null` as OUT it measures the export alone.
 
 use std::io::Write;
 use std::time::Instant;
@@ -23,16 +25,31 @@ fn main() {
         eprintln!("error: {out}: {e}");
         std::process::exit(1);
     });
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut w = Counting(std::io::BufWriter::with_capacity(1 << 20, file), 0);
     let start = Instant::now();
     if let Err(e) = tracekit_chrome::write(&session, &mut w).and_then(|()| w.flush().map_err(Into::into)) {
         eprintln!("error: {out}: {e}");
         std::process::exit(1);
     }
     let secs = start.elapsed().as_secs_f64();
-    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    let bytes = w.1;
     println!(
         "writer=tracekit-chrome calls={} bytes={bytes} secs={secs:.3} generate_secs={made:.3}",
         session.call_event_count() / 2
     );
+}
+
+/// Counts the bytes written through it.
+struct Counting<W>(W, u64);
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1 += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }

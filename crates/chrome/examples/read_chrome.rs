@@ -24,8 +24,11 @@ fn main() {
         }
     };
     let secs = start.elapsed().as_secs_f64();
+    // The model's own size: 12 bytes per call event, 20 with thread time
+    // (ARCHITECTURE.md), plus what the columns hold spare.
+    let model_bytes: usize = s.thread_calls().map(|(_, _, c)| c.heap_bytes()).sum();
     println!(
-        "reader=tracekit-chrome bytes={bytes} calls={} threads={} markers={} counters={} async={} clocks={} secs={secs:.3}",
+        "reader=tracekit-chrome bytes={bytes} model_bytes={model_bytes} calls={} threads={} markers={} counters={} async={} clocks={} secs={secs:.3}",
         s.call_event_count() / 2,
         s.threads.len(),
         s.markers.len(),

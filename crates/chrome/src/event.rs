@@ -67,18 +67,15 @@ impl<'de> Deserialize<'de> for ArgList<'de> {
 
 /// The bytes of a raw value with the quotes of a JSON string removed (a
 /// string without escapes; `None` for a string that has escapes), and
-/// surrounding blanks.
+/// blanks around a string's text.
 fn unquoted(raw: &[u8]) -> Option<&[u8]> {
-    let inner = match raw.strip_prefix(b"\"") {
-        Some(inner) => {
-            let inner = inner.strip_suffix(b"\"")?;
-            if inner.contains(&b'\\') {
-                return None;
-            }
-            inner
-        }
-        None => raw,
+    let Some(inner) = raw.strip_prefix(b"\"") else {
+        return Some(raw);
     };
+    let inner = inner.strip_suffix(b"\"")?;
+    if inner.contains(&b'\\') {
+        return None;
+    }
     Some(inner.trim_ascii())
 }
 
@@ -89,33 +86,35 @@ pub(crate) fn micros_to_ns(raw: &[u8]) -> Option<i64> {
     parse_micros(unquoted(raw)?)
 }
 
-/// [`micros_to_ns`] on the number's text.
+/// [`micros_to_ns`] on the number's text, in one pass: whole µs, then up
+/// to three decimals for the ns, the fourth rounding; an exponent falls
+/// back to `f64`.
 pub(crate) fn parse_micros(b: &[u8]) -> Option<i64> {
     let (neg, digits) = match b.first()? {
         b'-' => (true, &b[1..]),
         b'+' => (false, &b[1..]),
         _ => (false, b),
     };
-    if digits.iter().any(|&c| c == b'e' || c == b'E') {
-        let v: f64 = std::str::from_utf8(b).ok()?.parse().ok()?;
-        let ns = (v * 1000.0).round();
-        return (ns.is_finite() && ns.abs() < 9.0e18).then_some(ns as i64);
-    }
     let mut whole: i64 = 0;
     let mut i = 0;
-    let mut any = false;
-    while i < digits.len() && digits[i].is_ascii_digit() {
-        whole = whole.checked_mul(10)?.checked_add(i64::from(digits[i] - b'0'))?;
+    while let Some(&c) = digits.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        whole = whole.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
         i += 1;
-        any = true;
     }
+    let mut any = i > 0;
     let mut frac: i64 = 0;
     let mut round_up = false;
-    if i < digits.len() && digits[i] == b'.' {
+    if digits.get(i) == Some(&b'.') {
         i += 1;
         let mut n = 0;
-        while i < digits.len() && digits[i].is_ascii_digit() {
-            let d = i64::from(digits[i] - b'0');
+        while let Some(&c) = digits.get(i) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            let d = i64::from(c - b'0');
             if n < 3 {
                 frac = frac * 10 + d;
             } else if n == 3 {
@@ -128,6 +127,11 @@ pub(crate) fn parse_micros(b: &[u8]) -> Option<i64> {
         for _ in n..3 {
             frac *= 10;
         }
+    }
+    if matches!(digits.get(i), Some(b'e' | b'E')) {
+        let v: f64 = std::str::from_utf8(b).ok()?.parse().ok()?;
+        let ns = (v * 1000.0).round();
+        return (ns.is_finite() && ns.abs() < 9.0e18).then_some(ns as i64);
     }
     if i != digits.len() || !any {
         return None;

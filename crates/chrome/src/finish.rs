@@ -64,7 +64,10 @@ pub(crate) fn finish(b: Builder, name: &str) -> Session {
             pid: t.pid.map(|p| p as u32),
             name: t.name,
         });
-        s.set_calls(id, rebase(cols, biased(origin), unnamed));
+        let mut cols = rebase(cols, biased(origin), unnamed);
+        // Large columns shrink in place (the allocator remaps them).
+        cols.shrink_to_fit();
+        s.set_calls(id, cols);
     }
     s.processes = processes
         .into_iter()

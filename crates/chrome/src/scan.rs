@@ -247,6 +247,7 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<(usize, bool), Bad> {
     let mut j = i + 1;
     let mut escaped = false;
     loop {
+        j = plain_run(b, j);
         let Some(&c) = b.get(j) else {
             return Err(Bad::Cut);
         };
@@ -276,6 +277,32 @@ pub(crate) fn string(b: &[u8], i: usize) -> Result<(usize, bool), Bad> {
             _ => j += 1,
         }
     }
+}
+
+/// The end of the run of bytes from `j` on that need no look in a string
+/// (not a quote, backslash or control character), eight at a time.
+fn plain_run(b: &[u8], mut j: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is zero iff the same byte of `zero(x)` has its high bit set
+    // (exact for the lowest such byte, which is all the search needs).
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    while let Some(chunk) = b.get(j..j + 8) {
+        let x = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        let quote = zero(x ^ (ONES * u64::from(b'"')));
+        let backslash = zero(x ^ (ONES * u64::from(b'\\')));
+        // Bytes below 0x20: (x - 0x20 per byte) borrows into the high bit
+        // of bytes whose high bit was clear.
+        let control = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
+        let hits = quote | backslash | control;
+        if hits != 0 {
+            return j + (hits.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    j
 }
 
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, Bad> {
