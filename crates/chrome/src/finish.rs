@@ -79,7 +79,7 @@ pub(crate) fn finish(b: Builder, name: &str) -> Session {
     let mut markers: Vec<Marker> = markers
         .into_iter()
         .map(|(t, thread, name)| Marker {
-            ts_ns: (t - origin) as u64,
+            ts_ns: biased(t) - biased(origin),
             thread: ThreadId(thread_of[thread as usize]),
             name,
         })
@@ -96,7 +96,9 @@ pub(crate) fn finish(b: Builder, name: &str) -> Session {
             origin_ns: origin,
         });
     }
-    s.anchor_unix_ns = b.anchor.map(|(unix, ts)| unix + (origin - ts));
+    s.anchor_unix_ns = b
+        .anchor
+        .map(|(unix, ts)| unix.saturating_add(origin.saturating_sub(ts)));
     s.properties = b.properties;
     for (kind, n) in skipped {
         s.note_skipped(&kind, n);

@@ -82,7 +82,12 @@ impl Counters {
                 };
                 let mut track = CounterTrack::new(name, None);
                 track.pid = s.pid.map(|p| p as u32);
-                let mut samples: Vec<(i64, f64)> = s.times.into_iter().map(|t| t - origin).zip(s.values).collect();
+                let mut samples: Vec<(i64, f64)> = s
+                    .times
+                    .into_iter()
+                    .map(|t| t.saturating_sub(origin))
+                    .zip(s.values)
+                    .collect();
                 samples.sort_by_key(|&(t, _)| t);
                 (track.times, track.values) = samples.into_iter().unzip();
                 track
@@ -167,7 +172,7 @@ impl Asyncs {
             pid: o.pid,
             thread: o.thread,
             ts: o.ts,
-            dur: (ts - o.ts).max(0),
+            dur: ts.saturating_sub(o.ts).max(0),
             open: false,
         });
     }
@@ -217,7 +222,7 @@ impl Asyncs {
                 cookie: d.cookie,
                 pid: d.pid.map(|p| p as u32),
                 thread: Some(ThreadId(thread_of[d.thread as usize])),
-                ts_ns: (d.ts - origin).max(0) as u64,
+                ts_ns: (d.ts as u64 ^ (1 << 63)).saturating_sub(origin as u64 ^ (1 << 63)),
                 dur_ns: d.dur as u64,
                 open: d.open,
             })

@@ -105,7 +105,7 @@ pub fn write(session: &Session, out: &mut impl Write) -> Result<(), Error> {
         w.raw(b",\"tid\":");
         push_u64(&mut w.buf, u64::from(t.tid));
         w.raw(b",\"ts\":");
-        push_micros(&mut w.buf, base + m.ts_ns as i64);
+        push_micros(&mut w.buf, base.saturating_add(signed(m.ts_ns)));
         w.raw(b",\"name\":");
         push_str(&mut w.buf, &m.name);
         w.raw(b"}");
@@ -114,7 +114,7 @@ pub fn write(session: &Session, out: &mut impl Write) -> Result<(), Error> {
     for c in &session.counters {
         let pid = c.pid.unwrap_or(default_pid);
         for (&t, &v) in c.times.iter().zip(&c.values) {
-            counter(&mut w, pid, &c.name, base + t, v)?;
+            counter(&mut w, pid, &c.name, base.saturating_add(t), v)?;
         }
     }
     for track in &session.context {
@@ -123,7 +123,7 @@ pub fn write(session: &Session, out: &mut impl Write) -> Result<(), Error> {
         }
         for (i, &t) in track.times.iter().enumerate() {
             if let Some(v) = track.samples.get_f64(i) {
-                counter(&mut w, default_pid, &track.label, base + t, v)?;
+                counter(&mut w, default_pid, &track.label, base.saturating_add(t), v)?;
             }
         }
     }
@@ -136,9 +136,12 @@ pub fn write(session: &Session, out: &mut impl Write) -> Result<(), Error> {
             None => (a.pid.unwrap_or(default_pid), 0),
         };
         let ends: &[(u8, i64)] = if a.open {
-            &[(b'b', a.ts_ns as i64)]
+            &[(b'b', signed(a.ts_ns))]
         } else {
-            &[(b'b', a.ts_ns as i64), (b'e', (a.ts_ns + a.dur_ns) as i64)]
+            &[
+                (b'b', signed(a.ts_ns)),
+                (b'e', signed(a.ts_ns.saturating_add(a.dur_ns))),
+            ]
         };
         for &(ph, t) in ends {
             w.line();
@@ -153,7 +156,7 @@ pub fn write(session: &Session, out: &mut impl Write) -> Result<(), Error> {
             w.raw(b",\"tid\":");
             push_u64(&mut w.buf, u64::from(tid));
             w.raw(b",\"ts\":");
-            push_micros(&mut w.buf, base + t);
+            push_micros(&mut w.buf, base.saturating_add(t));
             w.raw(b",\"name\":");
             push_str(&mut w.buf, &a.name);
             w.raw(b"}");
@@ -192,10 +195,10 @@ fn write_calls<W: Write>(session: &Session, w: &mut Out<W>, default_pid: u32, ba
                 b"{\"ph\":\"E\","
             });
             w.raw(&ids);
-            push_micros(&mut w.buf, base + ts as i64);
+            push_micros(&mut w.buf, base.saturating_add(signed(ts)));
             if let Some(c) = cpu {
                 w.raw(b",\"tts\":");
-                push_micros(&mut w.buf, c[i] as i64);
+                push_micros(&mut w.buf, signed(c[i]));
             }
             match kind {
                 CallKind::Enter => {
@@ -217,6 +220,11 @@ fn write_calls<W: Write>(session: &Session, w: &mut Out<W>, default_pid: u32, ba
         }
     }
     Ok(())
+}
+
+/// A timeline time as a signed ns count (saturating: `ts` is signed).
+fn signed(t: u64) -> i64 {
+    i64::try_from(t).unwrap_or(i64::MAX)
 }
 
 fn unwritable(message: String) -> Error {
@@ -265,7 +273,7 @@ fn base_ns(session: &Session) -> i64 {
         .min()
         .unwrap_or(0)
         .min(0);
-    origin.max(-earliest)
+    origin.max(earliest.saturating_neg())
 }
 
 fn metadata(session: &Session, base: i64) -> serde_json::Value {

@@ -211,3 +211,23 @@ fn large_values_tracekit_skips_are_not_held() {
     let skipped: Vec<(&str, u64)> = s.skipped.iter().map(|(k, n)| (k.as_str(), *n)).collect();
     assert_eq!(skipped, [("systemTraceEvents", 1), ("samples", 200_001)]);
 }
+
+#[test]
+fn extreme_times_neither_overflow_nor_panic() {
+    // 1.8e19 ns apart: more than an i64 holds, as much as the u64 timeline does.
+    let text = r#"[{"ph":"X","name":"a","ts":-9000000000000000,"dur":1,"tid":1},
+        {"ph":"i","name":"m","ts":9000000000000000,"tid":1},
+        {"ph":"C","name":"c","ts":9000000000000000,"args":{"v":1}},
+        {"ph":"b","cat":"x","name":"s","id":1,"ts":-9000000000000000,"tid":1},
+        {"ph":"e","cat":"x","name":"s","id":1,"ts":9000000000000000,"tid":1},
+        {"ph":"X","name":"b","ts":9000000000000000,"dur":9000000000000000,"tid":1}]"#;
+    let s = read_bytes(text.as_bytes(), "far.json").unwrap();
+    assert_eq!(s.markers[0].ts_ns, 18_000_000_000_000_000_000);
+    assert_eq!(s.counters[0].times, vec![i64::MAX]);
+    assert_eq!(s.async_slices[0].ts_ns, 0);
+    let mut out = Vec::new();
+    tracekit_chrome::write(&s, &mut out).unwrap();
+    assert!(read_bytes(&out, "again.json").is_ok());
+    let e = read_bytes(br#"[{"ph":"B","ts":99999999999999999,"tid":1}]"#, "bad.json").unwrap_err();
+    assert_at(&e, 1, 2, "\"ts\" is not a number");
+}

@@ -205,6 +205,8 @@ fn real_files_survive_a_round_trip() {
         let Some(path) = realdata(name) else {
             return;
         };
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(tracekit_chrome::sniff(&bytes[..bytes.len().min(64 << 10)]), "{name}");
         let s = tracekit_chrome::read_path(&path).unwrap();
         let mut out = Vec::new();
         tracekit_chrome::write(&s, &mut out).unwrap();
