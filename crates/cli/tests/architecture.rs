@@ -13,6 +13,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("clog", &["model"]),
     ("objtrace", &["model"]),
     ("ftrace", &["model"]),
+
+    ("chrome", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
     // Capture: formats and the model, never analysis.

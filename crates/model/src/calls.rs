@@ -107,6 +107,19 @@ impl CallColumns {
         }
     }
 
+    /// Columns from their raw parts, in the layout [`CallColumns::columns`]
+    /// returns: packed words (`method << 2 | kind`), timeline times, and CPU
+    /// times (empty when the thread has no CPU clock). Importers that must
+    /// rewrite times after reading (the session's origin is known only at the
+    /// end) build the vectors themselves and hand them over without a copy.
+    /// Returns `None` when the lengths disagree.
+    pub fn from_parts(words: Vec<u32>, ts: Vec<u64>, cpu: Vec<u64>) -> Option<CallColumns> {
+        if words.len() != ts.len() || !(cpu.is_empty() || cpu.len() == words.len()) {
+            return None;
+        }
+        Some(CallColumns { words, ts, cpu })
+    }
+
     /// Appends an event. Events should be pushed in time order. The CPU
     /// column is kept only if the first event pushed has a CPU time.
     #[inline]
@@ -203,6 +216,16 @@ mod tests {
         assert_eq!(c.get(0), CallEvent::enter(MethodId(7), 10, Some(5)));
         assert_eq!(c.get(1).kind, CallKind::Unwind);
         assert_eq!(c.first_at_or_after(11), 1);
+    }
+
+    #[test]
+    fn from_parts_checks_lengths() {
+        let c = CallColumns::from_parts(vec![7 << 2, (7 << 2) | 1], vec![10, 20], vec![5, 9]).unwrap();
+        assert_eq!(c.get(1), CallEvent::exit(MethodId(7), 20, Some(9)));
+        let w = CallColumns::from_parts(vec![0], vec![1], Vec::new()).unwrap();
+        assert!(!w.has_cpu());
+        assert!(CallColumns::from_parts(vec![0], vec![], Vec::new()).is_none());
+        assert!(CallColumns::from_parts(vec![0, 1], vec![1, 2], vec![3]).is_none());
     }
 
     #[test]
