@@ -12,6 +12,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("dmtrace", &["model"]),
     ("clog", &["model"]),
     ("objtrace", &["model"]),
+    ("power", &["model"]),
     ("rt-format", &[]),
     // Capture: formats and the model, never analysis.
     ("rt", &["rt-format", "rt-macros"]),
@@ -25,6 +26,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Analysis: the model only (paths and emu keep their own data).
     ("analysis", &["model"]),
     ("seqdiag", &["model"]),
+    ("energy", &["model", "analysis"]),
     ("paths", &[]),
     ("emu", &[]),
     // Views: analysis and model, never a format.
