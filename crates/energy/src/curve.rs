@@ -55,17 +55,86 @@ impl Cum {
     }
 }
 
+/// The last index `k` with `time(k) <= t`, for `time(0) <= t < time(n-1)`.
+///
+/// The search starts where `t` would fall if the samples were evenly
+/// spaced and gallops from there, so a regularly sampled track costs one or
+/// two probes (a plain binary search over a long capture misses the cache
+/// at every step) and an irregular one O(log distance).
+fn last_at_or_before<T>(recs: &[T], time: impl Fn(&T) -> i64, t: i64) -> usize {
+    let n = recs.len();
+    let (t0, t1) = (time(&recs[0]), time(&recs[n - 1]));
+    let guess = (t as i128 - t0 as i128) * (n as i128 - 1) / (t1 as i128 - t0 as i128);
+    let g = (guess as usize).min(n - 2);
+    let (mut lo, mut hi);
+    if time(&recs[g]) <= t {
+        lo = g;
+        let mut step = 1;
+        loop {
+            let probe = lo + step;
+            if probe >= n - 1 {
+                hi = n - 1;
+                break;
+            }
+            if time(&recs[probe]) > t {
+                hi = probe;
+                break;
+            }
+            lo = probe;
+            step *= 2;
+        }
+    } else {
+        hi = g;
+        let mut step = 1;
+        loop {
+            if step >= hi {
+                lo = 0;
+                break;
+            }
+            let probe = hi - step;
+            if time(&recs[probe]) <= t {
+                lo = probe;
+                break;
+            }
+            hi = probe;
+            step *= 2;
+        }
+    }
+    // time(lo) <= t < time(hi)
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if time(&recs[mid]) <= t {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// Seconds in `ns` nanoseconds.
 pub fn secs(ns: i64) -> f64 {
     ns as f64 * 1e-9
 }
 
+/// `later − earlier` in ns as a float, without overflow.
+fn gap(later: i64, earlier: i64) -> f64 {
+    (later as i128 - earlier as i128) as f64
+}
+
+/// One sample of a rate and the integrals up to it, kept together so a
+/// lookup touches one or two cache lines.
+#[derive(Debug, Clone, Copy)]
+struct RateSample {
+    t: i64,
+    v: f64,
+    cum: Cum,
+}
+
 /// Samples of a rate with prefix integrals (value × seconds).
 #[derive(Debug, Clone)]
 pub struct Rate {
-    times: Vec<i64>,
-    values: Vec<f64>,
-    prefix: Vec<Cum>,
+    recs: Vec<RateSample>,
 }
 
 impl Rate {
@@ -73,63 +142,63 @@ impl Rate {
     /// same length as `values`.
     pub fn new(times: Vec<i64>, values: Vec<f64>) -> Rate {
         assert_eq!(times.len(), values.len());
-        let mut prefix = Vec::with_capacity(times.len());
+        let mut recs = Vec::with_capacity(times.len());
         let mut acc = Cum::default();
         for k in 0..times.len() {
             if k > 0 {
-                let dt = secs(times[k] - times[k - 1]);
+                let dt = gap(times[k], times[k - 1]) * 1e-9;
                 acc.trapezoid += dt * 0.5 * (values[k - 1] + values[k]);
                 acc.left += dt * values[k - 1];
                 acc.right += dt * values[k];
             }
-            prefix.push(acc);
+            recs.push(RateSample {
+                t: times[k],
+                v: values[k],
+                cum: acc,
+            });
         }
-        Rate { times, values, prefix }
+        Rate { recs }
     }
 
-    /// Sample times (ns).
-    pub fn times(&self) -> &[i64] {
-        &self.times
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.recs.len()
     }
 
-    /// Sample values.
-    pub fn values(&self) -> &[f64] {
-        &self.values
+    /// True without samples.
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
     }
 
     /// First and last sample time, if any.
     pub fn span(&self) -> Option<(i64, i64)> {
-        Some((*self.times.first()?, *self.times.last()?))
+        Some((self.recs.first()?.t, self.recs.last()?.t))
     }
 
     /// Cumulative integrals from the first sample to `t` (constant before
     /// the first and after the last sample: no data, no energy).
     pub fn at(&self, t: i64) -> Cum {
-        let n = self.times.len();
-        if n == 0 || t <= self.times[0] {
+        let n = self.recs.len();
+        if n == 0 || t <= self.recs[0].t {
             return Cum::default();
         }
-        if t >= self.times[n - 1] {
-            return self.prefix[n - 1];
+        if t >= self.recs[n - 1].t {
+            return self.recs[n - 1].cum;
         }
-        // times[k] <= t < times[k + 1]
-        let k = self.times.partition_point(|&x| x <= t) - 1;
-        let (t0, t1) = (self.times[k], self.times[k + 1]);
-        let (v0, v1) = (self.values[k], self.values[k + 1]);
-        let dt = secs(t - t0);
-        let frac = (t - t0) as f64 / (t1 - t0) as f64;
-        let vt = v0 + (v1 - v0) * frac;
-        let p = self.prefix[k];
+        let k = last_at_or_before(&self.recs, |r| r.t, t);
+        let (r0, r1) = (&self.recs[k], &self.recs[k + 1]);
+        let dt = gap(t, r0.t) * 1e-9;
+        let vt = r0.v + (r1.v - r0.v) * (gap(t, r0.t) / gap(r1.t, r0.t));
         Cum {
-            trapezoid: p.trapezoid + dt * 0.5 * (v0 + vt),
-            left: p.left + dt * v0,
-            right: p.right + dt * v1,
+            trapezoid: r0.cum.trapezoid + dt * 0.5 * (r0.v + vt),
+            left: r0.cum.left + dt * r0.v,
+            right: r0.cum.right + dt * r1.v,
         }
     }
 
     /// The last sample's value (the rate beyond the data, if held).
     pub fn last_value(&self) -> f64 {
-        self.values.last().copied().unwrap_or(0.0)
+        self.recs.last().map_or(0.0, |r| r.v)
     }
 
     /// Integrals over `[a, b]`.
@@ -147,8 +216,7 @@ impl Rate {
 /// between samples.
 #[derive(Debug, Clone)]
 pub struct Total {
-    times: Vec<i64>,
-    values: Vec<f64>,
+    recs: Vec<(i64, f64)>,
 }
 
 /// A running total at one instant: linear, and the two step readings.
@@ -166,49 +234,45 @@ impl Total {
     /// A total from non-decreasing `times`; values start wherever they start.
     pub fn new(times: Vec<i64>, values: Vec<f64>) -> Total {
         assert_eq!(times.len(), values.len());
-        Total { times, values }
-    }
-
-    /// Sample times (ns).
-    pub fn times(&self) -> &[i64] {
-        &self.times
+        Total {
+            recs: times.into_iter().zip(values).collect(),
+        }
     }
 
     /// First and last sample time, if any.
     pub fn span(&self) -> Option<(i64, i64)> {
-        Some((*self.times.first()?, *self.times.last()?))
+        Some((self.recs.first()?.0, self.recs.last()?.0))
     }
 
     /// The rate of the last interval, per second (the rate beyond the data).
     pub fn last_rate(&self) -> f64 {
-        let n = self.times.len();
-        if n < 2 || self.times[n - 1] == self.times[n - 2] {
+        let n = self.recs.len();
+        if n < 2 || self.recs[n - 1].0 == self.recs[n - 2].0 {
             return 0.0;
         }
-        (self.values[n - 1] - self.values[n - 2]) / secs(self.times[n - 1] - self.times[n - 2])
+        (self.recs[n - 1].1 - self.recs[n - 2].1) / (gap(self.recs[n - 1].0, self.recs[n - 2].0) * 1e-9)
     }
 
     /// The total at `t`, relative to its first sample.
     pub fn at(&self, t: i64) -> TotalAt {
-        let n = self.times.len();
-        if n == 0 || t <= self.times[0] {
+        let n = self.recs.len();
+        if n == 0 || t <= self.recs[0].0 {
             return TotalAt::default();
         }
-        let base = self.values[0];
-        if t >= self.times[n - 1] {
-            let v = self.values[n - 1] - base;
+        let base = self.recs[0].1;
+        if t >= self.recs[n - 1].0 {
+            let v = self.recs[n - 1].1 - base;
             return TotalAt {
                 linear: v,
                 early: v,
                 late: v,
             };
         }
-        let k = self.times.partition_point(|&x| x <= t) - 1;
-        let (t0, t1) = (self.times[k], self.times[k + 1]);
-        let (v0, v1) = (self.values[k] - base, self.values[k + 1] - base);
-        let frac = (t - t0) as f64 / (t1 - t0) as f64;
+        let k = last_at_or_before(&self.recs, |r| r.0, t);
+        let ((t0, v0), (t1, v1)) = (self.recs[k], self.recs[k + 1]);
+        let (v0, v1) = (v0 - base, v1 - base);
         TotalAt {
-            linear: v0 + (v1 - v0) * frac,
+            linear: v0 + (v1 - v0) * (gap(t, t0) / gap(t1, t0)),
             early: if t > t0 { v1 } else { v0 },
             late: v0,
         }
@@ -252,6 +316,29 @@ mod tests {
             assert!(
                 (sum - whole).abs() < 1e-12 * whole.abs().max(1.0),
                 "{rule:?}: {sum} vs {whole}"
+            );
+        }
+    }
+
+    #[test]
+    fn search_agrees_with_binary_search() {
+        let cases: Vec<Vec<i64>> = vec![
+            vec![0, 0, 3, 3, 3, 10, 11, 40, 41, 41, 1000],
+            (0..100).map(|k| k * k * k).collect(),
+            vec![0, 999, 1000],
+        ];
+        for times in cases {
+            let last = *times.last().unwrap();
+            for t in times[0]..last {
+                let want = times.partition_point(|&x| x <= t) - 1;
+                assert_eq!(last_at_or_before(&times, |&x| x, t), want, "t = {t} in {times:?}");
+            }
+        }
+        let wide = [i64::MIN / 2, 0, i64::MAX / 2];
+        for t in [i64::MIN / 2, -1, 0, 1, i64::MAX / 2 - 1] {
+            assert_eq!(
+                last_at_or_before(&wide, |&x| x, t),
+                wide.partition_point(|&x| x <= t) - 1
             );
         }
     }

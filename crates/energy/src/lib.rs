@@ -74,12 +74,14 @@
 pub mod curve;
 pub mod gauge;
 mod index;
+mod report;
 pub mod sign;
 mod source;
 pub mod windows;
 
 pub use gauge::{SamplerPair, TrackGauge};
-pub use index::{CrossCheck, EnergyIndex, EnergyReport, Estimates, WindowEnergy};
+pub use index::EnergyIndex;
+pub use report::{CrossCheck, EnergyReport, Estimates, WindowEnergy};
 pub use sign::{Confidence, CurrentSign, SignBasis, SignDecision};
 pub use source::{SourceTrack, TrackNames};
 pub use windows::{complement, condition_intervals, problem_windows, range_us, slice_instances, Window};

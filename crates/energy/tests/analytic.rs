@@ -10,8 +10,8 @@ use tracekit_energy::{
     SignBasis, SourceChoice, Window,
 };
 use tracekit_model::{
-    power, CallEvent, CallKind, Clocks, ContextTrack, ContextType, ContextValue, CounterKind, CounterTrack,
-    Method as M, Session, Thread,
+    power, CallEvent, Clocks, ContextTrack, ContextType, ContextValue, CounterKind, CounterTrack, Method as M, Session,
+    Thread,
 };
 
 const S: i64 = 1_000_000_000;

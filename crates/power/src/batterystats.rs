@@ -104,7 +104,14 @@ fn set(track: &mut CounterTrack, t: i64, v: f64) {
     }
 }
 
-fn entry(ctx: &Ctx<'_>, line: &Line<'_>, t: i64, rest: &[&str], tracks: &mut Tracks, session: &mut Session) -> Result<(), Error> {
+fn entry(
+    ctx: &Ctx<'_>,
+    line: &Line<'_>,
+    t: i64,
+    rest: &[&str],
+    tracks: &mut Tracks,
+    session: &mut Session,
+) -> Result<(), Error> {
     let Some((&first, items)) = rest.split_first() else {
         return Err(ctx.err(line, "history entry without level or command"));
     };
@@ -112,7 +119,10 @@ fn entry(ctx: &Ctx<'_>, line: &Line<'_>, t: i64, rest: &[&str], tracks: &mut Tra
         let command = first.split(':').next().unwrap_or(first);
         if first.starts_with("TIME:") || first.starts_with("RESET:TIME:") {
             let when = line.text.split("TIME:").nth(1).unwrap_or("").trim();
-            session.properties.push(("batterystats clock".to_owned(), format!("{when} at +{} ms", t / 1_000_000)));
+            session.properties.push((
+                "batterystats clock".to_owned(),
+                format!("{when} at +{} ms", t / 1_000_000),
+            ));
         }
         session.note_skipped(&format!("batterystats history command {command}"), 1);
         return Ok(());
@@ -193,7 +203,13 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
         });
     }
     session.note_skipped("batterystats line outside the battery history (not read yet)", outside);
-    let Tracks { level, volt, temp, charge, status } = tracks;
+    let Tracks {
+        level,
+        volt,
+        temp,
+        charge,
+        status,
+    } = tracks;
     for c in [volt, level, temp, charge] {
         if !c.is_empty() {
             session.counters.push(c);
@@ -203,7 +219,9 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
         session.context.push(status);
     }
     session.duration_ns = Some(last_t as u64);
-    session.properties.push(("source format".to_owned(), "dumpsys batterystats history".to_owned()));
+    session
+        .properties
+        .push(("source format".to_owned(), "dumpsys batterystats history".to_owned()));
     Ok(session)
 }
 
@@ -238,9 +256,22 @@ Per-PID Stats:\n";
         assert_eq!(cap.values, vec![100.0, 99.0]);
         let q = s.counters.iter().find(|c| c.name == power::BATTERY_CHARGE).unwrap();
         assert_eq!(q.values, vec![2_650_000.0]);
-        assert_eq!(s.context_track(power::BATTERY_STATUS).unwrap().samples.get(0).to_string(), "Discharging");
-        assert!(s.skipped.iter().any(|(k, n)| k == "batterystats history running" && *n == 2));
-        assert!(s.properties.iter().any(|(k, v)| k == "batterystats clock" && v.starts_with("2016-07-17")));
+        assert_eq!(
+            s.context_track(power::BATTERY_STATUS)
+                .unwrap()
+                .samples
+                .get(0)
+                .to_string(),
+            "Discharging"
+        );
+        assert!(s
+            .skipped
+            .iter()
+            .any(|(k, n)| k == "batterystats history running" && *n == 2));
+        assert!(s
+            .properties
+            .iter()
+            .any(|(k, v)| k == "batterystats clock" && v.starts_with("2016-07-17")));
     }
 
     #[test]

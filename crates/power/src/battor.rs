@@ -20,7 +20,10 @@ use tracekit_model::{power, Clocks, CounterKind, CounterTrack, Session};
 /// True when the text starts with the `# BattOr` header.
 pub(crate) fn sniff(head: &[u8]) -> bool {
     let head = head.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(head);
-    let text = head.iter().position(|b| !b.is_ascii_whitespace()).map_or(&head[..0], |i| &head[i..]);
+    let text = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(&head[..0], |i| &head[i..]);
     text.starts_with(b"# BattOr")
 }
 
@@ -43,7 +46,9 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
             if comment == "BattOr" {
                 saw_header = true;
             } else if let Some((key, value)) = comment.split_once(char::is_whitespace) {
-                session.properties.push((format!("battor {key}"), value.trim().to_owned()));
+                session
+                    .properties
+                    .push((format!("battor {key}"), value.trim().to_owned()));
             }
             continue;
         }
@@ -60,16 +65,20 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
         }
         let mut fields = text.split_whitespace();
         let mut next = |what: &str| {
-            fields
-                .next()
-                .and_then(number)
-                .ok_or_else(|| ctx.err(&line, format!("expected `time_ms current_mA voltage_mV`, bad or missing {what}")))
+            fields.next().and_then(number).ok_or_else(|| {
+                ctx.err(
+                    &line,
+                    format!("expected `time_ms current_mA voltage_mV`, bad or missing {what}"),
+                )
+            })
         };
         let t_ms = next("time")?;
         let ma = next("current")?;
         let mv = next("voltage")?;
         if let Some(sync) = text.split_whitespace().nth(3) {
-            session.properties.push(("battor sync".to_owned(), format!("{sync} at {t_ms} ms")));
+            session
+                .properties
+                .push(("battor sync".to_owned(), format!("{sync} at {t_ms} ms")));
         }
         if text.split_whitespace().nth(4).is_some() {
             return Err(ctx.err(&line, "more than four fields on a BattOr data row"));
@@ -82,14 +91,28 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
         voltage.push(t, mv * 1e-3);
     }
     if current.is_empty() {
-        let message = if saw_header { "no samples after the header" } else { "no `# BattOr` header" };
+        let message = if saw_header {
+            "no samples after the header"
+        } else {
+            "no `# BattOr` header"
+        };
         return Err(match last_line {
             Some(l) => ctx.err(&l, message),
-            None => Error::Parse { file: name.to_owned(), line: 1, offset: 0, message: message.to_owned() },
+            None => Error::Parse {
+                file: name.to_owned(),
+                line: 1,
+                offset: 0,
+                message: message.to_owned(),
+            },
         });
     }
-    session.properties.push((power::CURRENT_SIGN_PROPERTY.to_owned(), power::SIGN_POSITIVE_IS_DISCHARGE.to_owned()));
-    session.properties.push(("source format".to_owned(), "BattOr text".to_owned()));
+    session.properties.push((
+        power::CURRENT_SIGN_PROPERTY.to_owned(),
+        power::SIGN_POSITIVE_IS_DISCHARGE.to_owned(),
+    ));
+    session
+        .properties
+        .push(("source format".to_owned(), "BattOr text".to_owned()));
     session.duration_ns = Some((current.times[current.len() - 1] - current.times[0]).max(0) as u64);
     session.counters.push(voltage);
     session.counters.push(current);
@@ -102,14 +125,24 @@ mod tests {
 
     #[test]
     fn reads_rows_and_header() {
-        let s = read(b"# BattOr\n# sample_rate 10000 Hz, gain 10.1x\n0.00 6.5 4307.7\n0.10 -15.1 4313.7 <7>\n", "b").unwrap();
+        let s = read(
+            b"# BattOr\n# sample_rate 10000 Hz, gain 10.1x\n0.00 6.5 4307.7\n0.10 -15.1 4313.7 <7>\n",
+            "b",
+        )
+        .unwrap();
         let i = &s.counters[1];
         assert_eq!(i.name, power::BATTERY_CURRENT);
         assert_eq!(i.times, vec![0, 100_000]);
         assert!((i.values[1] + 0.0151).abs() < 1e-12);
         assert!((s.counters[0].values[0] - 4.3077).abs() < 1e-12);
-        assert!(s.properties.iter().any(|(k, v)| k == "battor sample_rate" && v.starts_with("10000 Hz")));
-        assert!(s.properties.iter().any(|(k, v)| k == "battor sync" && v == "<7> at 0.1 ms"));
+        assert!(s
+            .properties
+            .iter()
+            .any(|(k, v)| k == "battor sample_rate" && v.starts_with("10000 Hz")));
+        assert!(s
+            .properties
+            .iter()
+            .any(|(k, v)| k == "battor sync" && v == "<7> at 0.1 ms"));
     }
 
     #[test]

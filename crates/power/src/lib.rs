@@ -22,8 +22,8 @@
 //! keeps the sign its source gave it; a reader whose source documents the
 //! sign says so under [`tracekit_model::power::CURRENT_SIGN_PROPERTY`].
 
-mod battor;
 mod batterystats;
+mod battor;
 mod error;
 mod lines;
 mod powermonitor;
@@ -100,16 +100,25 @@ pub fn read_bytes(bytes: &[u8], name: &str) -> Result<Session, Error> {
 /// `/dev/zero` could block or never end) and files over [`MAX_FILE_BYTES`].
 pub fn read_path(path: &Path) -> Result<Session, Error> {
     let file = path.display().to_string();
-    let io = |source| Error::Io { file: file.clone(), source };
+    let io = |source| Error::Io {
+        file: file.clone(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_file() {
         return Err(Error::NotRegular { file });
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::TooLarge { file, size: meta.len(), limit: MAX_FILE_BYTES });
+        return Err(Error::TooLarge {
+            file,
+            size: meta.len(),
+            limit: MAX_FILE_BYTES,
+        });
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
     let mut session = read_bytes(&bytes, &file)?;
     session.name = name;
     Ok(session)

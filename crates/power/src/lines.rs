@@ -69,7 +69,11 @@ impl Ctx<'_> {
 /// A finite decimal number (`nan`, `inf` and empty text are refused).
 pub(crate) fn number(s: &str) -> Option<f64> {
     let s = s.trim();
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E')) {
+    if s.is_empty()
+        || !s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
+    {
         return None;
     }
     s.parse::<f64>().ok().filter(|v| v.is_finite())
@@ -90,7 +94,10 @@ mod tests {
     fn lines_keep_numbers_offsets_and_cuts() {
         let v: Vec<_> = lines(b"\xEF\xBB\xBFa\r\nbb\n\ncut").collect();
         assert_eq!(v.len(), 4);
-        assert_eq!((v[0].number, v[0].offset, v[0].text.as_ref(), v[0].complete), (1, 3, "a", true));
+        assert_eq!(
+            (v[0].number, v[0].offset, v[0].text.as_ref(), v[0].complete),
+            (1, 3, "a", true)
+        );
         assert_eq!((v[1].offset, v[1].text.as_ref()), (6, "bb"));
         assert_eq!(v[2].text, "");
         assert_eq!((v[3].number, v[3].text.as_ref(), v[3].complete), (4, "cut", false));

@@ -128,8 +128,14 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
         }
     }
     session.anchor_unix_ns = first_secs.checked_mul(1_000_000_000);
-    session.properties.push((power::CURRENT_SIGN_PROPERTY.to_owned(), power::SIGN_POSITIVE_IS_DISCHARGE.to_owned()));
-    session.properties.push(("source format".to_owned(), "power monitor (unix seconds, amps)".to_owned()));
+    session.properties.push((
+        power::CURRENT_SIGN_PROPERTY.to_owned(),
+        power::SIGN_POSITIVE_IS_DISCHARGE.to_owned(),
+    ));
+    session.properties.push((
+        "source format".to_owned(),
+        "power monitor (unix seconds, amps)".to_owned(),
+    ));
     session.counters.push(current);
     Ok(session)
 }
@@ -146,7 +152,10 @@ mod tests {
         let s = read(text, "pm").unwrap();
         let c = &s.counters[0];
         assert_eq!(s.anchor_unix_ns, Some(1_433_786_060_000_000_000));
-        assert_eq!(c.times[..5], [0, 500_000_000, 1_000_000_000, 1_500_000_000, 2_000_000_000]);
+        assert_eq!(
+            c.times[..5],
+            [0, 500_000_000, 1_000_000_000, 1_500_000_000, 2_000_000_000]
+        );
         assert_eq!(c.times[5], 2_333_333_333);
         assert!((c.values[4] - 0.017514).abs() < 1e-15);
     }

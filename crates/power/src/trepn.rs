@@ -116,7 +116,11 @@ fn describe(column: usize, header: &str) -> Series {
     let mut s = Series {
         column,
         header: header.to_owned(),
-        name: if suffix.is_empty() { base.clone() } else { format!("{base} ({suffix})") },
+        name: if suffix.is_empty() {
+            base.clone()
+        } else {
+            format!("{base} ({suffix})")
+        },
         unit: (!unit.is_empty()).then(|| unit.to_owned()),
         scale: 1.0,
         kind: CounterKind::Level,
@@ -130,7 +134,11 @@ fn describe(column: usize, header: &str) -> Series {
             s.unit = Some(u.to_owned());
             s.kind = CounterKind::Sampled;
             let delta = suffix.eq_ignore_ascii_case("delta");
-            s.name = if delta { format!("{model} delta") } else { model.to_owned() };
+            s.name = if delta {
+                format!("{model} delta")
+            } else {
+                model.to_owned()
+            };
         }
     };
     if lower.starts_with("battery power") {
@@ -149,7 +157,11 @@ fn describe(column: usize, header: &str) -> Series {
     } else if lower == "battery status" {
         s.name = power::BATTERY_STATUS.to_owned();
         s.status = true;
-    } else if let Some(n) = lower.strip_prefix("cpu").and_then(|r| r.split(' ').next()).and_then(|d| d.parse::<u32>().ok()) {
+    } else if let Some(n) = lower
+        .strip_prefix("cpu")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|d| d.parse::<u32>().ok())
+    {
         s.cpu = n.checked_sub(1);
     }
     s
@@ -173,11 +185,18 @@ fn header_groups(ctx: &Ctx<'_>, line: &Line<'_>, cells: &[String]) -> Result<Vec
             continue;
         }
         if is_time_cell(cell) {
-            groups.push(Group { time_column: i, series: Vec::new(), last_ns: None });
+            groups.push(Group {
+                time_column: i,
+                series: Vec::new(),
+                last_ns: None,
+            });
         } else {
-            let g = groups
-                .last_mut()
-                .ok_or_else(|| ctx.err(line, format!("column {} ({cell:?}) has no `Time [ms]` column before it", i + 1)))?;
+            let g = groups.last_mut().ok_or_else(|| {
+                ctx.err(
+                    line,
+                    format!("column {} ({cell:?}) has no `Time [ms]` column before it", i + 1),
+                )
+            })?;
             g.series.push(describe(i, cell));
         }
     }
@@ -241,8 +260,20 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
             );
             break;
         }
-        if let Some(extra) = cells.iter().enumerate().skip(header_cells.len()).find(|(_, c)| !c.is_empty()) {
-            return Err(ctx.err(&line, format!("cell {} lies past the header's {} columns", extra.0 + 1, header_cells.len())));
+        if let Some(extra) = cells
+            .iter()
+            .enumerate()
+            .skip(header_cells.len())
+            .find(|(_, c)| !c.is_empty())
+        {
+            return Err(ctx.err(
+                &line,
+                format!(
+                    "cell {} lies past the header's {} columns",
+                    extra.0 + 1,
+                    header_cells.len()
+                ),
+            ));
         }
         for g in &mut groups {
             let Some(t_text) = cells.get(g.time_column).filter(|c| !c.is_empty()) else {
@@ -252,7 +283,10 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
                 .and_then(|ms| to_ns(ms, 1e6))
                 .ok_or_else(|| ctx.err(&line, format!("bad time {t_text:?} in column {}", g.time_column + 1)))?;
             if g.last_ns.is_some_and(|prev| t < prev) {
-                return Err(ctx.err(&line, format!("time {t_text} ms in column {} goes backwards", g.time_column + 1)));
+                return Err(ctx.err(
+                    &line,
+                    format!("time {t_text} ms in column {} goes backwards", g.time_column + 1),
+                ));
             }
             g.last_ns = Some(t);
             for s in &mut g.series {
@@ -266,7 +300,9 @@ pub(crate) fn read(bytes: &[u8], name: &str) -> Result<Session, Error> {
     for s in groups.into_iter().flat_map(|g| g.series) {
         add_series(&mut session, s);
     }
-    session.properties.push(("source format".to_owned(), "Trepn Profiler CSV".to_owned()));
+    session
+        .properties
+        .push(("source format".to_owned(), "Trepn Profiler CSV".to_owned()));
     Ok(session)
 }
 

@@ -18,7 +18,12 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     files.sort();
     files
         .into_iter()
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -30,11 +35,18 @@ fn check(bytes: &[u8]) -> Result<Session, Error> {
             for c in &s.counters {
                 assert_eq!(c.times.len(), c.values.len());
                 assert!(c.times.windows(2).all(|w| w[0] <= w[1]), "{} times decrease", c.name);
-                assert!(c.values.iter().all(|v| v.is_finite()), "{} has a non-finite value", c.name);
+                assert!(
+                    c.values.iter().all(|v| v.is_finite()),
+                    "{} has a non-finite value",
+                    c.name
+                );
             }
         }
         Err(e) => {
-            assert!(e.to_string().starts_with("fuzzed.txt"), "error does not name the file: {e}");
+            assert!(
+                e.to_string().starts_with("fuzzed.txt"),
+                "error does not name the file: {e}"
+            );
             if let (Some(line), Some(offset)) = (e.line(), e.offset()) {
                 assert!(offset <= bytes.len() as u64, "offset {offset} past the end");
                 let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
@@ -63,7 +75,11 @@ fn corpus_files_behave() {
 /// Every counter of `cut` is a prefix of the same counter in `full`.
 fn is_prefix(cut: &Session, full: &Session, compare_times: bool) {
     for c in &cut.counters {
-        let f = full.counters.iter().find(|f| f.name == c.name).expect("counter only in the cut file");
+        let f = full
+            .counters
+            .iter()
+            .find(|f| f.name == c.name)
+            .expect("counter only in the cut file");
         assert!(c.len() <= f.len());
         assert_eq!(c.values[..], f.values[..c.len()], "{}", c.name);
         if compare_times {

@@ -20,11 +20,17 @@ fn missing_and_unrecognised_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.csv");
     let e = read_path(&missing).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }) && e.to_string().contains("nope.csv"), "{e}");
+    assert!(
+        matches!(e, Error::Io { .. }) && e.to_string().contains("nope.csv"),
+        "{e}"
+    );
     let other = dir.path().join("other.txt");
     std::fs::write(&other, "hello\n").unwrap();
     let e = read_path(&other).unwrap_err();
-    assert!(matches!(e, Error::Unrecognised { .. }) && e.to_string().contains("other.txt"), "{e}");
+    assert!(
+        matches!(e, Error::Unrecognised { .. }) && e.to_string().contains("other.txt"),
+        "{e}"
+    );
 }
 
 #[test]
