@@ -78,6 +78,9 @@ pub fn wrap_range_key(track_name: &str) -> String {
 mod tests {
     #[test]
     fn wrap_key_names_the_track() {
-        assert_eq!(super::wrap_range_key("rapl package-0 energy"), "rapl package-0 energy wraps at");
+        assert_eq!(
+            super::wrap_range_key("rapl package-0 energy"),
+            "rapl package-0 energy wraps at"
+        );
     }
 }
