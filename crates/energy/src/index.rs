@@ -80,6 +80,7 @@ impl EnergyIndex {
                 times: &inp.i.times,
                 current: &inp.i.values,
                 charge: (!inp.q.is_empty()).then(|| (&inp.q.times[..], &inp.q.values[..])),
+                voltage: (!inp.v.is_empty()).then(|| (&inp.v.times[..], &inp.v.values[..])),
                 status_label: &n.status,
             },
         );
