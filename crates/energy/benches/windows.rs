@@ -4,7 +4,8 @@
 //! error bounds (six more integrals per window).
 //!
 //! Windows come in random order (each edge a cache miss) and, as slices and
-//! condition intervals do, in time order.
+//! condition intervals do, in time order; the batch calls (`energies`,
+//! `windows`) visit any order in time order.
 //!
 //! Run: `cargo bench -p tracekit-energy --bench windows`
 
@@ -72,6 +73,12 @@ fn bench(c: &mut Criterion) {
             }
             black_box(sum)
         })
+    });
+    g.bench_function("energies (batch, random order)", |b| {
+        b.iter(|| black_box(index.energies(&ws).iter().map(|e| e.unwrap()).sum::<f64>()))
+    });
+    g.bench_function("windows (batch with charge and bounds, random order)", |b| {
+        b.iter(|| black_box(index.windows(&ws).iter().map(|w| w.bounds_j.unwrap()[1]).sum::<f64>()))
     });
     g.bench_function("window (charge, bounds)", |b| {
         b.iter(|| {

@@ -384,9 +384,23 @@ impl EnergyIndex {
         Window::new(self.span.0, self.span.1)
     }
 
-    /// Energy over `[from_ns, to_ns]`, J: the fast path, two binary searches.
+    /// Energy over `[from_ns, to_ns]`, J: the fast path, two lookups.
     pub fn energy_j(&self, from_ns: i64, to_ns: i64) -> Option<f64> {
         energy_between(&self.energy.curve, self.rule, from_ns, to_ns)
+    }
+
+    /// [`EnergyIndex::energy_j`] of many windows, in their order. They are
+    /// visited in time order, so the samples each one reads are already in
+    /// the cache: many windows in random order cost little more than in
+    /// time order.
+    pub fn energies(&self, windows: &[Window]) -> Vec<Option<f64>> {
+        in_time_order(windows, |w| self.energy_j(w.from_ns, w.to_ns))
+    }
+
+    /// [`EnergyIndex::window`] of many windows, in their order (visited in
+    /// time order, like [`EnergyIndex::energies`]).
+    pub fn windows(&self, windows: &[Window]) -> Vec<WindowEnergy> {
+        in_time_order(windows, |w| self.window(w))
     }
 
     /// Energy, mean power, charge and bounds over one window.
@@ -472,6 +486,18 @@ impl EnergyIndex {
         let res = e.res_w * covered_s + if covered_s > 0.0 { e.res_j } else { 0.0 };
         (Some(mid), Some([lo - res, hi + res]))
     }
+}
+
+/// `f` of every window, computed in order of start time, returned in the
+/// windows' order.
+fn in_time_order<T>(windows: &[Window], mut f: impl FnMut(&Window) -> T) -> Vec<T> {
+    let mut order: Vec<(i64, u32)> = windows.iter().enumerate().map(|(i, w)| (w.from_ns, i as u32)).collect();
+    order.sort_unstable();
+    let mut out: Vec<Option<T>> = (0..windows.len()).map(|_| None).collect();
+    for (_, i) in order {
+        out[i as usize] = Some(f(&windows[i as usize]));
+    }
+    out.into_iter().map(|x| x.expect("every window visited")).collect()
 }
 
 pub(crate) fn energy_between(curve: &Curve, rule: Rule, a: i64, b: i64) -> Option<f64> {

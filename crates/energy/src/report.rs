@@ -102,7 +102,7 @@ impl EnergyIndex {
         } else {
             windows.to_vec()
         };
-        let per: Vec<WindowEnergy> = windows.iter().map(|w| self.window(w)).collect();
+        let per: Vec<WindowEnergy> = self.windows(&windows);
         let union = union_of(&windows);
         let parts: Vec<WindowEnergy> = union.iter().map(|w| self.window(w)).collect();
         let from = union.first().map_or(0, |w| w.from_ns);

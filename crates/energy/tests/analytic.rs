@@ -290,3 +290,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn batch_calls_keep_the_callers_order() {
+    let s = analytic(10, 60, 1.0);
+    let index = EnergyIndex::build(&s, &Options::default()).unwrap();
+    let ws: Vec<Window> = (0..50)
+        .map(|k| Window::new((k * 7919 % 50) * S, (k * 7919 % 50) * S + S / 3))
+        .collect();
+    let batch = index.energies(&ws);
+    let full = index.windows(&ws);
+    for (k, w) in ws.iter().enumerate() {
+        assert_eq!(batch[k], index.energy_j(w.from_ns, w.to_ns));
+        assert_eq!(full[k], index.window(w));
+    }
+}
