@@ -394,7 +394,17 @@ impl EnergyIndex {
     /// the cache: many windows in random order cost little more than in
     /// time order.
     pub fn energies(&self, windows: &[Window]) -> Vec<Option<f64>> {
-        in_time_order(windows, |w| self.energy_j(w.from_ns, w.to_ns))
+        let mut order: Vec<(i64, i64, u32)> = windows
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.from_ns, w.to_ns, i as u32))
+            .collect();
+        order.sort_unstable_by_key(|o| o.0);
+        let mut out = vec![None; windows.len()];
+        for (a, b, i) in order {
+            out[i as usize] = self.energy_j(a, b);
+        }
+        out
     }
 
     /// [`EnergyIndex::window`] of many windows, in their order (visited in
@@ -473,8 +483,8 @@ impl EnergyIndex {
                 Curve::Total(t) => t.last_rate(),
                 Curve::Nothing => 0.0,
             };
-            for q in 1..=4 {
-                let d = self.lag_ns * q / 4;
+            for q in 1..=2 {
+                let d = self.lag_ns * q / 2;
                 let (start, stop) = (ca.saturating_add(d), cb.saturating_add(d));
                 let inside_end = stop.min(self.span.1).max(start);
                 let beyond = stop.saturating_sub(start.max(self.span.1)).max(0);

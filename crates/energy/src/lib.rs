@@ -58,8 +58,8 @@
 //!   the window's edges;
 //! - **gauge lag**: a value read at `t` was measured up to one gauge update
 //!   period `T` earlier, so the window's energy is also estimated over
-//!   `[a + δ, b + δ]` for δ = 0, T/4, …, T (T is the sampling period when
-//!   no sample repeated);
+//!   `[a + δ, b + δ]` for δ = 0, T/2 and T (T is the sampling period when
+//!   no sample repeated), the last rate carrying on past the data's end;
 //! - **resolution**: each sample may be off by half a step, so
 //!   `(V̄·ΔI/2 + Ī·ΔV/2) × covered time` for `V·I` (`ΔP/2 × time` for power,
 //!   one step for a counter's two edges). Steps come from
