@@ -305,3 +305,60 @@ fn batch_calls_keep_the_callers_order() {
         assert_eq!(full[k], index.window(w));
     }
 }
+
+#[test]
+fn each_source_track_is_listed_once() {
+    let mut s = Session::new("q", Clocks::WALL);
+    let mut v = CounterTrack::new(power::BATTERY_VOLTAGE, Some("V"));
+    let mut q = CounterTrack::new(power::BATTERY_CHARGE, Some("µAh"));
+    for k in 0..10 {
+        v.push(k * S, 4.0);
+        q.push(k * S, 1000.0 - k as f64);
+    }
+    s.counters.extend([v, q]);
+    let r = analyse(&s, &[], &Options::default()).unwrap();
+    assert_eq!(r.method, Method::ChargeCounter);
+    let roles: Vec<&str> = r.sources.iter().map(|t| t.role.as_str()).collect();
+    assert_eq!(roles, vec!["charge", "voltage"]);
+    assert!((r.total.energy_j.unwrap() - 9.0 * 3.6e-3 * 4.0).abs() < 1e-12);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Whatever a reader put in the tracks (repeated times, one sample,
+    /// wild values, any window), the analysis answers or errs, never panics.
+    #[test]
+    fn any_tracks_any_windows(
+        tracks in proptest::collection::vec(
+            (0usize..6, proptest::collection::vec((0i64..5, -1e6f64..1e6), 0..12), any::<bool>()),
+            0..5,
+        ),
+        windows in proptest::collection::vec((-1_000i64..100, 0i64..100), 0..6),
+        choice in 0usize..6,
+    ) {
+        let names = [power::BATTERY_VOLTAGE, power::BATTERY_CURRENT, power::BATTERY_POWER, power::BATTERY_ENERGY, power::BATTERY_CHARGE, "other"];
+        let mut s = Session::new("p", Clocks::WALL);
+        for (name, samples, cumulative) in tracks {
+            let mut c = CounterTrack::new(names[name], None)
+                .with_kind(if cumulative { CounterKind::Cumulative } else { CounterKind::Sampled });
+            let mut t = 0;
+            for (dt, v) in samples {
+                t += dt;
+                c.push(t, v);
+            }
+            s.counters.push(c);
+        }
+        let source = [SourceChoice::Auto, SourceChoice::VoltageCurrent, SourceChoice::Power, SourceChoice::EnergyCounter, SourceChoice::ChargeCounter, SourceChoice::Current][choice];
+        let ws: Vec<Window> = windows.iter().map(|&(a, len)| Window::new(a, a + len)).collect();
+        if let Ok(r) = analyse(&s, &ws, &Options { source, ..Options::default() }) {
+            prop_assert_eq!(r.windows.len(), ws.len().max(1));
+            for w in r.windows.iter().chain([&r.total]) {
+                if let (Some(e), Some([lo, hi])) = (w.energy_j, w.bounds_j) {
+                    prop_assert!(e.is_finite() && lo <= e + 1e-9 * e.abs() && e <= hi + 1e-9 * e.abs());
+                }
+            }
+            serde_json::to_string(&r).unwrap();
+        }
+    }
+}
