@@ -15,6 +15,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ftrace", &["model"]),
 
     ("chrome", &["model"]),
+
+    ("power", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
     // Capture: formats and the model, never analysis.
@@ -29,6 +31,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // Analysis: the model only (paths and emu keep their own data).
     ("analysis", &["model"]),
     ("seqdiag", &["model"]),
+    ("energy", &["model", "analysis"]),
     ("paths", &[]),
     ("emu", &[]),
     // Views: analysis and model, never a format.

@@ -285,7 +285,9 @@ pub struct CounterTrack {
     #[serde(default)]
     pub kind: CounterKind,
     /// For a cumulative counter that wraps (RAPL's `energy_uj` at
-    /// `max_energy_range_uj`), the value at which it wraps to 0.
+    /// `max_energy_range_uj`), the value at which it wraps to 0, in the
+    /// track's unit. (A reader that cannot set it may give the session
+    /// property [`crate::power::wrap_range_key`] instead.)
     #[serde(default)]
     pub wraps_at: Option<f64>,
     /// Timestamps in ns relative to the session anchor, non-decreasing.
