@@ -13,9 +13,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("clog", &["model"]),
     ("objtrace", &["model"]),
     ("ftrace", &["model"]),
-
     ("chrome", &["model"]),
-
     ("power", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
@@ -26,7 +24,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("qemu-plugin", &[]),
     ("jvm", &["paths"]),
     // The one door from a path to a session: every format crate.
-    ("io", &["model", "dmtrace", "clog", "objtrace", "recording", "ftrace"]),
+    (
+        "io",
+        &[
+            "model",
+            "dmtrace",
+            "clog",
+            "objtrace",
+            "recording",
+            "ftrace",
+            "chrome",
+            "power",
+        ],
+    ),
     ("example", &["model"]),
     // Analysis: the model only (paths and emu keep their own data).
     ("analysis", &["model"]),

@@ -241,7 +241,12 @@ fn wrap_from_session(session: &Session, track: &str, kind: CounterKind) -> Optio
     if kind != CounterKind::Cumulative {
         return None;
     }
-    if let Some(w) = session.counters.iter().find(|c| c.name == track).and_then(|c| c.wraps_at) {
+    if let Some(w) = session
+        .counters
+        .iter()
+        .find(|c| c.name == track)
+        .and_then(|c| c.wraps_at)
+    {
         return Some(w);
     }
     let key = power::wrap_range_key(track);

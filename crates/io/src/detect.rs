@@ -20,6 +20,11 @@ pub enum Format {
     ObjectTrace,
     /// atrace/ftrace text (plain or `TRACE:` + zlib) or systrace HTML.
     Systrace,
+    /// Chrome JSON trace events (chrome://tracing, DevTools, Catapult).
+    ChromeJson,
+    /// A power-measurement file: Trepn CSV, BattOr text, Battery
+    /// Historian's power-monitor file or batterystats' history.
+    PowerFile,
 }
 
 impl Format {
@@ -30,6 +35,8 @@ impl Format {
         Format::Recording,
         Format::ObjectTrace,
         Format::Systrace,
+        Format::ChromeJson,
+        Format::PowerFile,
     ];
 
     /// Short stable name (used in `info` and JSON).
@@ -40,6 +47,8 @@ impl Format {
             Format::Recording => "recording",
             Format::ObjectTrace => "object-trace",
             Format::Systrace => "systrace",
+            Format::ChromeJson => "chrome-json",
+            Format::PowerFile => "power-file",
         }
     }
 
@@ -51,6 +60,10 @@ impl Format {
             Format::Recording => "native recording directory (tracekit record)",
             Format::ObjectTrace => "object trace (.otr)",
             Format::Systrace => "atrace/ftrace text, compressed atrace or systrace HTML",
+            Format::ChromeJson => "Chrome JSON trace events",
+            Format::PowerFile => {
+                "power measurements (Trepn CSV, BattOr, Battery Historian power monitor, batterystats)"
+            }
         }
     }
 
@@ -62,6 +75,8 @@ impl Format {
             Format::Recording => &[],
             Format::ObjectTrace => &["otr"],
             Format::Systrace => &["html", "txt", "atrace", "ctrace"],
+            Format::ChromeJson => &["json"],
+            Format::PowerFile => &["csv", "txt"],
         }
     }
 
@@ -72,6 +87,8 @@ impl Format {
             Format::Recording => false,
             Format::ObjectTrace => tracekit_objtrace::sniff(head),
             Format::Systrace => tracekit_ftrace::sniff(head),
+            Format::ChromeJson => tracekit_chrome::sniff(head),
+            Format::PowerFile => tracekit_power::sniff(head),
         }
     }
 }

@@ -33,7 +33,7 @@ use tracekit_model::Session;
 /// The help text every command gives its positional INPUT, so they all
 /// describe inputs the same way.
 pub const INPUT_HELP: &str = "The trace to read; its format is found from its content. \
-NAME means NAME.trace plus NAME.clog when present; also a recording directory, systrace/atrace, an object trace, …";
+NAME means NAME.trace plus NAME.clog when present; also a recording directory, systrace/atrace, Chrome JSON, a power file, an object trace, …";
 
 /// Why a session could not be opened or saved. The message names the file
 /// and, for malformed content, the byte offset (or line).
@@ -164,6 +164,14 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
             read_with(&found.path, tracekit_ftrace::read_path)?,
             vec![found.path.clone()],
         ),
+        Format::ChromeJson => (
+            read_with(&found.path, tracekit_chrome::read_path)?,
+            vec![found.path.clone()],
+        ),
+        Format::PowerFile => (
+            read_with(&found.path, tracekit_power::read_path)?,
+            vec![found.path.clone()],
+        ),
     };
     if session.name.is_empty() {
         session.name = base_of(&found.path)
@@ -217,3 +225,55 @@ pub fn check_output(out: &Path, inputs: &[PathBuf]) -> Result<Option<String>, Er
 
 #[cfg(test)]
 mod tests;
+
+/// Brings the tracks of `other`, a capture of the same run made by another
+/// tool (a systrace or power capture beside a method trace), onto
+/// `primary`'s timeline through the two wall-clock anchors: counters,
+/// context items and scheduling slices (threads matched by tid and pid,
+/// added when missing). Returns the shift applied to `other`'s times (ns).
+pub fn line_up(primary: &mut Session, other: Session, other_path: &Path) -> Result<i64, Error> {
+    let (Some(a), Some(b)) = (primary.anchor_unix_ns, other.anchor_unix_ns) else {
+        return Err(Error::new(
+            other_path,
+            format!(
+                "cannot line it up with {}: {} has no wall-clock anchor (systrace needs a \
+                 `trace_event_clock_sync: realtime_ts=` marker; method traces and recordings carry one)",
+                primary.name,
+                if primary.anchor_unix_ns.is_none() {
+                    "the first input"
+                } else {
+                    "it"
+                }
+            ),
+        ));
+    };
+    let shift = b - a;
+    for mut c in other.counters {
+        for t in &mut c.times {
+            *t += shift;
+        }
+        primary.counters.push(c);
+    }
+    for mut t in other.context {
+        t.shift(shift);
+        primary.context.push(t);
+    }
+    for s in other.sched {
+        let from = &other.threads[s.thread.0 as usize];
+        let ts = s.ts_ns as i64 + shift;
+        if ts < 0 {
+            continue;
+        }
+        let thread = primary.thread_by_tid(from.tid, from.pid);
+        if primary.thread(thread).name.is_empty() && !from.name.is_empty() {
+            primary.threads[thread.0 as usize].name = from.name.clone();
+        }
+        primary.sched.push(tracekit_model::SchedSlice {
+            ts_ns: ts as u64,
+            thread,
+            ..s
+        });
+    }
+    primary.properties.extend(other.properties);
+    Ok(shift)
+}

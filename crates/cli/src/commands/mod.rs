@@ -6,6 +6,7 @@ mod calltree;
 mod context;
 mod demo;
 mod emu;
+mod energy;
 mod example;
 mod info;
 mod input;
@@ -47,6 +48,8 @@ enum Command {
     Context(context::Args),
     /// Occurrences of a problem (BRB, or a method under a context condition) and ranked context hints.
     Problems(problems::Args),
+    /// Energy, mean power and charge of a capture, a window, a slice's instances or a condition's intervals.
+    Energy(energy::Args),
     /// Write the self-contained HTML timeline viewer (report NAME --html -o FILE).
     Report(report::Args),
     /// Serve the timeline viewer on 127.0.0.1 (for traces too large for one file).
@@ -84,6 +87,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Calltree(a) => calltree::run(a),
         Command::Context(a) => context::run(a),
         Command::Problems(a) => problems::run(a),
+        Command::Energy(a) => energy::run(a),
         Command::Report(a) => report::run(a),
         Command::Ui(a) => ui::run(a),
         Command::Version(a) => version::run(a),
