@@ -150,5 +150,15 @@ pub fn utf8_message(bytes: &[u8], e: &std::str::Utf8Error) -> String {
     }
 }
 
+/// True when `a` and `b` name the same existing file or directory, however
+/// they are spelled (symbolic links, `..`, hard links).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -76,3 +76,19 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn same_file_sees_through_spellings() {
+    let d = scratch("same");
+    let a = d.join("a.jar");
+    std::fs::write(&a, "x").unwrap();
+    std::fs::hard_link(&a, d.join("b.jar")).unwrap();
+    std::os::unix::fs::symlink(&a, d.join("c.jar")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    assert!(same_file(&a, &d.join("sub/../a.jar")));
+    assert!(same_file(&a, &d.join("b.jar")));
+    assert!(same_file(&a, &d.join("c.jar")));
+    std::fs::write(d.join("other.jar"), "x").unwrap();
+    assert!(!same_file(&a, &d.join("other.jar")));
+    assert!(!same_file(&a, &d.join("missing.jar")));
+}

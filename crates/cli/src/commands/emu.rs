@@ -349,7 +349,7 @@ fn edit_profile(path: &PathBuf, edit: impl FnOnce(&mut Profile) -> anyhow::Resul
             path.display()
         );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = tracekit_safeio::read_text(path)?;
     let mut profile = Profile::parse(path, &text)?;
     edit(&mut profile)?;
     std::fs::write(path, profile.to_text()).with_context(|| format!("writing {}", path.display()))?;
@@ -378,7 +378,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             }
         }
         ProfileCommand::Import { file, into } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let text = tracekit_safeio::read_text(&file)?;
             let profile = Profile::parse(&file, &text)?;
             emurun::load_record(&into)?;
             let stored = emurun::import_profile(&into, &profile)?;

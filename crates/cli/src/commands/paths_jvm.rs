@@ -290,7 +290,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
 fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
     let stored = Program::from_instrumented_jar(jar)?;
     let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
-    let text = std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
+    let text = tracekit_safeio::read_text(log)?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let mut decoder = Decoder::new(&stored, &core);
     let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
