@@ -513,11 +513,20 @@ mod tests {
     fn not_a_number_and_infinity_are_refused() {
         let s = session();
         for v in ["NaN", "nan", "inf", "-inf", "infinity", "1e99"] {
-            let e = Condition::parse(&format!("CPU > {v}")).unwrap().intervals(&s, 10).unwrap_err();
+            let e = Condition::parse(&format!("CPU > {v}"))
+                .unwrap()
+                .intervals(&s, 10)
+                .unwrap_err();
             assert!(e.to_string().contains("not a finite number"), "{v}: {e}");
-            assert!(Condition::parse(&format!("CPU > {v}")).unwrap().holds_at(&s, 5).is_err());
+            assert!(Condition::parse(&format!("CPU > {v}"))
+                .unwrap()
+                .holds_at(&s, 5)
+                .is_err());
         }
-        assert!(Condition::parse("CPU > 1e30").unwrap().intervals(&s, 10).is_ok(), "finite double");
+        assert!(
+            Condition::parse("CPU > 1e30").unwrap().intervals(&s, 10).is_ok(),
+            "finite double"
+        );
     }
 
     #[test]
@@ -533,7 +542,10 @@ mod tests {
         // Unclosed parentheses are bounded too.
         assert!(Condition::parse(&"(".repeat(100_000)).is_err());
         let chain = |n: usize| vec!["CPU > 0.5"; n].join(" and ");
-        assert!(Condition::parse(&chain(MAX_COMPARISONS)).unwrap().intervals(&s, 1000).is_ok());
+        assert!(Condition::parse(&chain(MAX_COMPARISONS))
+            .unwrap()
+            .intervals(&s, 1000)
+            .is_ok());
         let e = Condition::parse(&chain(100_000)).unwrap_err();
         assert!(e.to_string().contains("comparisons"), "{e}");
     }

@@ -60,11 +60,21 @@ fn a_wall_clock_trace_idle_for_forty_minutes_keeps_its_time() {
     let out = tracekit(&["info", &base, "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let codes: Vec<&str> = v["repairs"].as_array().unwrap().iter().map(|r| r["code"].as_str().unwrap()).collect();
+    let codes: Vec<&str> = v["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap())
+        .collect();
     assert_eq!(codes, ["clock-wrap"], "{v}");
     let prof = tracekit(&["profile", &base, "--json", "--thread", "main"]);
     let p: serde_json::Value = serde_json::from_slice(&prof.stdout).unwrap();
-    let looper = p["methods"].as_array().unwrap().iter().find(|m| m["name"] == "loop").unwrap();
+    let looper = p["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "loop")
+        .unwrap();
     assert_eq!(looper["incl_real_us"].as_f64().unwrap(), 4_800_009_900.0);
 }
 

@@ -420,7 +420,12 @@ fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
 
 /// `key` summed over the processes of a `--json` report.
 fn total(report: &Value, key: &str) -> u64 {
-    report["processes"].as_array().unwrap().iter().map(|p| p[key].as_u64().unwrap()).sum()
+    report["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[key].as_u64().unwrap())
+        .sum()
 }
 
 /// The counts file of the run's first process.

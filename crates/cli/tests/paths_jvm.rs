@@ -461,8 +461,20 @@ fn instrumenting_never_destroys_its_input_and_fails_in_one_line() {
     let log = dir.join("run.log");
     assert!(run(&traced, &log, &["Shapes", "3"]));
     for args in [
-        vec!["paths", "decode-log", log.to_str().unwrap(), "--program", fifo.to_str().unwrap()],
-        vec!["paths", "report", fifo.to_str().unwrap(), "--program", traced.to_str().unwrap()],
+        vec![
+            "paths",
+            "decode-log",
+            log.to_str().unwrap(),
+            "--program",
+            fifo.to_str().unwrap(),
+        ],
+        vec![
+            "paths",
+            "report",
+            fifo.to_str().unwrap(),
+            "--program",
+            traced.to_str().unwrap(),
+        ],
     ] {
         let o = tk(&args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");
@@ -474,9 +486,18 @@ fn instrumenting_never_destroys_its_input_and_fails_in_one_line() {
     let at = text.len() / 2;
     text[at] = 0xfe;
     std::fs::write(&log, &text).unwrap();
-    let o = tk(&["paths", "report", log.to_str().unwrap(), "--program", traced.to_str().unwrap()]);
+    let o = tk(&[
+        "paths",
+        "report",
+        log.to_str().unwrap(),
+        "--program",
+        traced.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("run.log") && err.contains(&format!("byte offset {at}")), "{err}");
+    assert!(
+        err.contains("run.log") && err.contains(&format!("byte offset {at}")),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -39,7 +39,10 @@ fn refused(args: &[&str], file: &str, what: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
     assert!(err.starts_with("tracekit: error: "), "{args:?}: {err}");
-    assert!(err.contains(file) && err.contains(what), "{args:?}: want {file:?} and {what:?} in: {err}");
+    assert!(
+        err.contains(file) && err.contains(what),
+        "{args:?}: want {file:?} and {what:?} in: {err}"
+    );
     assert_eq!(err.matches(what).count(), 1, "{args:?}: said twice: {err}");
 }
 
@@ -54,6 +57,9 @@ fn dev_zero(p: &Path) {
 }
 
 const NOT_REGULAR: &str = "not a regular file";
+
+/// Puts something that is not a regular file at a path.
+type MakeFile = fn(&Path);
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -136,15 +142,17 @@ fn every_file_of_a_recording_must_be_a_regular_file() {
     let rec = recording(&d);
     let tkt = file_starting(&rec, "thread-");
     let maps = file_starting(&rec, "maps-");
-    let cases: Vec<(String, Box<dyn Fn(&Path)>)> = vec![
-        ("recording.json".into(), Box::new(mkfifo)),
-        ("recording.json".into(), Box::new(dev_zero)),
-        ("context.jsonl".into(), Box::new(mkfifo)),
-        ("clock-1-0.txt".into(), Box::new(mkfifo)),
-        (maps.file_name().unwrap().to_str().unwrap().into(), Box::new(dev_zero)),
-        (maps.file_name().unwrap().to_str().unwrap().into(), Box::new(mkfifo)),
-        (tkt.file_name().unwrap().to_str().unwrap().into(), Box::new(mkfifo)),
-        ("thread-1-1-0.tkt".into(), Box::new(dev_zero)),
+    let maps = maps.file_name().unwrap().to_str().unwrap();
+    let tkt = tkt.file_name().unwrap().to_str().unwrap();
+    let cases: [(&str, MakeFile); 8] = [
+        ("recording.json", mkfifo),
+        ("recording.json", dev_zero),
+        ("context.jsonl", mkfifo),
+        ("clock-1-0.txt", mkfifo),
+        (maps, dev_zero),
+        (maps, mkfifo),
+        (tkt, mkfifo),
+        ("thread-1-1-0.tkt", dev_zero),
     ];
     for (i, (name, make)) in cases.iter().enumerate() {
         let c = copy(&rec, &d.join(format!("case-{i}")));
@@ -159,7 +167,11 @@ fn every_file_of_a_recording_must_be_a_regular_file() {
     let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
     bytes.insert(nl + 3, 0xff);
     std::fs::write(&m, bytes).unwrap();
-    refused(&["replay", s(&c)], m.file_name().unwrap().to_str().unwrap(), &format!("byte offset {}", nl + 3));
+    refused(
+        &["replay", s(&c)],
+        m.file_name().unwrap().to_str().unwrap(),
+        &format!("byte offset {}", nl + 3),
+    );
     let c = copy(&rec, &d.join("utf8-context"));
     std::fs::write(c.join("context.jsonl"), b"{\"present\":[],\"absent\":[]}\n{\"t\xc3(\n").unwrap();
     refused(&["replay", s(&c)], "context.jsonl", "byte offset 30 (line 2)");
@@ -199,7 +211,11 @@ fn emulator_run_files_and_profiles_must_be_regular_files() {
     refused(&["emu", "blocks", s(&dir)], "pid-101.counts", NOT_REGULAR);
     let fifo = d.join("mine.profile");
     mkfifo(&fifo);
-    refused(&["emu", "report", s(&ok), "--profile", s(&fifo)], "mine.profile", NOT_REGULAR);
+    refused(
+        &["emu", "report", s(&ok), "--profile", s(&fifo)],
+        "mine.profile",
+        NOT_REGULAR,
+    );
     refused(
         &["emu", "profile", "import", s(&fifo), "--into", s(&ok)],
         "mine.profile",

@@ -123,7 +123,7 @@ impl Builder {
                 session.note_repair(
                     repair::UNKNOWN_CLOCK,
                     1,
-                    &format!(
+                    format!(
                         "clock={:?} is none of thread-cpu, wall, dual: read as {} from the record layout",
                         clock.trim(),
                         clocks.name()

@@ -151,7 +151,11 @@ fn an_unknown_clock_is_repaired_and_reported() {
     let s = tracekit_dmtrace::read(patched.as_slice()).unwrap();
     assert_eq!(s.clocks, Clocks::THREAD_CPU, "v2 10-byte records: Traceview's default");
     let r = s.repairs.iter().find(|r| r.code == repair::UNKNOWN_CLOCK).unwrap();
-    assert!(r.detail.contains("clock=\"bogs\"") && r.detail.contains("thread-cpu"), "{}", r.detail);
+    assert!(
+        r.detail.contains("clock=\"bogs\"") && r.detail.contains("thread-cpu"),
+        "{}",
+        r.detail
+    );
 }
 
 #[test]

@@ -83,7 +83,10 @@ pub fn instrument_jar(
 
 /// `DIR/.NAME.partial`: where a jar is written before it replaces `out`.
 fn partial_path(out: &Path) -> PathBuf {
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     out.with_file_name(format!(".{name}.partial"))
 }
 

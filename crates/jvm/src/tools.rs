@@ -188,7 +188,10 @@ pub(crate) fn java_failure(stderr: &str) -> String {
         return l.to_owned();
     }
     let frame = |l: &str| l.starts_with("at ") || (l.starts_with("...") && l.ends_with("more"));
-    if let Some(l) = lines.iter().find(|l| l.starts_with("Exception in thread") || l.starts_with("Caused by:")) {
+    if let Some(l) = lines
+        .iter()
+        .find(|l| l.starts_with("Exception in thread") || l.starts_with("Caused by:"))
+    {
         let l = l.split_once("\" ").map_or(*l, |(_, rest)| rest.trim());
         return l.to_owned();
     }
@@ -207,10 +210,16 @@ mod failure_tests {
         let trace = "Exception in thread \"main\" java.util.zip.ZipException: invalid stored block lengths\n\
             \tat java.base/java.util.zip.InflaterInputStream.read(InflaterInputStream.java:165)\n\
             \tat tracekit.instr.Instrument.main(Instrument.java:51)\n";
-        assert_eq!(java_failure(trace), "java.util.zip.ZipException: invalid stored block lengths");
+        assert_eq!(
+            java_failure(trace),
+            "java.util.zip.ZipException: invalid stored block lengths"
+        );
         let own = "tracekit: instrumented 0 classes\ntracekit: error: java.util.zip.ZipException: bad entry\n";
         assert_eq!(java_failure(own), "java.util.zip.ZipException: bad entry");
-        assert_eq!(java_failure("Error: could not find class\n"), "Error: could not find class");
+        assert_eq!(
+            java_failure("Error: could not find class\n"),
+            "Error: could not find class"
+        );
         assert_eq!(java_failure(""), "java failed without a message");
     }
 }

@@ -361,13 +361,20 @@ mod tests {
     #[test]
     fn files_that_are_not_regular_or_not_text_are_clear_errors() {
         let e = read_file(std::path::Path::new("/dev/zero")).unwrap_err();
-        assert_eq!(e.to_string(), "/dev/zero: not a regular file (a FIFO, socket or device); tracekit reads files");
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero: not a regular file (a FIFO, socket or device); tracekit reads files"
+        );
         let p = std::env::temp_dir().join(format!("tracekit-objtrace-bad-{}.otr", std::process::id()));
         std::fs::write(&p, b"C 1 0xa 1 Foo\nC 1 0xb 2 B\xe9r\n").unwrap();
         let e = read_file(&p).unwrap_err();
         std::fs::remove_file(&p).unwrap();
         assert_eq!(e.line, 2);
-        assert!(e.to_string().ends_with("line 2: not UTF-8 text: invalid byte at byte offset 25"), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("line 2: not UTF-8 text: invalid byte at byte offset 25"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -32,7 +32,9 @@ fn devices_directories_and_fifos_are_refused() {
     let (tx, rx) = std::sync::mpsc::channel();
     let f2 = fifo.clone();
     std::thread::spawn(move || tx.send(read_text(&f2).map(|_| ()).map_err(|e| e.to_string())));
-    let got = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("read_text blocked on a FIFO");
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("read_text blocked on a FIFO");
     assert!(got.unwrap_err().contains("not a regular file"));
     let e = open_regular(&d.join("missing")).unwrap_err();
     assert_eq!(e.kind, std::io::ErrorKind::NotFound);
@@ -45,9 +47,15 @@ fn invalid_text_names_the_offset_and_line() {
     let mut f = std::fs::File::create(&p).unwrap();
     f.write_all(b"ok\nfine \xff rest\n").unwrap();
     let e = read_text(&p).unwrap_err().to_string();
-    assert!(e.contains("bad.txt: not UTF-8 text: invalid byte 0xff at byte offset 8 (line 2)"), "{e}");
+    assert!(
+        e.contains("bad.txt: not UTF-8 text: invalid byte 0xff at byte offset 8 (line 2)"),
+        "{e}"
+    );
     let cut = text_of(&p, "é".as_bytes()[..1].to_vec()).unwrap_err().to_string();
-    assert!(cut.contains("cut off inside a character at byte offset 0 (line 1)"), "{cut}");
+    assert!(
+        cut.contains("cut off inside a character at byte offset 0 (line 1)"),
+        "{cut}"
+    );
     let io: std::io::Error = read_text(&p).unwrap_err().into();
     assert_eq!(io.kind(), std::io::ErrorKind::InvalidData);
     assert!(io.to_string().contains("byte offset 8"));
@@ -60,7 +68,10 @@ fn terminal_escapes_controls() {
     assert_eq!(terminal("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
     assert_eq!(terminal("a\nb\tc\u{7f}\u{9b}"), "a\\nb\\tc\\u{7f}\\u{9b}");
     assert_eq!(terminal("x\u{202e}y"), "x\\u{202e}y");
-    assert_eq!(terminal_lines("a\u{1b}]0;t\u{7}\n\tb\r\n"), "a\\u{1b}]0;t\\u{7}\n\tb\\r\n");
+    assert_eq!(
+        terminal_lines("a\u{1b}]0;t\u{7}\n\tb\r\n"),
+        "a\\u{1b}]0;t\\u{7}\n\tb\\r\n"
+    );
     assert_eq!(terminal("naïve 東京"), "naïve 東京");
 }
 

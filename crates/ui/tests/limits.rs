@@ -92,7 +92,10 @@ fn request_bodies_are_limited_and_problems_cannot_overflow_the_stack() {
         let chunk = vec![b' '; 1 << 16];
         let mut sent = 0usize;
         while sent < (100 << 20) {
-            if write!(s, "{:x}\r\n", chunk.len()).is_err() || s.write_all(&chunk).is_err() || s.write_all(b"\r\n").is_err() {
+            if write!(s, "{:x}\r\n", chunk.len()).is_err()
+                || s.write_all(&chunk).is_err()
+                || s.write_all(b"\r\n").is_err()
+            {
                 break;
             }
             sent += chunk.len();
@@ -108,7 +111,10 @@ fn request_bodies_are_limited_and_problems_cannot_overflow_the_stack() {
     // the peak grows by a few socket buffers, not by the body (before the
     // limit a 200 MB body raised the server to 378 MB).
     eprintln!("peak grew by {grown_mib} MiB for 300 MB of refused bodies");
-    assert!(grown_mib < 64, "serving 300 MB of refused bodies raised the peak by {grown_mib} MiB");
+    assert!(
+        grown_mib < 64,
+        "serving 300 MB of refused bodies raised the peak by {grown_mib} MiB"
+    );
 
     // Just under the limit is still served (a valid JSON padded with blanks).
     let mut body = String::from(r#"{"intervals": [[0, 1000]]}"#);

@@ -14,9 +14,7 @@ mod session;
 
 pub use problems::{ProblemIntervals, ProblemOccurrence, ProblemReport};
 pub use profile::{CallTreeReport, MethodRow, ProfileReport, ThreadProfile};
-pub use session::{
-    ContextItemSummary, ContextReport, ListingReport, RepairSummary, SessionSummary, ThreadSummary,
-};
+pub use session::{ContextItemSummary, ContextReport, ListingReport, RepairSummary, SessionSummary, ThreadSummary};
 
 /// ns → µs.
 pub(crate) fn us(ns: u64) -> f64 {

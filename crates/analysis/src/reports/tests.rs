@@ -30,7 +30,10 @@ fn reports_keep_their_field_names() {
     assert_eq!(v["total_cpu_us"], serde_json::Value::Null);
     assert!(v.get("threads").is_none(), "only with --per-thread");
     let run = &v["methods"][0];
-    assert_eq!((run["class"].as_str(), run["name"].as_str()), (Some("App"), Some("run")));
+    assert_eq!(
+        (run["class"].as_str(), run["name"].as_str()),
+        (Some("App"), Some("run"))
+    );
     assert_eq!(run["incl_real_us"], 50.0);
     assert_eq!(run["excl_real_us"], 20.0);
     assert_eq!(run["incl_real_pct"], 100.0);
@@ -46,8 +49,16 @@ fn reports_keep_their_field_names() {
 
     let v = serde_json::to_value(SessionSummary::of(&s)).unwrap();
     for key in [
-        "name", "clock", "start_unix_us", "duration_us", "methods", "call_events", "threads", "context",
-        "properties", "repairs",
+        "name",
+        "clock",
+        "start_unix_us",
+        "duration_us",
+        "methods",
+        "call_events",
+        "threads",
+        "context",
+        "properties",
+        "repairs",
     ] {
         assert!(v.get(key).is_some(), "info lost {key}");
     }
