@@ -18,4 +18,4 @@ pub mod context;
 mod drain;
 mod spawn;
 
-pub use spawn::{find_runtime, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
+pub use spawn::{find_runtime, holds_recording, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
