@@ -34,12 +34,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             super::input::check_output(&a.out, &loaded)?;
             std::fs::write(&a.out, tracekit_objtrace::write_string(s))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
-            eprintln!(
-                "tracekit: wrote {} ({} object and {} cross-process events)",
+            super::note(format_args!(
+                "wrote {} ({} object and {} cross-process events)",
                 a.out.display(),
                 s.objects.len(),
                 s.remote_calls.len()
-            );
+            ));
         }
         Format::Android => {
             let base = tracekit_io::base_of(&a.out);
@@ -49,7 +49,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 super::input::check_output(std::path::Path::new(&file), &loaded)?;
             }
             for p in tracekit_io::save(s, &base)? {
-                eprintln!("tracekit: wrote {}", p.display());
+                super::note(format_args!("wrote {}", p.display()));
             }
         }
     }

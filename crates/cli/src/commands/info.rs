@@ -1,9 +1,9 @@
-//! `tracekit info NAME`: what a session contains.
+//! `tracekit info INPUT`: what a session contains.
 
-use super::input::{self, open};
+use super::input::{self, open, safe};
 use anyhow::Result;
-use serde_json::json;
 use std::path::PathBuf;
+use tracekit_analysis::reports::SessionSummary;
 
 /// Arguments of `tracekit info`.
 #[derive(Debug, clap::Args)]
@@ -18,57 +18,33 @@ pub struct Args {
 /// Prints a summary of the session.
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.input)?;
-    let span = s.time_span().unwrap_or((0, 0));
-    let threads: Vec<_> = s
-        .thread_calls()
-        .map(|(_, t, c)| json!({"tid": t.tid, "name": t.label(), "call_events": c.len()}))
-        .collect();
-    let context: Vec<_> = s
-        .context
-        .iter()
-        .map(|t| json!({"label": t.label, "type": t.kind().name(), "records": t.len(), "unit": t.unit}))
-        .collect();
-    let repairs: Vec<_> = s
-        .repairs
-        .iter()
-        .map(|r| json!({"code": r.code, "count": r.count, "detail": r.detail}))
-        .collect();
+    let sum = SessionSummary::of(&s);
     if a.json {
-        return input::print_json(&json!({
-            "name": s.name,
-            "clock": s.clocks.name(),
-            "start_unix_us": s.anchor_unix_ns.map(|n| n / 1000),
-            "duration_us": input::us(s.duration_ns.unwrap_or(span.1)),
-            "methods": s.methods.len(),
-            "call_events": s.call_event_count(),
-            "threads": threads,
-            "context": context,
-            "properties": s.properties.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
-            "repairs": repairs,
-        }));
+        return input::print_json(&sum);
     }
-    println!("session      {}", s.name);
-    println!("clock        {}", s.clocks.name());
-    if let Some(a) = s.anchor_unix_ns {
-        println!("started      {} µs since the epoch", a / 1000);
+    println!("session      {}", safe(&sum.name));
+    println!("clock        {}", sum.clock);
+    if let Some(start) = sum.start_unix_us {
+        println!("started      {start} µs since the epoch");
     }
+    let span = s.time_span().unwrap_or((0, 0));
     println!("duration     {} ms", input::ms(s.duration_ns.unwrap_or(span.1)));
-    println!("methods      {}", s.methods.len());
-    println!("call events  {}", s.call_event_count());
+    println!("methods      {}", sum.methods);
+    println!("call events  {}", sum.call_events);
     println!("threads      {}", s.threads.len());
-    for (_, t, c) in s.thread_calls() {
-        println!("  {:>6}  {:<24} {} events", t.tid, t.label(), c.len());
+    for t in &sum.threads {
+        println!("  {:>6}  {:<24} {} events", t.tid, safe(&t.name), t.call_events);
     }
-    if s.context.is_empty() {
+    if sum.context.is_empty() {
         println!("context      none (no .clog beside the trace)");
     } else {
-        println!("context      {} items", s.context.len());
-        for t in &s.context {
-            println!("  {:<34} {:<6} {} records", t.label, t.kind().name(), t.len());
+        println!("context      {} items", sum.context.len());
+        for t in &sum.context {
+            println!("  {:<34} {:<6} {} records", safe(&t.label), t.kind, t.records);
         }
     }
-    for r in &s.repairs {
-        println!("repaired     {} ({}×): {}", r.code, r.count, r.detail);
+    for r in &sum.repairs {
+        println!("repaired     {} ({}×): {}", r.code, r.count, safe(&r.detail));
     }
     Ok(())
 }
