@@ -40,12 +40,11 @@ impl Unwrap {
     #[inline(always)]
     fn next(&mut self, raw: u32, wraps: &mut u64) -> u64 {
         if self.started {
-            let back = self.last_raw.wrapping_sub(raw);
-            if back != 0 && back <= MAX_BACK_US {
-                self.value -= i64::from(back);
-            } else {
-                self.value += i64::from(raw.wrapping_sub(self.last_raw));
-            }
+            // The step modulo 2^32; its top MAX_BACK_US values are the small
+            // backward steps (as `as i32` made the top 2^31 before).
+            const BACK_FROM: u32 = u32::MAX - MAX_BACK_US + 1;
+            let d = raw.wrapping_sub(self.last_raw);
+            self.value += i64::from(d) - if d >= BACK_FROM { 1 << 32 } else { 0 };
         } else {
             self.started = true;
             self.value = i64::from(raw);
