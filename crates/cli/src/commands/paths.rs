@@ -224,7 +224,7 @@ fn encode(a: EncodeArgs) -> Result<()> {
             if shown.is_empty() {
                 "(empty)".into()
             } else {
-                shown.join(" ")
+                tracekit_safeio::terminal(&shown.join(" ")).into_owned()
             }
         );
         println!("bits: {bits}");

@@ -68,7 +68,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     match &a.out {
         Some(p) => std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        None => print!("{text}"),
+        // On the terminal, names' control characters are shown escaped.
+        None => print!("{}", tracekit_safeio::terminal_lines(&text)),
     }
     for dl in &report.deadlocks {
         super::warning(dl.to_string().trim_end());
