@@ -164,9 +164,23 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, Error> {
     Ok(out)
 }
 
+/// Deepest nesting of parentheses a condition may have. The parser and
+/// every evaluation recurse once per level, so an unbounded depth (a
+/// condition ~11,000 parentheses deep, or ~2,800 on a UI worker thread)
+/// overflowed the stack and aborted the process.
+pub const MAX_NESTING: usize = 64;
+
+/// Most comparisons one condition may combine. `and`/`or` chains make a
+/// tree as deep as they are long, which evaluation walks recursively.
+pub const MAX_COMPARISONS: usize = 256;
+
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Parentheses open at the current position.
+    depth: usize,
+    /// Comparisons parsed so far.
+    comparisons: usize,
 }
 
 impl Parser {
@@ -190,13 +204,26 @@ impl Parser {
 
     fn factor(&mut self) -> Result<Condition, Error> {
         if self.toks.get(self.pos) == Some(&Tok::Open) {
+            if self.depth == MAX_NESTING {
+                return Err(Error::Condition(format!(
+                    "nested more than {MAX_NESTING} parentheses deep; write it with fewer"
+                )));
+            }
             self.pos += 1;
+            self.depth += 1;
             let c = self.expr()?;
             if self.toks.get(self.pos) != Some(&Tok::Close) {
                 return Err(Error::Condition("missing `)`".into()));
             }
             self.pos += 1;
+            self.depth -= 1;
             return Ok(c);
+        }
+        self.comparisons += 1;
+        if self.comparisons > MAX_COMPARISONS {
+            return Err(Error::Condition(format!(
+                "more than {MAX_COMPARISONS} comparisons in one condition; write it with fewer"
+            )));
         }
         let label = self.words("a context label")?;
         let op = match self.toks.get(self.pos) {
@@ -232,6 +259,8 @@ impl Condition {
         let mut p = Parser {
             toks: tokenize(s)?,
             pos: 0,
+            depth: 0,
+            comparisons: 0,
         };
         let c = p.expr()?;
         if p.pos != p.toks.len() {
@@ -334,11 +363,21 @@ fn parse_value(track: &ContextTrack, op: Op, value: &str) -> Result<ContextValue
             track.label
         ))
     };
+    let finite = |x: f64| {
+        if x.is_finite() {
+            Ok(x)
+        } else {
+            Err(Error::Condition(format!(
+                "`{value}` is not a finite number (for `{}`): no value compares with it",
+                track.label
+            )))
+        }
+    };
     Ok(match kind {
         ContextType::Int => ContextValue::Int(value.parse().map_err(|_| bad())?),
         ContextType::Long => ContextValue::Long(value.parse().map_err(|_| bad())?),
-        ContextType::Float => ContextValue::Float(value.parse().map_err(|_| bad())?),
-        ContextType::Double => ContextValue::Double(value.parse().map_err(|_| bad())?),
+        ContextType::Float => ContextValue::Float(finite(value.parse::<f32>().map_err(|_| bad())?.into())? as f32),
+        ContextType::Double => ContextValue::Double(finite(value.parse().map_err(|_| bad())?)?),
         ContextType::String => ContextValue::Str(value.to_owned()),
     })
 }
@@ -468,5 +507,46 @@ mod tests {
             .unwrap()
             .intervals(&s, 10)
             .is_err());
+    }
+
+    #[test]
+    fn not_a_number_and_infinity_are_refused() {
+        let s = session();
+        for v in ["NaN", "nan", "inf", "-inf", "infinity", "1e99"] {
+            let e = Condition::parse(&format!("CPU > {v}"))
+                .unwrap()
+                .intervals(&s, 10)
+                .unwrap_err();
+            assert!(e.to_string().contains("not a finite number"), "{v}: {e}");
+            assert!(Condition::parse(&format!("CPU > {v}"))
+                .unwrap()
+                .holds_at(&s, 5)
+                .is_err());
+        }
+        assert!(
+            Condition::parse("CPU > 1e30").unwrap().intervals(&s, 10).is_ok(),
+            "finite double"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let s = session();
+        let nest = |n: usize| format!("{}CPU > 0.5{}", "(".repeat(n), ")".repeat(n));
+        let ok = Condition::parse(&nest(MAX_NESTING)).unwrap();
+        assert_eq!(ok.intervals(&s, 1000).unwrap(), IntervalSet::single(200, 400));
+        for n in [MAX_NESTING + 1, 11_000, 1_000_000] {
+            let e = Condition::parse(&nest(n)).unwrap_err();
+            assert!(e.to_string().contains("parentheses deep"), "{e}");
+        }
+        // Unclosed parentheses are bounded too.
+        assert!(Condition::parse(&"(".repeat(100_000)).is_err());
+        let chain = |n: usize| vec!["CPU > 0.5"; n].join(" and ");
+        assert!(Condition::parse(&chain(MAX_COMPARISONS))
+            .unwrap()
+            .intervals(&s, 1000)
+            .is_ok());
+        let e = Condition::parse(&chain(100_000)).unwrap_err();
+        assert!(e.to_string().contains("comparisons"), "{e}");
     }
 }

@@ -14,7 +14,8 @@
 //! - [`problems::find`] and [`hints::hints`]: problem occurrences and ranked
 //!   context hints, over one or several sessions;
 //! - [`listing`]: every event of a session in order, indented by depth, the
-//!   way `tracekit replay` prints it.
+//!   way `tracekit replay` prints it;
+//! - [`reports`]: the JSON reports of the trace commands, as typed structs.
 //!
 //! Analyses read a [`tracekit_model::Session`] and never a file.
 //!
@@ -42,12 +43,13 @@ mod intervals;
 pub mod listing;
 pub mod problems;
 mod profile;
+pub mod reports;
 pub mod slices;
 mod walk;
 mod window_profile;
 
 pub use calltree::{CallNode, CallTree};
-pub use condition::{find_track, Condition, Op};
+pub use condition::{find_track, Condition, Op, MAX_COMPARISONS, MAX_NESTING};
 pub use hints::{Hint, HintStats, ValueShare};
 pub use intervals::{Interval, IntervalSet};
 pub use problems::{Occurrence, ProblemDef, ProblemMatch};

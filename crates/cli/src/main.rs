@@ -6,16 +6,21 @@
 
 mod commands;
 
-use clap::Parser;
 use std::process::ExitCode;
 
+/// Exit statuses: 0 success, 1 error, 2 usage error (see
+/// `commands::EXIT_STATUS_HELP`; `record` and `emu run` pass the program's
+/// own status through).
 fn main() -> ExitCode {
     restore_sigpipe();
-    let cli = commands::Cli::parse();
+    let cli = commands::parse();
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tracekit: error: {e:#}");
+            eprintln!(
+                "tracekit: error: {}",
+                tracekit_safeio::terminal_lines(&format!("{e:#}"))
+            );
             ExitCode::from(1)
         }
     }

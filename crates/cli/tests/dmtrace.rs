@@ -53,6 +53,44 @@ fn every_fixture_reads_through_the_cli() {
 }
 
 #[test]
+fn a_wall_clock_trace_idle_for_forty_minutes_keeps_its_time() {
+    // The main thread idles twice for 40 minutes (each gap over 2^31 µs):
+    // the whole 80 minutes are there, and no time went backwards.
+    let base = stage("v2-wall-idle.trace", "idle", |_| {});
+    let out = tracekit(&["info", &base, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = v["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["clock-wrap"], "{v}");
+    let prof = tracekit(&["profile", &base, "--json", "--thread", "main"]);
+    let p: serde_json::Value = serde_json::from_slice(&prof.stdout).unwrap();
+    let looper = p["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "loop")
+        .unwrap();
+    assert_eq!(looper["incl_real_us"].as_f64().unwrap(), 4_800_009_900.0);
+}
+
+#[test]
+fn an_unknown_clock_is_reported_as_a_repair() {
+    let base = stage("v2-wall-repairs.trace", "bogus", |b| {
+        let at = b.windows(10).position(|w| w == b"clock=wall").unwrap();
+        b[at + 6..at + 10].copy_from_slice(b"bogs");
+    });
+    let out = tracekit(&["info", &base]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown-clock") && err.contains("\"bogs\""), "{err}");
+}
+
+#[test]
 fn repairs_are_reported() {
     let base = stage("v3-cpu-wrap.trace", "wrap", |_| {});
     let text = String::from_utf8(tracekit(&["info", &base]).stdout).unwrap();

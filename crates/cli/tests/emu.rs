@@ -418,6 +418,76 @@ fn profiles_can_be_exported_edited_imported_and_reported_side_by_side() {
     assert!(cmp.status.success());
 }
 
+/// `key` summed over the processes of a `--json` report.
+fn total(report: &Value, key: &str) -> u64 {
+    report["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[key].as_u64().unwrap())
+        .sum()
+}
+
+/// The counts file of the run's first process.
+fn counts_file(dir: &Path) -> PathBuf {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("raw"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "counts"))
+        .collect();
+    files.sort();
+    files.remove(0)
+}
+
+#[test]
+fn a_truncated_counts_file_is_an_error_not_a_smaller_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "suite"), &["all", "1"])
+        .status
+        .success());
+    let before = total(&report_json(&dir), "instructions");
+    assert!(before > 100_000, "{before}");
+    let counts = counts_file(&dir);
+    let f = std::fs::OpenOptions::new().write(true).open(&counts).unwrap();
+    f.set_len(4096).unwrap();
+    drop(f);
+    let out = tracekit(&["emu", "report", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("tracekit: error: ")
+            && err.contains(counts.file_name().unwrap().to_str().unwrap())
+            && err.contains("truncated: 4096 bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_cached_analysis_follows_changes_in_raw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
+        .status
+        .success());
+    let before = total(&report_json(&dir), "blocks");
+    // Add 1000 executions to every counter of the first process: the next
+    // report must see them although an analysis is cached.
+    let counts = counts_file(&dir);
+    let mut bytes = std::fs::read(&counts).unwrap();
+    let mut changed = 0u64;
+    for slot in 1..bytes.len() / 8 {
+        let c = u64::from_le_bytes(bytes[slot * 8..slot * 8 + 8].try_into().unwrap());
+        if c > 0 {
+            bytes[slot * 8..slot * 8 + 8].copy_from_slice(&(c + 1000).to_le_bytes());
+            changed += 1000;
+        }
+    }
+    std::fs::write(&counts, &bytes).unwrap();
+    let after = total(&report_json(&dir), "blocks");
+    assert_eq!(after, before + changed);
+}
+
 #[test]
 fn a_damaged_block_log_is_reported_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();

@@ -118,8 +118,19 @@ fn seqdiag_reports_a_deadlock_between_processes() {
 fn events_written_before_a_crash_survive() {
     let dir = work_dir("crash");
     let exe = build(&dir, "crash.c", &[]);
-    for how in ["segv", "abort", "kill"] {
-        let v = record_and_replay(&dir.join(how), &[], &[exe.to_str().unwrap(), how, "5"]);
+    // `record` ends as the program did (128 + signal) and says how it died.
+    for (how, signal) in [("segv", "SIGSEGV"), ("abort", "SIGABRT"), ("kill", "SIGKILL")] {
+        let code = 128
+            + match how {
+                "segv" => 11,
+                "abort" => 6,
+                _ => 9,
+            };
+        let (err, v) = record_ending(&dir.join(how), &[], &[exe.to_str().unwrap(), how, "5"], code);
+        assert!(
+            err.contains(&format!("tracekit: warning: the program was killed by {signal}")),
+            "{how}: {err}"
+        );
         let calls = names_of(&v, "enter").iter().filter(|n| *n == "before_crash").count();
         assert_eq!(calls, 5, "{how}: {v}");
         assert!(names_of(&v, "enter").contains(&"die".to_string()), "{how}");
@@ -287,6 +298,15 @@ fn runtime_without_the_recorder_writes_a_readable_directory() {
     // Ticks were converted with the runtime's own clock pairs: durations are sane.
     let last = events(&v).last().unwrap()["ts_ns"].as_u64().unwrap();
     assert!(last < 10_000_000_000, "{last} ns");
+    // Without recording.json (no recorder, or a recorder that was killed)
+    // replay says the recording is incomplete.
+    let out = Command::new(TRACEKIT).arg("replay").arg(&out).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tracekit: note:") && err.contains("no recording.json here") && err.contains("killed?"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -326,4 +346,42 @@ fn replay_lists_an_object_trace_written_by_another_tool() {
     assert_eq!(line("proxy_async", "UiProxy.ShowCalling"), Some((305, 1)));
     assert_eq!(line("exit", "RadioStub.Connect"), Some((305, 0)));
     assert_eq!(line("create", "CallManager"), Some((210, 0)));
+}
+
+#[test]
+fn record_passes_the_program_status_through_and_never_replaces_a_recording_silently() {
+    let dir = work_dir("status");
+    let exe = build(&dir, "recursion.c", &[]);
+    let rec = dir.join("rec");
+    record_and_replay(&rec, &[], &[exe.to_str().unwrap()]);
+    let meta = std::fs::read(rec.join("recording.json")).unwrap();
+    // Recording again into it is refused: the first recording is intact.
+    let again = |extra: &[&str]| {
+        Command::new(TRACEKIT)
+            .args(["record", "--context", "none", "-o"])
+            .arg(&rec)
+            .args(extra)
+            .arg("--")
+            .args(["sh", "-c", "exit 3"])
+            .output()
+            .unwrap()
+    };
+    let out = again(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("already holds a recording") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(rec.join("recording.json")).unwrap(), meta);
+    // With --force it is replaced, and said so; record ends with the
+    // program's own status.
+    let out = again(&["--force"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("tracekit: note: replacing the recording in"), "{err}");
+    assert!(err.contains("the program exited with status 3"), "{err}");
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(rec.join("recording.json")).unwrap()).unwrap();
+    assert_eq!(meta["exit_code"], 3);
+    let _ = std::fs::remove_dir_all(&dir);
 }

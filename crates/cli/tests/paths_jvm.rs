@@ -394,6 +394,113 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.log"));
 }
 
+#[test]
+fn instrumenting_never_destroys_its_input_and_fails_in_one_line() {
+    let dir = workdir("safety");
+    let jar = shapes_jar(&dir);
+    let before = std::fs::read(&jar).unwrap();
+    // Output = input, however it is spelled: refused, the jar intact.
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink(&jar, dir.join("link.jar")).unwrap();
+    for out in [jar.clone(), dir.join("sub/../shapes.jar"), dir.join("link.jar")] {
+        let o = try_instrument(&jar, &out, &["--scheme", "raw"]);
+        assert_eq!(o.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("would overwrite the input"), "{err}");
+    }
+    assert_eq!(std::fs::read(&jar).unwrap(), before);
+
+    // A jar whose classes are fine but whose resource is corrupt passes the
+    // Rust reader (it reads classes only) and fails in Java: one line, no
+    // stack trace, and no half-written output jar.
+    let res = dir.join("res");
+    std::fs::create_dir_all(res.join("data")).unwrap();
+    std::fs::write(res.join("data/words.txt"), "tracekit path profiling\n".repeat(2000)).unwrap();
+    let bad = dir.join("bad.jar");
+    std::fs::copy(&jar, &bad).unwrap();
+    let ok_jar = Command::new("jar")
+        .arg("uf")
+        .arg(&bad)
+        .arg("-C")
+        .arg(&res)
+        .arg("data/words.txt")
+        .status()
+        .unwrap();
+    assert!(ok_jar.success());
+    let mut bytes = std::fs::read(&bad).unwrap();
+    let name = b"data/words.txt";
+    let header = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .map(|(i, _)| i)
+        .find(|&i| bytes[i + 30..].starts_with(name))
+        .unwrap();
+    let extra = u16::from_le_bytes([bytes[header + 28], bytes[header + 29]]) as usize;
+    let data = header + 30 + name.len() + extra;
+    for b in &mut bytes[data + 2..data + 40] {
+        *b = 0xff;
+    }
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = dir.join("bad-traced.jar");
+    let o = try_instrument(&bad, &out, &["--scheme", "raw"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("tracekit: error: instrumenting"), "{err}");
+    assert!(err.contains("bad.jar") && err.contains("java.util.zip."), "{err}");
+    assert!(!err.contains("\tat ") && err.trim_end().lines().count() == 1, "{err}");
+    assert!(!out.exists(), "no half-written jar is left");
+
+    // FIFOs where a jar or a log is expected are refused at once.
+    let fifo = dir.join("fifo.jar");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let o = try_instrument(&fifo, &dir.join("f.jar"), &[]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a regular file"));
+    let traced = dir.join("traced.jar");
+    instrument(&jar, &traced, "pap", &[]);
+    let log = dir.join("run.log");
+    assert!(run(&traced, &log, &["Shapes", "3"]));
+    for args in [
+        vec![
+            "paths",
+            "decode-log",
+            log.to_str().unwrap(),
+            "--program",
+            fifo.to_str().unwrap(),
+        ],
+        vec![
+            "paths",
+            "report",
+            fifo.to_str().unwrap(),
+            "--program",
+            traced.to_str().unwrap(),
+        ],
+    ] {
+        let o = tk(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("fifo.jar: not a regular file"), "{args:?}: {err}");
+    }
+    // A log that is not UTF-8 names the byte offset.
+    let mut text = std::fs::read(&log).unwrap();
+    let at = text.len() / 2;
+    text[at] = 0xfe;
+    std::fs::write(&log, &text).unwrap();
+    let o = tk(&[
+        "paths",
+        "report",
+        log.to_str().unwrap(),
+        "--program",
+        traced.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("run.log") && err.contains(&format!("byte offset {at}")),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A real third-party program from Debian (Rhino, package `rhino`) runs
 /// instrumented under every scheme and decodes to the raw ground truth.
 #[test]

@@ -15,8 +15,19 @@ const SLACK: usize = 64;
 /// `thread_of_tid` holds thread index + 1; 0 (calloc-cheap) means none.
 const NO_THREAD: u32 = 0;
 
-/// Undoes the 32-bit wrap of µs deltas: each raw value is taken as the
-/// value nearest to the previous one (signed 32-bit difference).
+/// How far back a raw clock reading may be and still be read as earlier
+/// than the previous one (2^26 µs, about 67 s). Records of one trace only
+/// ever go back by a little (threads interleaving their wall readings, a
+/// late record from before a wrap); any reading further back than this is a
+/// forward step across a 32-bit wrap. With this bound a forward gap of up to
+/// 2^32 − 2^26 µs (about 70.5 min: a thread idle for 40 minutes, say) is read
+/// as the gap it is, where a signed 32-bit difference took every gap over
+/// 2^31 µs (35.8 min) for time going backwards.
+const MAX_BACK_US: u32 = 1 << 26;
+
+/// Undoes the 32-bit wrap of µs deltas: each raw value is taken as a step
+/// forward from the previous one (modulo 2^32), unless it lies at most
+/// [`MAX_BACK_US`] behind it.
 #[derive(Debug, Default, Clone, Copy)]
 struct Unwrap {
     started: bool,
@@ -29,7 +40,11 @@ impl Unwrap {
     #[inline(always)]
     fn next(&mut self, raw: u32, wraps: &mut u64) -> u64 {
         if self.started {
-            self.value += i64::from(raw.wrapping_sub(self.last_raw) as i32);
+            // The step modulo 2^32; its top MAX_BACK_US values are the small
+            // backward steps (as `as i32` made the top 2^31 before).
+            const BACK_FROM: u32 = u32::MAX - MAX_BACK_US + 1;
+            let d = raw.wrapping_sub(self.last_raw);
+            self.value += i64::from(d) - if d >= BACK_FROM { 1 << 32 } else { 0 };
         } else {
             self.started = true;
             self.value = i64::from(raw);
@@ -101,6 +116,19 @@ impl Builder {
                 pid,
                 name: String::new(),
             });
+        }
+        if let Some(clock) = keys.property("clock") {
+            if !matches!(clock.trim(), "dual" | "wall" | "global" | "thread-cpu") {
+                session.note_repair(
+                    repair::UNKNOWN_CLOCK,
+                    1,
+                    format!(
+                        "clock={:?} is none of thread-cpu, wall, dual: read as {} from the record layout",
+                        clock.trim(),
+                        clocks.name()
+                    ),
+                );
+            }
         }
         if keys.property("data-file-overflow").map(str::trim) == Some("true") {
             session.note_repair(repair::DATA_FILE_OVERFLOW, 1, "the recorder's buffer overflowed (data-file-overflow=true): records stop early and open calls were closed at the end");
@@ -493,5 +521,25 @@ mod tests {
         assert_eq!(u.next(u32::MAX - 1, &mut wraps), u64::from(u32::MAX - 1));
         assert_eq!(u.next(10, &mut wraps), (1u64 << 32) + 10);
         assert_eq!(wraps, 1);
+    }
+
+    #[test]
+    fn long_forward_gaps_are_not_time_going_back() {
+        let mut u = Unwrap::default();
+        let mut wraps = 0;
+        let forty_min = 40 * 60 * 1_000_000u64;
+        assert_eq!(u.next(1000, &mut wraps), 1000);
+        // 40 minutes is more than 2^31 µs: still a step forward.
+        assert_eq!(u.next((1000 + forty_min) as u32, &mut wraps), 1000 + forty_min);
+        let t = 1000 + 2 * forty_min + 5;
+        assert_eq!(u.next(t as u32, &mut wraps), t, "crosses 2^32 µs");
+        assert_eq!(wraps, 1);
+        // A little back is back; at the bound too.
+        assert_eq!(u.next((t - 30) as u32, &mut wraps), t - 30);
+        let back = t - 30 - u64::from(MAX_BACK_US);
+        assert_eq!(u.next(back as u32, &mut wraps), back);
+        // One more µs back than the bound is a forward step instead.
+        let fwd = back + (1 << 32) - u64::from(MAX_BACK_US) - 1;
+        assert_eq!(u.next(fwd as u32, &mut wraps), fwd);
     }
 }

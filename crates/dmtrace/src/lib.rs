@@ -102,6 +102,9 @@ pub mod repair {
     pub const TIME_BACKWARDS: &str = "time-backwards";
     /// A streaming trace without its summary packet.
     pub const MISSING_SUMMARY: &str = "missing-summary";
+    /// `clock=` named no clock this reader knows; the clocks were taken
+    /// from the record layout (dual for 14-byte v3 records, else thread-CPU).
+    pub const UNKNOWN_CLOCK: &str = "unknown-clock";
 }
 
 #[cfg(test)]

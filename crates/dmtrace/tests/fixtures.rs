@@ -104,6 +104,61 @@ fn version_2_wall_clock_with_repairs() {
 }
 
 #[test]
+fn version_2_wall_clock_idle_for_forty_minutes_twice() {
+    // Each idle gap is over 2^31 µs; the second carries the 32-bit time past
+    // 2^32 µs. Both are steps forward: no time goes back, nothing is lost.
+    let s = read_path(fixture("v2-wall-idle.trace")).unwrap();
+    let g = 40 * 60 * 1_000_000u64;
+    let (lp, poll, dispatch) = (
+        "android.os.Looper.loop",
+        "android.os.MessageQueue.nativePollOnce",
+        "android.os.Handler.dispatchMessage",
+    );
+    assert_eq!(
+        events(&s, 0),
+        vec![
+            (E, lp.into(), 100, None),
+            (E, poll.into(), 200, None),
+            (X, poll.into(), g + 200, None),
+            (E, dispatch.into(), g + 300, None),
+            (X, dispatch.into(), g + 5_300, None),
+            (E, poll.into(), g + 5_400, None),
+            (X, poll.into(), 2 * g + 5_400, None),
+            (E, dispatch.into(), 2 * g + 6_000, None),
+            (X, dispatch.into(), 2 * g + 9_000, None),
+            (X, lp.into(), 2 * g + 10_000, None),
+        ]
+    );
+    assert_eq!(
+        events(&s, 1),
+        vec![
+            (E, dispatch.into(), 300, None),
+            (X, dispatch.into(), 400, None),
+            (E, dispatch.into(), g + 6_000, None),
+            (X, dispatch.into(), g + 7_000, None),
+        ]
+    );
+    assert_eq!(repairs(&s), vec![(repair::CLOCK_WRAP.into(), 1)]);
+    assert_eq!(s.time_span().unwrap().1, (2 * g + 10_000) * 1000);
+}
+
+#[test]
+fn an_unknown_clock_is_repaired_and_reported() {
+    let bytes = std::fs::read(fixture("v2-wall-repairs.trace")).unwrap();
+    let mut patched = bytes.clone();
+    let at = bytes.windows(10).position(|w| w == b"clock=wall").unwrap();
+    patched[at + 6..at + 10].copy_from_slice(b"bogs");
+    let s = tracekit_dmtrace::read(patched.as_slice()).unwrap();
+    assert_eq!(s.clocks, Clocks::THREAD_CPU, "v2 10-byte records: Traceview's default");
+    let r = s.repairs.iter().find(|r| r.code == repair::UNKNOWN_CLOCK).unwrap();
+    assert!(
+        r.detail.contains("clock=\"bogs\"") && r.detail.contains("thread-cpu"),
+        "{}",
+        r.detail
+    );
+}
+
+#[test]
 fn version_3_thread_cpu_wrap_overflow_truncation() {
     let s = read_path(fixture("v3-cpu-wrap.trace")).unwrap();
     assert_eq!(s.clocks, Clocks::THREAD_CPU);

@@ -211,22 +211,32 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
     Ok(log)
 }
 
-/// Reads the first `slots` counters of a counts file (missing tail = 0).
+/// Reads the first `slots` counters of a counts file. The plugin creates
+/// the file at full capacity, so one shorter than `slots` counters was cut
+/// (copied in part, truncated): that is an error, never zeros.
 pub fn read_counts(path: &Path, slots: u64) -> Result<Vec<u64>> {
     use std::io::Read;
     let io = |e| EmuError::Io {
         path: path.to_owned(),
         error: e,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = tracekit_safeio::open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(slots * 8).read_to_end(&mut bytes).map_err(io)?;
-    let mut counts: Vec<u64> = bytes
+    if (bytes.len() as u64) < slots * 8 {
+        return Err(EmuError::Invalid(format!(
+            "{}: truncated: {} bytes, but the block log uses {slots} counters ({} bytes); \
+             the counts past byte {} are lost, so totals would be wrong",
+            path.display(),
+            bytes.len(),
+            slots * 8,
+            bytes.len()
+        )));
+    }
+    Ok(bytes
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect();
-    counts.resize(slots as usize, 0);
-    Ok(counts)
+        .collect())
 }
 
 /// One process with every block it may have executed and the counts.
@@ -273,10 +283,7 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
         let path: PathBuf = entry.map_err(io)?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with("pid-") && name.ends_with(".blocks") {
-            let text = std::fs::read_to_string(&path).map_err(|e| EmuError::Io {
-                path: path.clone(),
-                error: e,
-            })?;
+            let text = tracekit_safeio::read_text(&path)?;
             let log = parse_log(&path, &text)?;
             logs.insert(log.pid, log);
         }

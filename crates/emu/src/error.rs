@@ -28,5 +28,16 @@ pub enum EmuError {
     Invalid(String),
 }
 
+impl From<tracekit_safeio::ReadError> for EmuError {
+    /// A file that is not a regular file, or not UTF-8 text (the message
+    /// names the byte offset).
+    fn from(e: tracekit_safeio::ReadError) -> EmuError {
+        EmuError::Io {
+            error: std::io::Error::new(e.kind, e.message),
+            path: e.path,
+        }
+    }
+}
+
 /// Result alias for this crate.
 pub type Result<T, E = EmuError> = std::result::Result<T, E>;

@@ -209,18 +209,15 @@ impl Profile {
             return Ok(p);
         }
         let path = Path::new(spec);
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
+        let text = tracekit_safeio::read_text(path).map_err(|e| {
+            if e.kind == std::io::ErrorKind::NotFound {
                 let known: Vec<_> = builtin_names().collect();
                 EmuError::Invalid(format!(
                     "no profile {spec:?}: not a file and not a built-in ({})",
                     known.join(", ")
                 ))
             } else {
-                EmuError::Io {
-                    path: path.to_owned(),
-                    error: e,
-                }
+                EmuError::from(e)
             }
         })?;
         Profile::parse(path, &text)

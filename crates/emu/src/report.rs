@@ -4,10 +4,15 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use crate::analysis::{Analysis, ListedBlock, ProcessStats};
-use crate::run::RunRecord;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::analysis::{Analysis, HotBlock, ListedBlock, ProcessStats, ProfileInfo};
+use crate::profile::Profile;
+use crate::run::{Arch, CountMode, RunRecord};
 
 fn bar(value: u64, max: u64, width: usize) -> String {
     let n = if max == 0 {
@@ -49,39 +54,140 @@ fn pct(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// The `--json` report: `{"profile", "processes": [{"pid", "blocks",
-/// "instructions", "categories": {name: count}, …}]}`.
+/// One run under one profile (`tracekit emu report --json`). Field names
+/// are a contract: add, never rename.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunReport {
+    /// The guest program.
+    pub program: PathBuf,
+    /// Guest architecture.
+    pub arch: Arch,
+    /// Counting mode.
+    pub mode: CountMode,
+    /// The program's exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that killed it, when it was killed.
+    pub signal: Option<i32>,
+    /// The profile the analysis used.
+    pub profile: ProfileInfo,
+    /// Per process.
+    pub processes: Vec<ProcessReport>,
+}
+
+/// One process of a [`RunReport`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProcessReport {
+    /// Process id.
+    pub pid: u32,
+    /// Parent pid if forked under the profiler, else 0.
+    pub parent: u32,
+    /// False when the process was killed (counts are still complete).
+    pub exited_normally: bool,
+    /// Block executions.
+    pub blocks: u64,
+    /// Distinct blocks executed at least once.
+    pub distinct_blocks: u64,
+    /// Instructions executed.
+    pub instructions: u64,
+    /// Instructions per category.
+    pub categories: BTreeMap<String, u64>,
+    /// Instructions per ISA mode.
+    pub modes: BTreeMap<String, u64>,
+    /// Estimated cycles.
+    pub cycles: f64,
+    /// Estimated time, seconds.
+    pub time_s: f64,
+    /// Estimated energy, joules.
+    pub energy_j: f64,
+    /// Average power, watts.
+    pub power_w: f64,
+    /// Hottest blocks.
+    pub hottest: Vec<HotBlock>,
+}
+
+impl RunReport {
+    /// The report of `record` analysed as `a`.
+    pub fn new(record: &RunRecord, a: &Analysis) -> RunReport {
+        RunReport {
+            program: record.program.clone(),
+            arch: record.arch,
+            mode: record.mode,
+            exit_code: record.exit_code,
+            signal: record.signal,
+            profile: a.profile.clone(),
+            processes: a
+                .processes
+                .iter()
+                .map(|p| ProcessReport {
+                    pid: p.pid,
+                    parent: p.parent,
+                    exited_normally: p.exited_normally,
+                    blocks: p.blocks,
+                    distinct_blocks: p.distinct_blocks,
+                    instructions: p.instructions,
+                    categories: p.categories.clone(),
+                    modes: p.modes.clone(),
+                    cycles: p.cycles,
+                    time_s: p.time_s,
+                    energy_j: p.energy_j,
+                    power_w: p.power_w,
+                    hottest: p.hottest.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The `--json` report as a JSON value (keys sorted, as written to files).
 pub fn report_json(record: &RunRecord, a: &Analysis) -> Value {
-    let processes: Vec<Value> = a
-        .processes
-        .iter()
-        .map(|p| {
-            json!({
-                "pid": p.pid,
-                "parent": p.parent,
-                "exited_normally": p.exited_normally,
-                "blocks": p.blocks,
-                "distinct_blocks": p.distinct_blocks,
-                "instructions": p.instructions,
-                "categories": p.categories,
-                "modes": p.modes,
-                "cycles": p.cycles,
-                "time_s": p.time_s,
-                "energy_j": p.energy_j,
-                "power_w": p.power_w,
-                "hottest": p.hottest,
-            })
-        })
-        .collect();
-    json!({
-        "program": record.program,
-        "arch": record.arch,
-        "mode": record.mode,
-        "exit_code": record.exit_code,
-        "signal": record.signal,
-        "profile": a.profile,
-        "processes": processes,
-    })
+    serde_json::to_value(RunReport::new(record, a)).expect("reports serialise")
+}
+
+/// The hottest blocks of one process (`tracekit emu blocks --json`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProcessBlocks {
+    /// Process id.
+    pub pid: u32,
+    /// Blocks, hottest first.
+    pub blocks: Vec<ListedBlock>,
+}
+
+/// A profile in one line (`tracekit emu profile list --json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProfileSummary {
+    /// Identifier.
+    pub name: String,
+    /// Instruction set.
+    pub isa: String,
+    /// Processor organization.
+    pub organization: String,
+    /// Clock in GHz.
+    pub freq_ghz: f64,
+    /// Number of categories (the default one excluded).
+    pub categories: usize,
+}
+
+impl From<&Profile> for ProfileSummary {
+    fn from(p: &Profile) -> ProfileSummary {
+        ProfileSummary {
+            name: p.name.clone(),
+            isa: p.isa.clone(),
+            organization: p.organization.clone(),
+            freq_ghz: p.freq_ghz,
+            categories: p.categories.len(),
+        }
+    }
+}
+
+/// One column of a comparison (`tracekit emu compare --json`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CompareColumn {
+    /// What the column shows (a run directory and its profile).
+    pub label: String,
+    /// The profile used.
+    pub profile: String,
+    /// Totals over every process.
+    pub total: ProcessStats,
 }
 
 /// Human-readable report of one run under one profile.

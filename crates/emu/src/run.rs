@@ -317,7 +317,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
 /// Reads `run.json` of a run directory.
 pub fn load_record(dir: &Path) -> Result<RunRecord> {
     let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    let text = tracekit_safeio::read_text(&path)?;
     serde_json::from_str(&text).map_err(|e| EmuError::Parse {
         path: path.clone(),
         line: e.line(),
@@ -330,7 +330,7 @@ pub fn load_record(dir: &Path) -> Result<RunRecord> {
 pub fn resolve_profile(dir: &Path, spec: &str) -> Result<Profile> {
     let imported = dir.join("profiles").join(format!("{spec}.profile"));
     if imported.is_file() {
-        let text = std::fs::read_to_string(&imported).map_err(io_err(&imported))?;
+        let text = tracekit_safeio::read_text(&imported)?;
         return Profile::parse(&imported, &text);
     }
     Profile::load(spec)
@@ -342,11 +342,42 @@ pub fn load_capture(dir: &Path) -> Result<Vec<ProcessCapture>> {
 }
 
 /// A cached analysis with a digest of the profile text it was made with,
-/// so an edited profile of the same name is never answered from the cache.
+/// so an edited profile of the same name is never answered from the cache,
+/// and a stamp of the raw files and program it was computed from, so a
+/// changed `raw/` (or a rebuilt program) is never answered from it either.
 #[derive(Serialize, Deserialize)]
 struct CachedAnalysis {
     profile_digest: String,
+    /// Caches written before the stamp existed have none, and are stale.
+    #[serde(default)]
+    inputs_stamp: String,
     analysis: Analysis,
+}
+
+/// A digest of the name, size and modification time of every file in
+/// `raw/` and of the program (for its symbols): any change to them changes
+/// the stamp.
+fn inputs_stamp(dir: &Path, program: &Path) -> Result<String> {
+    let raw = raw_dir(dir);
+    let mut parts = Vec::new();
+    for e in std::fs::read_dir(&raw).map_err(io_err(&raw))? {
+        let e = e.map_err(io_err(&raw))?;
+        parts.push((e.file_name().to_string_lossy().into_owned(), e.path()));
+    }
+    parts.sort();
+    parts.push(("<program>".into(), program.to_owned()));
+    let mut text = String::new();
+    for (name, path) in parts {
+        let (len, mtime) = match std::fs::metadata(&path) {
+            Ok(m) => {
+                use std::os::unix::fs::MetadataExt;
+                (m.len(), (m.mtime(), m.mtime_nsec()))
+            }
+            Err(_) => (u64::MAX, (0, 0)),
+        };
+        text.push_str(&format!("{name}\t{len}\t{}.{:09}\n", mtime.0, mtime.1));
+    }
+    Ok(digest(&text))
 }
 
 fn digest(text: &str) -> String {
@@ -365,10 +396,11 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
     let spec = profile.unwrap_or(&record.profile);
     let profile = resolve_profile(dir, spec)?;
     let profile_digest = digest(&profile.to_text());
+    let stamp = inputs_stamp(dir, &record.program)?;
     let cache = dir.join(format!("analysis-{}.json", profile.name));
-    if let Ok(text) = std::fs::read_to_string(&cache) {
+    if let Ok(text) = tracekit_safeio::read_text(&cache) {
         if let Ok(c) = serde_json::from_str::<CachedAnalysis>(&text) {
-            if c.profile_digest == profile_digest {
+            if c.profile_digest == profile_digest && c.inputs_stamp == stamp {
                 return Ok(c.analysis);
             }
         }
@@ -379,6 +411,7 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
     let analysis = analyze(&captures, &profile, symbols.as_ref(), HOT_BLOCKS_KEPT);
     let cached = CachedAnalysis {
         profile_digest,
+        inputs_stamp: stamp,
         analysis,
     };
     let json = serde_json::to_string(&cached).expect("serializable");

@@ -20,10 +20,7 @@ pub struct ElfKind {
 
 /// Reads and parses an executable, handing the parsed file to `f`.
 fn with_executable<R>(path: &Path, f: impl FnOnce(&object::File<'_>) -> R) -> Result<R> {
-    let data = std::fs::read(path).map_err(|e| EmuError::Io {
-        path: path.to_owned(),
-        error: e,
-    })?;
+    let data = tracekit_safeio::read_bytes(path)?;
     let file = object::File::parse(&*data)
         .map_err(|e| EmuError::Invalid(format!("{}: not a readable executable: {e}", path.display())))?;
     Ok(f(&file))

@@ -151,7 +151,7 @@ pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir:
     instrument_jar(&cmd.jar(), &jar, config, model, &cmd.other_entries())?;
     let secs = run_java(&cmd.with_jar(&jar), Some(&log))?;
     let stored = Program::from_instrumented_jar(&jar)?;
-    let text = std::fs::read_to_string(&log).with_context(|| format!("the run wrote no path log {}", log.display()))?;
+    let text = tracekit_safeio::read_text(&log).context("the run wrote no readable path log")?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let core = CoreProgram::new(&stored)?;
     let mut decoder = Decoder::new(&stored, &core);

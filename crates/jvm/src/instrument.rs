@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::program::{Program, StoredProgram, PROGRAM_ENTRY};
 use crate::schemes::SchemeTables;
@@ -30,6 +30,13 @@ pub fn instrument_jar(
     model: Option<&Path>,
     classpath: &[PathBuf],
 ) -> Result<Instrumented> {
+    if tracekit_safeio::same_file(input, output) {
+        bail!(
+            "{}: would overwrite the input jar {}; choose another output",
+            output.display(),
+            input.display()
+        );
+    }
     let program = Program::from_jar(input)?;
     let schemes = SchemeTables::new(&program, config, model)?;
     let mut failure = None;
@@ -55,13 +62,32 @@ pub fn instrument_jar(
     };
     std::fs::write(res.join(PROGRAM_ENTRY), serde_json::to_vec(&stored)?)?;
     let tools = java_tools()?;
-    let log = tools.instrument(&plan, input, output, &res, classpath);
+    // The jar is written beside the output and renamed over it only when
+    // complete, so a failure leaves no half-written jar (and no old one lost).
+    let partial = partial_path(output);
+    let log = tools.instrument(&plan, input, &partial, &res, classpath);
     let _ = std::fs::remove_dir_all(&work);
+    let log = log.and_then(|l| {
+        std::fs::rename(&partial, output).with_context(|| format!("cannot write {}", output.display()))?;
+        Ok(l)
+    });
+    if log.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
     Ok(Instrumented {
         methods: stored.program.methods.len(),
         skipped: stored.program.skipped,
         log: log?,
     })
+}
+
+/// `DIR/.NAME.partial`: where a jar is written before it replaces `out`.
+fn partial_path(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    out.with_file_name(format!(".{name}.partial"))
 }
 
 /// A fresh private directory under the system temp dir.

@@ -50,7 +50,7 @@ pub struct Program {
 impl Program {
     /// Reads every class of a jar and builds the CFG of each method with code.
     pub fn from_jar(path: &Path) -> Result<Program> {
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = tracekit_safeio::open_regular(path)?;
         Self::from_zip(file).with_context(|| format!("reading jar {}", path.display()))
     }
 
@@ -106,7 +106,7 @@ impl Program {
 
     /// Reads the program description stored in an instrumented jar.
     pub fn from_instrumented_jar(path: &Path) -> Result<StoredProgram> {
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = tracekit_safeio::open_regular(path)?;
         let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a jar", path.display()))?;
         let mut text = String::new();
         zip.by_name(PROGRAM_ENTRY)

@@ -74,7 +74,7 @@ impl SchemeTables {
     pub fn new(program: &Program, config: &Config, model: Option<&Path>) -> Result<SchemeTables> {
         core::error::check_width(config.width).map_err(|e| anyhow!("{e}"))?;
         let model_text = match model {
-            Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("cannot read model {}", p.display()))?),
+            Some(p) => Some(tracekit_safeio::read_text(p).context("cannot read the model")?),
             None => None,
         };
         let edge_model = load_model(model_text.as_deref())

@@ -172,8 +172,54 @@ impl JavaTools {
             .context("cannot run java (is JDK 17 installed?)")?;
         let log = String::from_utf8_lossy(&out.stderr).into_owned();
         if !out.status.success() {
-            bail!("instrumenting {} failed:\n{log}", input.display());
+            bail!("instrumenting {} failed: {}", input.display(), java_failure(&log));
         }
         Ok(log)
+    }
+}
+
+/// The one line worth showing of a failed Java run's stderr: the
+/// instrumenter's own `tracekit: error:` line, else the exception line of a
+/// stack trace (`Exception in thread "main" java.…: message`), else the
+/// first line. Stack frames are never shown.
+pub(crate) fn java_failure(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if let Some(l) = lines.iter().rev().find_map(|l| l.strip_prefix("tracekit: error: ")) {
+        return l.to_owned();
+    }
+    let frame = |l: &str| l.starts_with("at ") || (l.starts_with("...") && l.ends_with("more"));
+    if let Some(l) = lines
+        .iter()
+        .find(|l| l.starts_with("Exception in thread") || l.starts_with("Caused by:"))
+    {
+        let l = l.split_once("\" ").map_or(*l, |(_, rest)| rest.trim());
+        return l.to_owned();
+    }
+    lines
+        .iter()
+        .find(|l| !frame(l))
+        .map_or_else(|| "java failed without a message".to_owned(), |l| (*l).to_owned())
+}
+
+#[cfg(test)]
+mod failure_tests {
+    use super::java_failure;
+
+    #[test]
+    fn a_stack_trace_becomes_one_line() {
+        let trace = "Exception in thread \"main\" java.util.zip.ZipException: invalid stored block lengths\n\
+            \tat java.base/java.util.zip.InflaterInputStream.read(InflaterInputStream.java:165)\n\
+            \tat tracekit.instr.Instrument.main(Instrument.java:51)\n";
+        assert_eq!(
+            java_failure(trace),
+            "java.util.zip.ZipException: invalid stored block lengths"
+        );
+        let own = "tracekit: instrumented 0 classes\ntracekit: error: java.util.zip.ZipException: bad entry\n";
+        assert_eq!(java_failure(own), "java.util.zip.ZipException: bad entry");
+        assert_eq!(
+            java_failure("Error: could not find class\n"),
+            "Error: could not find class"
+        );
+        assert_eq!(java_failure(""), "java failed without a message");
     }
 }

@@ -45,7 +45,7 @@ pub const HEADER: &str =
 
 /// A line that does not follow the grammar.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{source_name}: line {line}: {what}")]
+#[error("{source_name}: {}{what}", line_prefix(*.line))]
 pub struct ParseError {
     /// File (or other source) name.
     pub source_name: String,
@@ -53,6 +53,15 @@ pub struct ParseError {
     pub line: usize,
     /// What is wrong.
     pub what: String,
+}
+
+/// "line N: " for a line error, nothing for a whole-file error (line 0).
+fn line_prefix(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!("line {line}: ")
+    }
 }
 
 /// One parsed entry.
@@ -196,13 +205,14 @@ pub fn read_str(text: &str, source_name: &str) -> Result<Session, ParseError> {
     Ok(s)
 }
 
-/// Reads an object trace file.
+/// Reads an object trace file (a regular file only: FIFOs and devices are
+/// refused before they are opened; invalid UTF-8 names its byte offset).
 pub fn read_file(path: &std::path::Path) -> Result<Session, ParseError> {
     let name = path.display().to_string();
-    let text = std::fs::read(path).map_err(|e| ParseError {
+    let text = tracekit_safeio::read_bytes(path).map_err(|e| ParseError {
         source_name: name.clone(),
         line: 0,
-        what: e.to_string(),
+        what: e.message,
     })?;
     let text = String::from_utf8(text).map_err(|e| {
         let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -210,7 +220,10 @@ pub fn read_file(path: &std::path::Path) -> Result<Session, ParseError> {
         ParseError {
             source_name: name.clone(),
             line,
-            what: "not UTF-8 text".into(),
+            what: format!(
+                "not UTF-8 text: invalid byte at byte offset {}",
+                e.utf8_error().valid_up_to()
+            ),
         }
     })?;
     let stem = path
@@ -343,6 +356,25 @@ mod tests {
         assert!(read_str("X 1 2 3 4", "f").is_err());
         assert!(read_str("C 1 0xzz 1 Foo", "f").is_err());
         assert!(read_str("C 99999999999 0xa 1 Foo", "f").is_err());
+    }
+
+    #[test]
+    fn files_that_are_not_regular_or_not_text_are_clear_errors() {
+        let e = read_file(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero: not a regular file (a FIFO, socket or device); tracekit reads files"
+        );
+        let p = std::env::temp_dir().join(format!("tracekit-objtrace-bad-{}.otr", std::process::id()));
+        std::fs::write(&p, b"C 1 0xa 1 Foo\nC 1 0xb 2 B\xe9r\n").unwrap();
+        let e = read_file(&p).unwrap_err();
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(e.line, 2);
+        assert!(
+            e.to_string()
+                .ends_with("line 2: not UTF-8 text: invalid byte at byte offset 25"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -238,6 +238,25 @@ pub fn trace_to_json(cfg: &Cfg, items: &[TraceItem]) -> serde_json::Value {
     )
 }
 
+/// One encoded path as `tracekit paths encode --json` prints it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct EncodeReport {
+    /// The trace in its JSON form ([`trace_to_json`]).
+    pub trace: serde_json::Value,
+    /// Its size in bits.
+    pub bits: u64,
+    /// AdapTracer: the information content of the choices, in bits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal_bits: Option<f64>,
+}
+
+/// One decoded path as `tracekit paths decode --json` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DecodeReport {
+    /// Block names from entry to exit (`method::block` when interprocedural).
+    pub path: Vec<String>,
+}
+
 /// Parses the JSON form of a trace (`[7, "C", 1]`), resolving block names.
 pub fn trace_from_json(cfg: &Cfg, text: &str) -> Result<Vec<TraceItem>> {
     let bad = |message: String| PathError::InvalidTrace {

@@ -204,18 +204,15 @@ impl EdgeModel {
 
     /// Reads a model file.
     pub fn load(path: &Path) -> Result<EdgeModel> {
-        let text = std::fs::read_to_string(path).map_err(|source| PathError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = tracekit_safeio::read_text(path).map_err(PathError::from)?;
         EdgeModel::from_text(&text, path)
     }
 
     /// Writes a model file.
     pub fn save(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_text()?).map_err(|source| PathError::Io {
+        std::fs::write(path, self.to_text()?).map_err(|error| PathError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
     }
 }

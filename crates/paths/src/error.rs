@@ -55,12 +55,13 @@ pub enum PathError {
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (shown in the message, so not chained as a
+        /// source: it would be printed twice).
+        error: std::io::Error,
     },
     /// A file could not be parsed; `message` carries line/column.
     #[error("{path}: {message}")]
@@ -92,5 +93,16 @@ pub fn word_max(width: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << width) - 1
+    }
+}
+
+impl From<tracekit_safeio::ReadError> for PathError {
+    /// A file that could not be read (not a regular file, not UTF-8 text:
+    /// the message says where).
+    fn from(e: tracekit_safeio::ReadError) -> PathError {
+        PathError::Io {
+            error: std::io::Error::new(e.kind, e.message),
+            path: e.path,
+        }
     }
 }

@@ -144,7 +144,9 @@ pub use adaptive::{AdaptiveModel, AdaptiveParams, ContextKind, ModelOptions, Sym
 pub use adaptracer::{choice_stream, AdapTracer, AdaptiveTrace, ChoiceEncoder, DEFAULT_MAX_STEPS};
 pub use blpp::{Blpp, BlppStep};
 pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};
-pub use codec::{trace_bits, trace_from_json, trace_to_json, Codec, EncodedTrace, Scheme, TraceItem};
+pub use codec::{
+    trace_bits, trace_from_json, trace_to_json, Codec, DecodeReport, EncodeReport, EncodedTrace, Scheme, TraceItem,
+};
 pub use context_stream::{ContextDecoder, ContextEncoder, ContextLayout, ContextTrace, StreamInvocation};
 pub use edge_model::EdgeModel;
 pub use error::{PathError, Result};

@@ -175,10 +175,7 @@ impl Program {
 
     /// Reads a CFG JSON file.
     pub fn load(path: &Path) -> Result<Program> {
-        let text = std::fs::read_to_string(path).map_err(|source| PathError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = tracekit_safeio::read_text(path).map_err(PathError::from)?;
         Program::from_json_str(&text, path)
     }
 

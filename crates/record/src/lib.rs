@@ -21,4 +21,4 @@ mod power_record;
 mod spawn;
 
 pub use power_record::{power_record, PowerRecordOptions};
-pub use spawn::{find_runtime, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
+pub use spawn::{find_runtime, holds_recording, record, RecordOptions, RecordOutcome, RUNTIME_LIB};

@@ -33,6 +33,9 @@ pub struct RecordOptions {
     pub wait_on_overflow: bool,
     /// Runtime library to preload (found next to the executable when `None`).
     pub runtime: Option<PathBuf>,
+    /// Replace a recording already in `out` (otherwise that is an error, so
+    /// a recording is never deleted by accident).
+    pub replace: bool,
 }
 
 /// How the traced command ended.
@@ -73,6 +76,14 @@ pub fn find_runtime() -> anyhow::Result<PathBuf> {
         })
 }
 
+/// True when `dir` holds any file of a recording.
+pub fn holds_recording(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| names::parse(&e.file_name().to_string_lossy()).is_some())
+    })
+}
+
 /// Removes the files of an earlier recording from `dir`.
 fn clear_recording(dir: &Path) -> anyhow::Result<()> {
     for e in std::fs::read_dir(dir)?.flatten() {
@@ -89,6 +100,12 @@ fn clear_recording(dir: &Path) -> anyhow::Result<()> {
 /// `--pid N` and stops when its standard input closes).
 pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<RecordOutcome> {
     anyhow::ensure!(!opts.command.is_empty(), "no command to record");
+    if !opts.replace && holds_recording(&opts.out) {
+        anyhow::bail!(
+            "{}: already holds a recording; replacing it needs --force (or choose another -o)",
+            opts.out.display()
+        );
+    }
     std::fs::create_dir_all(&opts.out).with_context(|| format!("{}: cannot create", opts.out.display()))?;
     let out = std::fs::canonicalize(&opts.out)?;
     clear_recording(&out)?;

@@ -54,7 +54,7 @@ pub struct SourcesLine {
 
 /// Adds the samples of a `context.jsonl` file to a session as context tracks.
 pub fn load_samples(path: &Path, anchor_mono_ns: u64, s: &mut Session) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = tracekit_safeio::read_text(path)?;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;

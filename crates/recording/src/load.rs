@@ -55,7 +55,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         if let Some(RecordingFile::Thread { .. }) = kind {
             stats.push((thread_stats(path)?, path.clone()));
         } else if let Some(RecordingFile::Clock { .. }) = kind {
-            let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let text = tracekit_safeio::read_text(path)?;
             for (i, line) in text.lines().enumerate() {
                 let mut f = line.split_whitespace().map(str::parse::<u64>);
                 match (f.next(), f.next()) {
@@ -65,7 +65,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
             }
         } else if let Some(RecordingFile::Maps { pid, image }) = kind {
             let key = (pid, image);
-            let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let text = tracekit_safeio::read_text(path)?;
             let (m, bad) = parse_maps(&text);
             if let Some((line, _)) = bad.first() {
                 anyhow::bail!("{}: line {line}: not a /proc/<pid>/maps line", path.display());

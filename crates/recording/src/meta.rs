@@ -32,7 +32,7 @@ impl RecordingMeta {
     /// Reads `recording.json` from a recording directory.
     pub fn read(dir: &Path) -> anyhow::Result<RecordingMeta> {
         let path = dir.join(META_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let text = tracekit_safeio::read_text(&path)?;
         serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), e.line()))
     }
 

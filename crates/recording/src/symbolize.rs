@@ -145,7 +145,9 @@ impl Symbolizer {
 }
 
 fn load_module(path: &str) -> Option<Module> {
-    let data = std::fs::read(path).ok()?;
+    // A mapped "file" may be a device (`/dev/zero` maps anonymous shared
+    // memory): only regular files are read.
+    let data = tracekit_safeio::read_bytes(std::path::Path::new(path)).ok()?;
     let file = object::File::parse(&*data).ok()?;
     let segments = file
         .segments()

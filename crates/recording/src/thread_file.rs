@@ -54,12 +54,13 @@ pub struct ThreadTrace {
 #[derive(Debug, thiserror::Error)]
 pub enum ThreadFileError {
     /// I/O failure.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause (shown in the message, so not chained as a source:
+        /// it would be printed twice).
+        error: std::io::Error,
     },
     /// Malformed content.
     #[error("{path}: byte offset {offset}: {what}")]
@@ -96,7 +97,7 @@ struct Mapped {
 impl Mapped {
     fn open(path: &Path) -> std::io::Result<Mapped> {
         use std::os::fd::AsRawFd;
-        let f = std::fs::File::open(path)?;
+        let f = tracekit_safeio::open_regular(path).map_err(|e| std::io::Error::new(e.kind, e.message))?;
         let len = f.metadata()?.len() as usize;
         if len == 0 {
             return Ok(Mapped {
@@ -166,9 +167,9 @@ pub fn thread_stats(path: &Path) -> Result<ThreadStats, ThreadFileError> {
 /// Cuts a thread file's unused (sparse) tail after its last record.
 pub fn trim_thread_file(path: &Path) -> Result<(), ThreadFileError> {
     let st = thread_stats(path)?;
-    let io = |source| ThreadFileError::Io {
+    let io = |error| ThreadFileError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     };
     let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
     f.set_len(st.data_end).map_err(io)
@@ -177,9 +178,9 @@ pub fn trim_thread_file(path: &Path) -> Result<(), ThreadFileError> {
 type Parsed = (ThreadTrace, u64, Option<u64>, u64);
 
 fn read_thread_file_with(path: &Path, keep: bool) -> Result<Parsed, ThreadFileError> {
-    let data = Mapped::open(path).map_err(|source| ThreadFileError::Io {
+    let data = Mapped::open(path).map_err(|error| ThreadFileError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
     parse_thread_bytes(data.bytes(), keep).map_err(|(offset, what)| ThreadFileError::Bad {
         path: path.display().to_string(),

@@ -9,7 +9,7 @@ use tracekit_model::{ObjectEventKind, RemoteCallKind, Session, ThreadId};
 
 /// A lifeline: one object of one process, or a process itself (the caller
 /// of operations entered from outside any traced object).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Participant {
     /// Owning process.
     pub pid: u32,
@@ -30,7 +30,8 @@ impl Participant {
 }
 
 /// What an arrow means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MessageKind {
     /// Synchronous call.
     Call,
@@ -45,7 +46,7 @@ pub enum MessageKind {
 }
 
 /// One arrow.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Message {
     /// Timeline time.
     pub ts_ns: u64,
@@ -63,8 +64,9 @@ pub struct Message {
     pub deadlock: bool,
 }
 
-/// A sequence diagram.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A sequence diagram (`tracekit seqdiag --json`: participants, messages
+/// whose `from`/`to` index the participants, and the deadlocks found).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Diagram {
     /// Lifelines, grouped by process in order of first appearance.
     pub participants: Vec<Participant>,

@@ -34,6 +34,27 @@ pub use svg::svg;
 
 use tracekit_model::Session;
 
+/// The diagram and the deadlocks of a session, as `tracekit seqdiag
+/// --json` prints them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SeqdiagReport {
+    /// Lifelines and arrows.
+    #[serde(flatten)]
+    pub diagram: Diagram,
+    /// Cycles of processes blocked in synchronous calls to each other.
+    pub deadlocks: Vec<Deadlock>,
+}
+
+impl SeqdiagReport {
+    /// The diagram of `s` under `f`, with its deadlocks.
+    pub fn new(s: &Session, f: &DiagramFilter) -> SeqdiagReport {
+        SeqdiagReport {
+            diagram: diagram(s, f),
+            deadlocks: find_deadlocks(s),
+        }
+    }
+}
+
 /// Builds the diagram and marks the calls of every deadlock in it.
 pub fn diagram(s: &Session, f: &DiagramFilter) -> Diagram {
     let mut d = build(s, f);

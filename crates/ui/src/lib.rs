@@ -13,7 +13,11 @@
 //! - `POST /api/profile` with `{"intervals": [[a, b], …] | null}` — profile and
 //!   call tree inside the intervals (whole session for `null`).
 //! - `GET /api/problem?kind=brb|method&method=&when=` — a problem view,
-//!   computed by the [`ProblemSolver`] the caller supplies.
+//!   computed by the [`ProblemSolver`] the caller supplies (a malformed or
+//!   too deeply nested condition is a 422 with the reason).
+//!
+//! Request bodies larger than [`MAX_BODY`] are answered with 413 and not
+//! kept in memory.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -56,6 +60,12 @@ struct State {
 /// Most boxes one `/api/slices` answer may hold per level (a safety bound
 /// for absurd `px` values).
 const MAX_PX: u64 = 16_384;
+
+/// Largest request body read (1 MiB): a profile request for ten thousand
+/// intervals is under 400 KB. Larger bodies get `413 Payload Too Large`
+/// without being read, so no request can make the server grow (a 200 MB
+/// body used to raise it to 378 MB).
+pub const MAX_BODY: usize = 1 << 20;
 
 impl Server {
     /// Binds `127.0.0.1:port` (0 picks a free port). `problems` are shown
@@ -169,6 +179,29 @@ fn json_response(status: u16, v: &Value) -> Response<std::io::Cursor<Vec<u8>>> {
         .with_header(Header::from_bytes("Cache-Control", "no-store").expect("valid header"))
 }
 
+/// The request's body as text, at most [`MAX_BODY`] bytes; a larger body
+/// (announced or sent) is answered with 413 and not read.
+fn read_body(req: &mut Request) -> Result<String, Response<std::io::Cursor<Vec<u8>>>> {
+    use std::io::Read as _;
+    let too_large = || {
+        json_response(
+            413,
+            &json!({"error": format!("request body larger than {MAX_BODY} bytes")}),
+        )
+    };
+    if req.body_length().is_some_and(|n| n > MAX_BODY) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    if let Err(e) = req.as_reader().take(MAX_BODY as u64 + 1).read_to_end(&mut body) {
+        return Err(json_response(400, &json!({"error": format!("request body: {e}")})));
+    }
+    if body.len() > MAX_BODY {
+        return Err(too_large());
+    }
+    String::from_utf8(body).map_err(|_| json_response(400, &json!({"error": "request body is not UTF-8"})))
+}
+
 impl State {
     fn handle(&self, mut req: Request) {
         // Only pages on this machine may talk to us: a Host other than a
@@ -199,14 +232,13 @@ impl State {
                     .with_header(Header::from_bytes("Content-Type", "application/json").expect("valid header")),
                 Err(e) => json_response(400, &json!({"error": e})),
             },
-            (Method::Post, "/api/profile") => {
-                let mut body = String::new();
-                let _ = req.as_reader().read_to_string(&mut body);
-                match self.profile(&body) {
+            (Method::Post, "/api/profile") => match read_body(&mut req) {
+                Err(resp) => resp,
+                Ok(body) => match self.profile(&body) {
                     Ok(v) => json_response(200, &v),
                     Err(e) => json_response(400, &json!({"error": e})),
-                }
-            }
+                },
+            },
             (Method::Get, "/api/problem") => match self.problem(&q) {
                 Ok(v) => json_response(200, &v),
                 Err(e) => json_response(422, &json!({"error": e})),

@@ -1,9 +1,9 @@
-//! `tracekit calltree NAME`: dmtracedump's call tree.
+//! `tracekit calltree INPUT`: dmtracedump's call tree.
 
-use super::input::{self, open};
+use super::input::{self, open, safe};
 use anyhow::Result;
-use serde_json::json;
 use std::path::PathBuf;
+use tracekit_analysis::reports::CallTreeReport;
 use tracekit_analysis::CallTree;
 
 /// Arguments of `tracekit calltree`.
@@ -35,33 +35,7 @@ pub fn run(a: Args) -> Result<()> {
         node.incl_real_ns.max(node.incl_cpu_ns) as f64 * 100.0 / total as f64 >= a.min_percent
     };
     if a.json {
-        fn build(
-            t: &CallTree,
-            s: &tracekit_model::Session,
-            n: usize,
-            depth: usize,
-            max: Option<usize>,
-            keep: &dyn Fn(usize) -> bool,
-        ) -> serde_json::Value {
-            let node = &t.nodes[n];
-            let children: Vec<_> = if max.is_none_or(|m| depth < m) {
-                node.children
-                    .iter()
-                    .filter(|&&c| keep(c))
-                    .map(|&c| build(t, s, c, depth + 1, max, keep))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            json!({
-                "method": node.method.map(|m| s.methods.get(m).display_name()),
-                "calls": node.calls,
-                "incl_real_us": input::us(node.incl_real_ns), "excl_real_us": input::us(node.excl_real_ns),
-                "incl_cpu_us": input::us(node.incl_cpu_ns), "excl_cpu_us": input::us(node.excl_cpu_ns),
-                "children": children,
-            })
-        }
-        return input::print_json(&build(&tree, &s, 0, 0, a.depth, &keep));
+        return input::print_json(&CallTreeReport::new(&s, &tree, a.depth, &keep));
     }
     println!(
         "{:>12} {:>12} {:>8}  call tree (real ms incl / excl, calls)",
@@ -90,7 +64,7 @@ pub fn run(a: Args) -> Result<()> {
             input::ms(node.excl_real_ns),
             node.calls,
             "  ".repeat(d),
-            name
+            safe(&name)
         );
     }
     Ok(())

@@ -1,10 +1,9 @@
-//! `tracekit context NAME --at µs`: every context item's value at an instant.
+//! `tracekit context INPUT --at-us T`: every context item's value at an instant.
 
-use super::input::{self, open};
+use super::input::{self, open, safe};
 use anyhow::Result;
-use serde_json::json;
 use std::path::PathBuf;
-use tracekit_analysis::context::snapshot;
+use tracekit_analysis::reports::ContextReport;
 
 /// Arguments of `tracekit context`.
 #[derive(Debug, clap::Args)]
@@ -12,8 +11,14 @@ pub struct Args {
     #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
     input: PathBuf,
     /// Time in µs since the trace start (negative: before it).
-    #[arg(long, allow_negative_numbers = true)]
-    at: f64,
+    #[arg(
+        long = "at-us",
+        alias = "at",
+        value_name = "MICROSECONDS",
+        allow_negative_numbers = true,
+        value_parser = input::finite_us
+    )]
+    at_us: f64,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -22,22 +27,17 @@ pub struct Args {
 /// Prints the context snapshot.
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.input)?;
-    if s.context.is_empty() {
+    if s.context_items().is_empty() {
         anyhow::bail!("{}: no context log (.clog) beside the trace", a.input.display());
     }
-    let t = (a.at * 1000.0).round() as i64;
-    let items = snapshot(&s, t);
+    let report = ContextReport::at(&s, a.at_us);
     if a.json {
-        let v: Vec<_> = items
-            .iter()
-            .map(|r| json!({"label": r.label, "type": r.kind, "value": r.value}))
-            .collect();
-        return input::print_json(&json!({"at_us": a.at, "context": v}));
+        return input::print_json(&report);
     }
-    println!("context at {} µs:", a.at);
-    for r in items {
-        let v = r.value.map_or("(undefined)".to_string(), |v| v.to_string());
-        println!("  {:<34} {:<6} {}", r.label, r.kind, v);
+    println!("context at {} µs:", a.at_us);
+    for r in &report.context {
+        let v = r.value.as_ref().map_or("(undefined)".to_string(), |v| v.to_string());
+        println!("  {:<34} {:<6} {}", safe(&r.label), r.kind, safe(&v));
     }
     Ok(())
 }

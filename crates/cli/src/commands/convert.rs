@@ -78,7 +78,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             super::input::check_output(Path::new(&file), &loaded)?;
         }
         for p in tracekit_io::save(s, &base)? {
-            eprintln!("tracekit: wrote {}", p.display());
+            super::note(format_args!("wrote {}", p.display()));
         }
         return Ok(());
     }
@@ -104,6 +104,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }
         Ok(())
     })?;
-    eprintln!("tracekit: wrote {}", a.out.display());
+    super::note(format_args!("wrote {}", a.out.display()));
     Ok(())
 }

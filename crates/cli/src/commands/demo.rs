@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: Option<PathBuf>,
     /// Profile rows to show.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, alias = "top")]
     limit: usize,
 }
 
@@ -46,7 +46,7 @@ pub fn run(a: Args) -> Result<()> {
     let sessions = [s];
     let m = find(&sessions, &def)?;
     let h = hints(&sessions, &m.occurrences);
-    problems::print_text(&sessions, &def, &m, &h);
+    problems::print_text(&sessions, &def, &m, &h, 20);
     let b = base.display();
     println!("\nNext: tracekit problems {b} --method GeckoLayerClient.setPageRect --when \"Screen orientation == 1\"");
     println!("      tracekit profile {b} --when \"Screen orientation == 1\"");

@@ -4,13 +4,18 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use super::choices::{EmuArch, EmuMode, InsnType};
+use super::input::print_json;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use tracekit_emu::analysis::hot_block_listing;
 use tracekit_emu::estimate::{Estimate, EstimateInput};
-use tracekit_emu::profile::{builtin_names, InsnType, Profile};
-use tracekit_emu::report::{render_blocks, render_report, render_side_by_side, report_json};
-use tracekit_emu::run::{self as emurun, Arch, CountMode, RunRequest};
+use tracekit_emu::profile::{builtin_names, Profile};
+use tracekit_emu::report::{
+    render_blocks, render_report, render_side_by_side, CompareColumn, ProcessBlocks, ProfileSummary, RunReport,
+};
+use tracekit_emu::run::{self as emurun, RunRequest};
+use tracekit_safeio::terminal_lines;
 
 /// Arguments of `tracekit emu`.
 #[derive(Debug, clap::Args)]
@@ -38,16 +43,15 @@ enum EmuCommand {
 
 #[derive(Debug, clap::Args)]
 struct RunArgs {
-    /// Guest architecture: arm, mips, aarch64 or x86_64.
-    #[arg(long)]
-    arch: String,
+    /// Guest architecture.
+    #[arg(long, value_enum)]
+    arch: EmuArch,
     /// Output directory for the run's data and analyses.
     #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: PathBuf,
-    /// Counting mode: tb (inline add per block, fast) or insn (callback per
-    /// instruction, slow reference).
-    #[arg(long, default_value = "tb", value_parser = ["tb", "insn"])]
-    mode: String,
+    /// Counting mode.
+    #[arg(long, value_enum, default_value = "tb")]
+    mode: EmuMode,
     /// Profile for the analysis kept with the run (built-in name or file).
     #[arg(long)]
     profile: Option<String>,
@@ -74,8 +78,8 @@ struct ReportArgs {
     #[arg(long)]
     profile: Vec<String>,
     /// How many mnemonics and hottest blocks to list per process.
-    #[arg(long, default_value_t = 10)]
-    top: usize,
+    #[arg(long, default_value_t = 10, alias = "top")]
+    limit: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -86,8 +90,8 @@ struct BlocksArgs {
     #[arg(long)]
     pid: Option<u32>,
     /// Blocks per process.
-    #[arg(long, default_value_t = 5)]
-    top: usize,
+    #[arg(long, default_value_t = 5, alias = "top")]
+    limit: usize,
     /// Profile for the categories (default: the run's own).
     #[arg(long)]
     profile: Option<String>,
@@ -105,6 +109,9 @@ struct CompareArgs {
     /// Profile to analyze both with (default: each run's own).
     #[arg(long)]
     profile: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -141,7 +148,11 @@ struct EstimateArgs {
 #[derive(Debug, Subcommand)]
 enum ProfileCommand {
     /// List the built-in profiles.
-    List,
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a profile (built-in name or file) in the text format.
     Export {
         /// Built-in name or file.
@@ -166,6 +177,9 @@ enum ProfileCommand {
         /// Profile (default: the run's own).
         #[arg(long)]
         profile: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Put mnemonics into a category of a profile file (the default
     /// category's name removes them from every category).
@@ -173,9 +187,9 @@ enum ProfileCommand {
         /// Profile file to edit.
         #[arg(long)]
         profile: PathBuf,
-        /// Instruction type the entries apply to: any, arm or thumb.
-        #[arg(long = "type", default_value = "any")]
-        ty: String,
+        /// Instruction type the entries apply to.
+        #[arg(long = "type", value_enum, default_value = "any")]
+        ty: InsnType,
         /// Category name.
         category: String,
         /// Mnemonics (a trailing * matches a prefix).
@@ -214,41 +228,27 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
     let mut command = a.command.into_iter();
     let program = PathBuf::from(command.next().context("no program given after --")?);
     let req = RunRequest {
-        arch: Arch::parse(&a.arch)?,
+        arch: a.arch.into(),
         out: a.out.clone(),
         program,
         args: command.collect(),
-        mode: if a.mode == "insn" {
-            CountMode::Insn
-        } else {
-            CountMode::Tb
-        },
+        mode: a.mode.into(),
         qemu: a.qemu,
         plugin: a.plugin,
         profile: a.profile,
     };
     let (record, analysis) = emurun::run(&req)?;
     let total = analysis.total();
-    eprintln!(
-        "tracekit emu: {} process(es), {} instructions, {} block executions; results in {} \
-         (tracekit emu report {})",
+    super::note(format_args!(
+        "{} process(es), {} instructions, {} block executions; results in {} (tracekit emu report {})",
         analysis.processes.len(),
         total.instructions,
         total.blocks,
         a.out.display(),
         a.out.display()
-    );
-    match (record.exit_code, record.signal) {
-        (Some(0), _) => Ok(()),
-        (Some(code), _) => {
-            eprintln!("tracekit emu: the program exited with status {code}");
-            std::process::exit(code.clamp(1, 255));
-        }
-        (None, sig) => {
-            eprintln!("tracekit emu: the program was killed by signal {}", sig.unwrap_or(0));
-            std::process::exit(128 + sig.unwrap_or(0).clamp(0, 127));
-        }
-    }
+    ));
+    super::exit_like_program(record.exit_code, record.signal, "its counts are complete");
+    Ok(())
 }
 
 fn report(a: ReportArgs) -> anyhow::Result<()> {
@@ -258,22 +258,20 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         let mut jsons = Vec::new();
         for p in &a.profile {
             let analysis = emurun::analysis_for(&a.dir, Some(p))?;
-            jsons.push(report_json(&record, &analysis));
+            jsons.push(RunReport::new(&record, &analysis));
             columns.push((analysis.profile.name.clone(), analysis.total()));
         }
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&serde_json::Value::Array(jsons))?);
-        } else {
-            print!("{}", render_side_by_side(&columns));
+            return print_json(&jsons);
         }
+        print!("{}", terminal_lines(&render_side_by_side(&columns)));
         return Ok(());
     }
     let analysis = emurun::analysis_for(&a.dir, a.profile.first().map(String::as_str))?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report_json(&record, &analysis))?);
-    } else {
-        print!("{}", render_report(&record, &analysis, a.top));
+        return print_json(&RunReport::new(&record, &analysis));
     }
+    print!("{}", terminal_lines(&render_report(&record, &analysis, a.limit)));
     Ok(())
 }
 
@@ -289,15 +287,18 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
     }
     let mut all = Vec::new();
     for cap in captures.iter().filter(|c| a.pid.is_none_or(|p| p == c.log.pid)) {
-        let listing = hot_block_listing(cap, &profile, symbols.as_ref(), a.top);
+        let blocks = hot_block_listing(cap, &profile, symbols.as_ref(), a.limit);
         if a.json {
-            all.push(serde_json::json!({ "pid": cap.log.pid, "blocks": listing }));
+            all.push(ProcessBlocks {
+                pid: cap.log.pid,
+                blocks,
+            });
         } else {
-            print!("{}", render_blocks(cap.log.pid, &listing));
+            print!("{}", terminal_lines(&render_blocks(cap.log.pid, &blocks)));
         }
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&all)?);
+        return print_json(&all);
     }
     Ok(())
 }
@@ -306,12 +307,17 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let mut columns = Vec::new();
     for dir in [&a.a, &a.b] {
         let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
-        columns.push((
-            format!("{} [{}]", dir.display(), analysis.profile.name),
-            analysis.total(),
-        ));
+        columns.push(CompareColumn {
+            label: format!("{} [{}]", dir.display(), analysis.profile.name),
+            profile: analysis.profile.name.clone(),
+            total: analysis.total(),
+        });
     }
-    print!("{}", render_side_by_side(&columns));
+    if a.json {
+        return print_json(&columns);
+    }
+    let pairs: Vec<_> = columns.into_iter().map(|c| (c.label, c.total)).collect();
+    print!("{}", terminal_lines(&render_side_by_side(&pairs)));
     Ok(())
 }
 
@@ -349,7 +355,7 @@ fn edit_profile(path: &PathBuf, edit: impl FnOnce(&mut Profile) -> anyhow::Resul
             path.display()
         );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = tracekit_safeio::read_text(path)?;
     let mut profile = Profile::parse(path, &text)?;
     edit(&mut profile)?;
     std::fs::write(path, profile.to_text()).with_context(|| format!("writing {}", path.display()))?;
@@ -358,15 +364,17 @@ fn edit_profile(path: &PathBuf, edit: impl FnOnce(&mut Profile) -> anyhow::Resul
 
 fn profile(c: ProfileCommand) -> anyhow::Result<()> {
     match c {
-        ProfileCommand::List => {
-            for name in builtin_names() {
-                let p = Profile::builtin(name).expect("listed");
+        ProfileCommand::List { json } => {
+            let list: Vec<ProfileSummary> = builtin_names()
+                .map(|name| ProfileSummary::from(&Profile::builtin(name).expect("listed")))
+                .collect();
+            if json {
+                return print_json(&list);
+            }
+            for p in list {
                 println!(
-                    "{name:<20} {:<8} {:<30} {} GHz, {} categories",
-                    p.isa,
-                    p.organization,
-                    p.freq_ghz,
-                    p.categories.len()
+                    "{:<20} {:<8} {:<30} {} GHz, {} categories",
+                    p.name, p.isa, p.organization, p.freq_ghz, p.categories
                 );
             }
         }
@@ -378,20 +386,27 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             }
         }
         ProfileCommand::Import { file, into } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let text = tracekit_safeio::read_text(&file)?;
             let profile = Profile::parse(&file, &text)?;
             emurun::load_record(&into)?;
             let stored = emurun::import_profile(&into, &profile)?;
-            println!("imported profile {} into {}", profile.name, stored.display());
+            println!(
+                "imported profile {} into {}",
+                tracekit_safeio::terminal(&profile.name),
+                stored.display()
+            );
         }
-        ProfileCommand::Uncategorized { dir, profile } => {
+        ProfileCommand::Uncategorized { dir, profile, json } => {
             let analysis = emurun::analysis_for(&dir, profile.as_deref())?;
             let total = analysis.total().instructions.max(1);
+            if json {
+                return print_json(&analysis.uncategorized());
+            }
             for m in analysis.uncategorized() {
                 println!(
                     "{:<6} {:<20} {:>14} {:>8.4}%",
                     m.ty.keyword(),
-                    m.mnemonic,
+                    tracekit_safeio::terminal(&m.mnemonic),
                     m.count,
                     100.0 * m.count as f64 / total as f64
                 );
@@ -403,10 +418,9 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             category,
             mnemonics,
         } => {
-            let ty = InsnType::parse(&ty).with_context(|| format!("--type must be any, arm or thumb, not {ty:?}"))?;
             edit_profile(&profile, |p| {
                 for m in &mnemonics {
-                    p.assign(ty, m, &category)?;
+                    p.assign(ty.into(), m, &category)?;
                 }
                 Ok(())
             })?;

@@ -76,12 +76,12 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(p) = &a.power {
         let other = open_loaded(p)?.session;
         let shift = tracekit_io::line_up(&mut s, other, p)?;
-        eprintln!(
-            "tracekit: note: {} lined up with {} on the wall clock (shifted by {:.6} s)",
+        super::note(format_args!(
+            "{} lined up with {} on the wall clock (shifted by {:.6} s)",
             p.display(),
             a.input.display(),
             shift as f64 * 1e-9
-        );
+        ));
     }
     let end = horizon(&s);
     let mut windows: Vec<Window> = Vec::new();

@@ -22,8 +22,14 @@ pub struct Args {
     #[arg(long, default_value_t = tracekit_example::Options::default().seed)]
     seed: u64,
     /// Length of the session in seconds.
-    #[arg(long, default_value_t = 150.0)]
-    duration: f64,
+    #[arg(
+        long = "duration-s",
+        alias = "duration",
+        value_name = "SECONDS",
+        default_value_t = 150.0,
+        value_parser = super::input::positive_seconds
+    )]
+    duration_s: f64,
 }
 
 /// Writes the example and returns its base path.
@@ -40,7 +46,7 @@ pub fn write(out: &Path, name: &str, seed: u64, duration: f64) -> Result<PathBuf
 
 /// Writes the example files.
 pub fn run(a: Args) -> Result<()> {
-    let base = write(&a.out, &a.name, a.seed, a.duration)?;
+    let base = write(&a.out, &a.name, a.seed, a.duration_s)?;
     println!("wrote {0}.trace and {0}.clog", base.display());
     Ok(())
 }

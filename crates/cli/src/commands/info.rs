@@ -1,9 +1,9 @@
-//! `tracekit info NAME`: what a session contains.
+//! `tracekit info INPUT`: what a session contains.
 
-use super::input::{self, open_loaded};
+use super::input::{self, open_loaded, safe};
 use anyhow::Result;
-use serde_json::json;
 use std::path::PathBuf;
+use tracekit_analysis::reports::SessionSummary;
 
 /// Arguments of `tracekit info`.
 #[derive(Debug, clap::Args)]
@@ -15,68 +15,44 @@ pub struct Args {
     json: bool,
 }
 
+/// `info --json`: the session's summary and how the one door read it.
+#[derive(serde::Serialize)]
+struct InfoReport<'a> {
+    #[serde(flatten)]
+    summary: &'a SessionSummary,
+    /// The format the door detected (`android-trace`, `systrace`, …).
+    format: &'static str,
+    /// Every file or directory read.
+    inputs: &'a [PathBuf],
+}
+
 /// Prints a summary of the session.
 pub fn run(a: Args) -> Result<()> {
     let loaded = open_loaded(&a.input)?;
     let s = &loaded.session;
-    let counters: Vec<_> = s
-        .counters
-        .iter()
-        .map(
-            |c| json!({"name": c.name, "unit": c.unit, "samples": c.len(), "pid": c.pid, "cpu": c.cpu, "kind": c.kind}),
-        )
-        .collect();
-    let span = s.time_span().unwrap_or((0, 0));
-    let threads: Vec<_> = s
-        .thread_calls()
-        .map(|(_, t, c)| json!({"tid": t.tid, "name": t.label(), "call_events": c.len()}))
-        .collect();
-    let context: Vec<_> = s
-        .context
-        .iter()
-        .map(|t| json!({"label": t.label, "type": t.kind().name(), "records": t.len(), "unit": t.unit}))
-        .collect();
-    let repairs: Vec<_> = s
-        .repairs
-        .iter()
-        .map(|r| json!({"code": r.code, "count": r.count, "detail": r.detail}))
-        .collect();
+    let sum = SessionSummary::of(s);
     if a.json {
-        return input::print_json(&json!({
-            "name": s.name,
-            "clock": s.clocks.name(),
-            "start_unix_us": s.anchor_unix_ns.map(|n| n / 1000),
-            "duration_us": input::us(s.duration_ns.unwrap_or(span.1)),
-            "methods": s.methods.len(),
-            "call_events": s.call_event_count(),
-            "threads": threads,
-            "context": context,
-            "properties": s.properties.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
-            "repairs": repairs,
-            "format": loaded.format.name(),
-            "inputs": loaded.inputs,
-            "counters": counters,
-            "sched_slices": s.sched.len(),
-            "async_slices": s.async_slices.len(),
-            "markers": s.markers.len(),
-            "skipped": s.skipped.iter().map(|(k, n)| json!({"kind": k, "count": n})).collect::<Vec<_>>(),
-            "lost_events": s.lost_events,
-        }));
+        return input::print_json(&InfoReport {
+            summary: &sum,
+            format: loaded.format.name(),
+            inputs: &loaded.inputs,
+        });
     }
-    println!("session      {}", s.name);
+    println!("session      {}", safe(&sum.name));
     println!("format       {}", loaded.format.describe());
-    println!("clock        {}", s.clocks.name());
-    if let Some(a) = s.anchor_unix_ns {
-        println!("started      {} µs since the epoch", a / 1000);
+    println!("clock        {}", sum.clock);
+    if let Some(start) = sum.start_unix_us {
+        println!("started      {start} µs since the epoch");
     }
+    let span = s.time_span().unwrap_or((0, 0));
     println!("duration     {} ms", input::ms(s.duration_ns.unwrap_or(span.1)));
-    println!("methods      {}", s.methods.len());
-    println!("call events  {}", s.call_event_count());
+    println!("methods      {}", sum.methods);
+    println!("call events  {}", sum.call_events);
     println!("threads      {}", s.threads.len());
-    for (_, t, c) in s.thread_calls() {
-        println!("  {:>6}  {:<24} {} events", t.tid, t.label(), c.len());
+    for t in &sum.threads {
+        println!("  {:>6}  {:<24} {} events", t.tid, safe(&t.name), t.call_events);
     }
-    if s.context.is_empty() {
+    if sum.context.is_empty() {
         let why = if loaded.format == tracekit_io::Format::AndroidTrace {
             " (no .clog beside the trace)"
         } else {
@@ -84,35 +60,35 @@ pub fn run(a: Args) -> Result<()> {
         };
         println!("context      none{why}");
     } else {
-        println!("context      {} items", s.context.len());
-        for t in &s.context {
-            println!("  {:<34} {:<6} {} records", t.label, t.kind().name(), t.len());
+        println!("context      {} items", sum.context.len());
+        for t in &sum.context {
+            println!("  {:<34} {:<6} {} records", safe(&t.label), t.kind, t.records);
         }
     }
-    if !s.counters.is_empty() {
-        println!("counters     {} tracks", s.counters.len());
-        for c in &s.counters {
+    if !sum.counters.is_empty() {
+        println!("counters     {} tracks", sum.counters.len());
+        for c in &sum.counters {
             let unit = c.unit.as_deref().map(|u| format!(" ({u})")).unwrap_or_default();
-            println!("  {:<34} {} samples", format!("{}{unit}", c.name), c.len());
+            println!("  {:<34} {} samples", safe(&format!("{}{unit}", c.name)), c.samples);
         }
     }
-    if !s.sched.is_empty() {
-        println!("scheduling   {} slices", s.sched.len());
+    if sum.sched_slices > 0 {
+        println!("scheduling   {} slices", sum.sched_slices);
     }
-    if !s.async_slices.is_empty() {
-        println!("async spans  {}", s.async_slices.len());
+    if sum.async_slices > 0 {
+        println!("async spans  {}", sum.async_slices);
     }
-    if !s.markers.is_empty() {
-        println!("markers      {}", s.markers.len());
+    if sum.markers > 0 {
+        println!("markers      {}", sum.markers);
     }
-    for (kind, n) in &s.skipped {
-        println!("not used     {kind} ({n}×)");
+    for k in &sum.skipped {
+        println!("not used     {} ({}×)", safe(&k.kind), k.count);
     }
-    if s.lost_events > 0 {
-        println!("lost events  {}", s.lost_events);
+    if sum.lost_events > 0 {
+        println!("lost events  {}", sum.lost_events);
     }
-    for r in &s.repairs {
-        println!("repaired     {} ({}×): {}", r.code, r.count, r.detail);
+    for r in &sum.repairs {
+        println!("repaired     {} ({}×): {}", r.code, r.count, safe(&r.detail));
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
-//! Shared helpers: opening inputs, choosing threads, formatting times.
+//! Shared helpers: opening inputs, choosing threads, printing safely.
 
 use anyhow::{bail, Result};
+use std::borrow::Cow;
 use std::path::Path;
 use tracekit_model::{Session, ThreadId};
 
@@ -14,16 +15,16 @@ pub fn open(name: &Path) -> Result<Session> {
 pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
     let loaded = tracekit_io::open(name)?;
     for n in &loaded.notes {
-        eprintln!("tracekit: note: {n}");
+        super::note(n);
     }
     for r in &loaded.session.repairs {
-        eprintln!("tracekit: repaired {} ({}×): {}", r.code, r.count, r.detail);
+        super::note(format_args!("repaired {} ({}×): {}", r.code, r.count, r.detail));
     }
     if loaded.session.lost_events > 0 {
-        eprintln!(
-            "tracekit: warning: {} events were lost while recording (a buffer was full): counts and times below miss them",
+        super::warning(format_args!(
+            "{} events were lost while recording (a buffer was full): counts and times below miss them",
             loaded.session.lost_events
-        );
+        ));
     }
     Ok(loaded)
 }
@@ -32,20 +33,40 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
 /// says on stderr when it replaces an existing file.
 pub fn check_output(out: &Path, loaded: &tracekit_io::Loaded) -> Result<()> {
     if let Some(note) = tracekit_io::check_output(out, &loaded.inputs)? {
-        eprintln!("tracekit: {note}");
+        super::note(note);
     }
     Ok(())
+}
+
+/// A name from the input made safe for the terminal: control characters
+/// (escape sequences) are shown escaped, never obeyed.
+pub fn safe(name: &str) -> Cow<'_, str> {
+    tracekit_safeio::terminal(name)
+}
+
+/// The thread filter every trace command shares.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ThreadFilter {
+    /// Only these threads: a thread id or a thread name (repeatable).
+    #[arg(long = "thread", value_name = "TID|NAME", alias = "tid")]
+    pub threads: Vec<String>,
+}
+
+impl ThreadFilter {
+    /// The matching threads of `session` (`None`: all).
+    pub fn resolve(&self, session: &Session) -> Result<Option<Vec<ThreadId>>> {
+        threads(session, &self.threads)
+    }
 }
 
 /// Which threads and which time an analysis looks at (shared by `profile`
 /// and `calltree`).
 #[derive(Debug, clap::Args)]
 pub struct Selection {
-    /// Only these threads (tid or name; repeatable).
-    #[arg(long = "thread")]
-    pub threads: Vec<String>,
+    #[command(flatten)]
+    pub threads: ThreadFilter,
     /// Only the time where this context condition holds, e.g. "Screen orientation == 1".
-    #[arg(long)]
+    #[arg(long, value_name = "CONDITION")]
     pub when: Option<String>,
 }
 
@@ -53,7 +74,7 @@ impl Selection {
     /// Resolves the selection against a session.
     pub fn options(&self, s: &Session) -> Result<tracekit_analysis::ProfileOptions> {
         use tracekit_analysis::{problems::horizon, Condition};
-        let threads = threads(s, &self.threads)?;
+        let threads = self.threads.resolve(s)?;
         let window = match &self.when {
             Some(w) => Some(Condition::parse(w)?.intervals(s, horizon(s))?),
             None => None,
@@ -89,18 +110,36 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
     Ok(Some(out))
 }
 
-/// ns → µs as a JSON-friendly number.
-pub fn us(ns: u64) -> f64 {
-    ns as f64 / 1000.0
-}
-
 /// ns → milliseconds with three decimals.
 pub fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
 }
 
-/// Prints a JSON value on stdout.
-pub fn print_json(v: &serde_json::Value) -> Result<()> {
+/// Prints a serializable report on stdout as pretty JSON.
+pub fn print_json<T: serde::Serialize + ?Sized>(v: &T) -> Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
+}
+
+/// A time option in µs: refuses NaN and infinities, which no time equals.
+pub fn finite_us(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of µs"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("`{s}` is not a finite number of µs"))
+    }
+}
+
+/// Seconds as a positive finite number.
+pub fn positive_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("`{s}` is not a positive, finite number of seconds"))
+    }
 }

@@ -1,12 +1,14 @@
-//! Subcommands, one module each.
+//! Subcommands, one module each, and what they share: the grouped
+//! `tracekit --help`, the exit statuses, and how messages are printed.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod calltree;
+mod choices;
 mod context;
 mod demo;
-mod emu;
 mod energy;
+mod emu;
 mod example;
 mod info;
 mod input;
@@ -24,9 +26,19 @@ mod replay;
 mod seqdiag;
 mod version;
 
+/// `tracekit --help`'s closing paragraph: the exit statuses.
+pub const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  success
+  1  error: bad input, an analysis that cannot run, a failed write (a line
+     starting `tracekit: error:` says why)
+  2  usage error: unknown option, missing or invalid argument
+  `record` and `emu run` end with the program's status instead: N when it
+  exited with N, 128+S when signal S killed it (as shells report it).";
+
 /// Execution tracing and profiling with context.
 #[derive(Debug, Parser)]
-#[command(name = "tracekit", version, about, long_about = None)]
+#[command(name = "tracekit", version, about, long_about = None, after_help = EXIT_STATUS_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -48,33 +60,98 @@ enum Command {
     Context(context::Args),
     /// Occurrences of a problem (BRB, or a method under a context condition) and ranked context hints.
     Problems(problems::Args),
+    /// List every call of a trace, indented, with durations.
+    Replay(replay::Args),
     /// Energy, mean power and charge of a capture, a window, a slice's instances or a condition's intervals.
     Energy(energy::Args),
-    /// Write the self-contained HTML timeline viewer (report NAME --html -o FILE).
+    /// Write the self-contained HTML timeline viewer (report INPUT --html -o FILE).
     Report(report::Args),
     /// Serve the timeline viewer on 127.0.0.1 (for traces too large for one file).
     Ui(ui::Args),
-    /// Print version information.
-    Version(version::Args),
-    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer.
-    Paths(paths::Args),
-
-    /// Record a native program (built with -finstrument-functions or using the tracekit C API).
-    Record(record::Args),
-    /// List the calls of a recording, indented, with durations.
-    Replay(replay::Args),
-    /// Convert a recording or object trace to an object trace or Android .trace + .clog.
+    /// Convert any trace for another viewer: Perfetto, Chrome JSON, speedscope, Firefox, folded, Android, object trace.
     Convert(convert::Args),
     /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
     Seqdiag(seqdiag::Args),
+    /// Record a native program (built with -finstrument-functions or using the tracekit C API).
+    Record(record::Args),
     /// Sample battery, RAPL and hwmon power on Linux (and write the phone-side sampler script).
     Power(power::Args),
+    /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer; Java programs.
+    Paths(paths::Args),
+    /// Instruction profiling under QEMU's user-mode emulator.
+    Emu(emu::Args),
+    /// Print version information.
+    Version(version::Args),
     /// The context sampler process that `record` starts (internal).
     #[command(hide = true)]
     ContextSampler(record::SamplerArgs),
+}
 
-    /// Instruction profiling under QEMU's user-mode emulator.
-    Emu(emu::Args),
+/// `tracekit --help` lists the commands by area, in this order.
+const GROUPS: &[(&str, &[&str])] = &[
+    ("Get started", &["demo", "example"]),
+    (
+        "Read and analyse traces",
+        &["info", "profile", "calltree", "context", "problems", "replay", "energy"],
+    ),
+    ("Views and export", &["report", "ui", "convert", "seqdiag"]),
+    ("Record", &["record", "power"]),
+    ("Path profiling", &["paths"]),
+    ("Emulator", &["emu"]),
+    ("Other", &["version", "help"]),
+];
+
+/// The command line with `--help` grouped by area (clap lists subcommands
+/// in one block; the template lists them under [`GROUPS`] instead).
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let width = cmd.get_subcommands().map(|s| s.get_name().len()).max().unwrap_or(8) + 2;
+    let mut listing = String::new();
+    for (heading, names) in GROUPS {
+        listing.push_str(&format!("{heading}:\n"));
+        for name in *names {
+            let about = cmd
+                .find_subcommand(name)
+                .and_then(|s| s.get_about())
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            listing.push_str(&format!("  {name:<width$}{about}\n"));
+        }
+        listing.push('\n');
+    }
+    cmd.help_template(format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{listing}Options:\n{{options}}{{after-help}}"
+    ))
+}
+
+/// Parses the process's arguments; usage errors end the process with
+/// status 2 and a `tracekit: error:` line, `--help` and `--version` with 0.
+pub fn parse() -> Cli {
+    let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m));
+    match parsed {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            match e.kind() {
+                DisplayHelp | DisplayVersion => {
+                    let _ = e.print();
+                    std::process::exit(0);
+                }
+                DisplayHelpOnMissingArgumentOrSubcommand => {
+                    // `tracekit` (or `tracekit emu`) alone: the help, as a usage error.
+                    let _ = e.print();
+                    std::process::exit(2);
+                }
+                _ => {
+                    let text = e.render().to_string();
+                    let text = text.strip_prefix("error: ").unwrap_or(&text);
+                    eprint!("tracekit: error: {}", tracekit_safeio::terminal_lines(text));
+                    std::process::exit(2);
+                }
+            }
+        }
+    }
 }
 
 /// Runs the chosen subcommand.
@@ -88,18 +165,195 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(a) => context::run(a),
         Command::Problems(a) => problems::run(a),
         Command::Energy(a) => energy::run(a),
+        Command::Power(a) => power::run(a),
+        Command::Replay(a) => replay::run(a),
         Command::Report(a) => report::run(a),
         Command::Ui(a) => ui::run(a),
-        Command::Version(a) => version::run(a),
-        Command::Paths(a) => paths::run(a),
-
-        Command::Record(a) => record::run(a),
-        Command::Replay(a) => replay::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Seqdiag(a) => seqdiag::run(a),
-        Command::Power(a) => power::run(a),
-        Command::ContextSampler(a) => record::run_sampler(a),
-
+        Command::Record(a) => record::run(a),
+        Command::Paths(a) => paths::run(a),
         Command::Emu(a) => emu::run(a),
+        Command::Version(a) => version::run(a),
+        Command::ContextSampler(a) => record::run_sampler(a),
+    }
+}
+
+/// Prints `tracekit: note: …` on stderr (control characters escaped).
+pub fn note(msg: impl std::fmt::Display) {
+    eprintln!("tracekit: note: {}", tracekit_safeio::terminal_lines(&msg.to_string()));
+}
+
+/// Prints `tracekit: warning: …` on stderr (control characters escaped).
+pub fn warning(msg: impl std::fmt::Display) {
+    eprintln!(
+        "tracekit: warning: {}",
+        tracekit_safeio::terminal_lines(&msg.to_string())
+    );
+}
+
+/// The name of signal `sig` (`SIGSEGV`), or `signal N`.
+pub fn signal_name(sig: i32) -> String {
+    const NAMES: &[(i32, &str)] = &[
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+        (libc::SIGSYS, "SIGSYS"),
+    ];
+    NAMES
+        .iter()
+        .find(|(n, _)| *n == sig)
+        .map_or_else(|| format!("signal {sig}"), |(_, name)| (*name).to_owned())
+}
+
+/// Ends tracekit with the status of the program it ran (`record`, `emu
+/// run`) and says how the program ended: returns for a clean exit, else
+/// exits with N (exit status N) or 128+S (killed by signal S).
+pub fn exit_like_program(exit_code: Option<i32>, signal: Option<i32>, kept: &str) {
+    match (exit_code, signal) {
+        (Some(0), _) => {}
+        (Some(c), _) => {
+            note(format_args!("the program exited with status {c}; {kept}"));
+            std::process::exit(c.clamp(1, 255));
+        }
+        (None, Some(s)) => {
+            warning(format_args!(
+                "the program was killed by {} (signal {s}); {kept}",
+                signal_name(s)
+            ));
+            std::process::exit(128 + s.clamp(1, 127));
+        }
+        (None, None) => {
+            warning(format_args!("the program's exit status is unknown; {kept}"));
+            std::process::exit(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_is_listed_in_exactly_one_group() {
+        let cmd = command();
+        let mut listed: Vec<&str> = GROUPS.iter().flat_map(|(_, n)| n.iter().copied()).collect();
+        listed.sort();
+        let mut visible: Vec<&str> = cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| s.get_name())
+            .collect();
+        visible.sort();
+        assert_eq!(listed, visible);
+        let help = cmd.clone().render_help().to_string();
+        for (heading, _) in GROUPS {
+            assert!(help.contains(&format!("{heading}:\n")), "{help}");
+        }
+        assert!(help.contains("Exit status:"), "{help}");
+        assert!(!help.contains("context-sampler"), "{help}");
+    }
+
+    /// Parses a command line the way `tracekit` does.
+    fn parsed(args: &[&str]) -> String {
+        let m = command()
+            .try_get_matches_from(std::iter::once("tracekit").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        format!("{:?}", Cli::from_arg_matches(&m).unwrap())
+    }
+
+    /// Renamed options keep their old spelling as a hidden alias, so
+    /// scripts written for earlier versions keep working.
+    #[test]
+    fn old_spellings_still_parse_to_the_same_command() {
+        for (old, new) in [
+            (
+                &["replay", "t", "--tid", "5"][..],
+                &["replay", "t", "--thread", "5"][..],
+            ),
+            (&["context", "t", "--at", "-5.5"], &["context", "t", "--at-us", "-5.5"]),
+            (&["example", "--duration", "20"], &["example", "--duration-s", "20"]),
+            (&["example", "--out", "d"], &["example", "-o", "d"]),
+            (
+                &["emu", "report", "d", "--top", "3"],
+                &["emu", "report", "d", "--limit", "3"],
+            ),
+            (
+                &["emu", "blocks", "d", "--top", "3"],
+                &["emu", "blocks", "d", "--limit", "3"],
+            ),
+            (
+                &["paths", "report", "l", "--program", "p", "--top", "2", "--methods", "7"],
+                &[
+                    "paths",
+                    "report",
+                    "l",
+                    "--program",
+                    "p",
+                    "--paths-per-method",
+                    "2",
+                    "--limit",
+                    "7",
+                ],
+            ),
+            (
+                &["paths", "instrument", "a.jar", "--out", "b.jar"],
+                &["paths", "instrument", "a.jar", "--output", "b.jar"],
+            ),
+            (&["record", "--out", "r", "--", "x"], &["record", "-o", "r", "--", "x"]),
+            (&["profile", "t", "--top", "3"], &["profile", "t", "--limit", "3"]),
+        ] {
+            assert_eq!(parsed(old), parsed(new), "{old:?}");
+        }
+        // Hidden: the help shows the new spelling only.
+        let help = command()
+            .find_subcommand("context")
+            .unwrap()
+            .clone()
+            .render_help()
+            .to_string();
+        assert!(help.contains("--at-us") && !help.contains("--at <"), "{help}");
+    }
+
+    #[test]
+    fn choices_are_checked_by_the_parser() {
+        for bad in [
+            &["emu", "run", "--arch", "sparc", "-o", "d", "--", "x"][..],
+            &["record", "--overflow", "later", "--", "x"],
+            &["record", "--context", "cpu,gpu", "--", "x"],
+            &["paths", "instrument", "a.jar", "-o", "b.jar", "--scheme", "zip"],
+            &[
+                "paths", "encode", "--cfg", "c", "--method", "m", "--scheme", "raw", "--path", "A",
+            ],
+            &["context", "t", "--at-us", "NaN"],
+            &["context", "t", "--at-us", "inf"],
+            &["example", "--duration-s", "0"],
+        ] {
+            let e = command()
+                .try_get_matches_from(std::iter::once("tracekit").chain(bad.iter().copied()))
+                .expect_err(&format!("{bad:?} was accepted"));
+            assert_eq!(e.exit_code(), 2, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn signal_names() {
+        assert_eq!(signal_name(libc::SIGSEGV), "SIGSEGV");
+        assert_eq!(signal_name(libc::SIGKILL), "SIGKILL");
+        assert_eq!(signal_name(99), "signal 99");
     }
 }

@@ -4,12 +4,13 @@
 //! arguments struct and handler, so adding a command is a variant, a match
 //! arm and a function.
 
+use super::choices::{CodecScheme, RunsContext, SymbolOrder};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use std::path::PathBuf;
 use tracekit_paths::{
-    trace_from_json, trace_to_json, AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Codec, ContextKind, EdgeModel,
-    MethodId, ModelOptions, Program, Scheme, SymbolOrder, TraceItem, Visit,
+    trace_from_json, trace_to_json, AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Codec, DecodeReport, EdgeModel,
+    EncodeReport, MethodId, ModelOptions, Program, Scheme, TraceItem, Visit,
 };
 
 /// Arguments of `tracekit paths`.
@@ -49,9 +50,9 @@ pub struct CodecArgs {
     /// Method name in the CFG file.
     #[arg(long, value_name = "M")]
     method: String,
-    /// blpp, pap or adaptracer.
-    #[arg(long, value_name = "S")]
-    scheme: Scheme,
+    /// Path numbering scheme.
+    #[arg(long, value_enum)]
+    scheme: CodecScheme,
     /// Word width in bits (3 to 64).
     #[arg(long, value_name = "W", default_value_t = 32)]
     width: u32,
@@ -70,14 +71,14 @@ pub struct CodecArgs {
     /// AdapTracer: number out-edges as symbols in successor order, or by
     /// the starting counters, most frequent first ("frequency": a path of
     /// most-frequent edges then costs no word).
-    #[arg(long, value_name = "ORDER", default_value = "successor")]
+    #[arg(long, value_enum, default_value = "successor")]
     symbol_order: SymbolOrder,
     /// AdapTracer: "none" (one counter set per block, the seed's model) or
     /// "runs" (counter sets chosen by the block's last choice and whether
     /// its run reached the previous run's length: repeating loop trip counts
     /// become nearly free).
-    #[arg(long, value_name = "KIND", default_value = "none")]
-    context: ContextKind,
+    #[arg(long, value_enum, default_value = "none")]
+    context: RunsContext,
     /// AdapTracer: also code the callees listed in the CFG's "calls"; path
     /// items are then written method::block.
     #[arg(long)]
@@ -118,6 +119,11 @@ struct Setup {
 }
 
 impl CodecArgs {
+    /// The library's scheme.
+    fn scheme(&self) -> Scheme {
+        self.scheme.into()
+    }
+
     fn setup(&self) -> Result<Setup> {
         let program = Program::load(&self.cfg)?;
         let method = program.method_id(&self.method).map_err(|_| {
@@ -129,10 +135,10 @@ impl CodecArgs {
                 names.join(", ")
             )
         })?;
-        if self.interprocedural && self.scheme != Scheme::AdapTracer {
+        if self.interprocedural && self.scheme() != Scheme::AdapTracer {
             bail!("--interprocedural is only defined for --scheme adaptracer");
         }
-        let model = if self.scheme == Scheme::AdapTracer {
+        let model = if self.scheme() == Scheme::AdapTracer {
             let params = AdaptiveParams {
                 inc: self.inc,
                 bound: self.bound,
@@ -142,8 +148,8 @@ impl CodecArgs {
                 None => EdgeModel::new(),
             };
             let options = ModelOptions {
-                symbol_order: self.symbol_order,
-                context: self.context,
+                symbol_order: self.symbol_order.into(),
+                context: self.context.into(),
             };
             Some(AdaptiveModel::from_edge_model_with_options(
                 &program, &edges, params, options,
@@ -191,7 +197,7 @@ fn encode(a: EncodeArgs) -> Result<()> {
             Some(t.ideal_bits),
         )
     } else {
-        let codec = Codec::new(&s.program, s.method, c.scheme, c.width)?;
+        let codec = Codec::new(&s.program, s.method, c.scheme(), c.width)?;
         let path = codec.cfg().resolve_path(&names)?;
         let t = codec.encode(s.model.as_mut(), &path)?;
         (t.items, t.bits, t.ideal_bits)
@@ -199,14 +205,10 @@ fn encode(a: EncodeArgs) -> Result<()> {
     c.save_model(&s)?;
     let cfg = s.program.cfg(s.method);
     if c.json {
-        #[derive(serde::Serialize)]
-        struct Out {
-            trace: serde_json::Value,
-            bits: u64,
-        }
-        let out = Out {
+        let out = EncodeReport {
             trace: trace_to_json(cfg, &items),
             bits,
+            ideal_bits: ideal,
         };
         println!("{}", serde_json::to_string(&out)?);
     } else {
@@ -216,13 +218,13 @@ fn encode(a: EncodeArgs) -> Result<()> {
             .iter()
             .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
             .collect();
-        println!("scheme: {} (W = {})", c.scheme, c.width);
+        println!("scheme: {} (W = {})", c.scheme(), c.width);
         println!(
             "trace: {}",
             if shown.is_empty() {
                 "(empty)".into()
             } else {
-                shown.join(" ")
+                tracekit_safeio::terminal(&shown.join(" ")).into_owned()
             }
         );
         println!("bits: {bits}");
@@ -256,7 +258,7 @@ fn decode(a: DecodeArgs) -> Result<()> {
             })
             .collect()
     } else {
-        let path: Vec<BlockId> = if c.scheme == Scheme::AdapTracer {
+        let path: Vec<BlockId> = if c.scheme() == Scheme::AdapTracer {
             let words: Vec<u64> = items
                 .iter()
                 .map(|it| match it {
@@ -267,15 +269,15 @@ fn decode(a: DecodeArgs) -> Result<()> {
             let at = AdapTracer::new(&s.program, c.width)?.with_max_steps(a.max_steps);
             at.decode(s.model.as_mut().expect("adaptracer"), s.method, &words)?
         } else {
-            Codec::new(&s.program, s.method, c.scheme, c.width)?.decode(None, &items)?
+            Codec::new(&s.program, s.method, c.scheme(), c.width)?.decode(None, &items)?
         };
         cfg.path_names(&path)
     };
     c.save_model(&s)?;
     if c.json {
-        println!("{}", serde_json::json!({ "path": names }));
+        println!("{}", serde_json::to_string(&DecodeReport { path: names })?);
     } else {
-        println!("path: {}", names.join(" "));
+        println!("path: {}", tracekit_safeio::terminal(&names.join(" ")));
         println!("blocks: {}", names.len());
     }
     Ok(())

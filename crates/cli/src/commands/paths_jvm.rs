@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::choices::{JvmScheme, StreamContext};
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
 use tracekit_jvm::{
@@ -43,9 +44,9 @@ pub struct AdaptArgs {
     /// One word list per thread (see `instrument --stream`).
     #[arg(long)]
     pub stream: bool,
-    /// With `--stream`: `none` or `predict` (see `instrument --context`).
-    #[arg(long, default_value = "none", value_parser = ["none", "predict"])]
-    pub context: String,
+    /// With `--stream`: the context stream or not (see `instrument --context`).
+    #[arg(long, value_enum, default_value = "none")]
+    pub context: StreamContext,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -75,12 +76,12 @@ pub struct SchemeArgs {
 pub struct InstrumentArgs {
     /// Input jar.
     pub input: PathBuf,
-    /// Output jar.
-    #[arg(short, long)]
+    /// Output jar (never the input; an existing file is replaced, and said so).
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     pub output: PathBuf,
-    /// Scheme: raw, blpp, pap or adaptracer.
-    #[arg(long, default_value = "adaptracer")]
-    pub scheme: String,
+    /// Path numbering scheme the probes record.
+    #[arg(long, value_enum, default_value = "adaptracer")]
+    pub scheme: JvmScheme,
     /// AdapTracer edge-probability model to start from (from `decode-log --update-model`).
     #[arg(long)]
     pub model: Option<PathBuf>,
@@ -98,8 +99,8 @@ pub struct InstrumentArgs {
     /// With `--stream`: `predict` codes method ids, ends and choices all in
     /// the thread's coder, predicted from the thread's history (the context
     /// stream); `none` (default) keeps per-block order-0 counters.
-    #[arg(long, default_value = "none", value_parser = ["none", "predict"])]
-    pub context: String,
+    #[arg(long, value_enum, default_value = "none")]
+    pub context: StreamContext,
     #[command(flatten)]
     pub scheme_args: SchemeArgs,
 }
@@ -129,11 +130,11 @@ pub struct ReportArgs {
     #[arg(long)]
     pub program: PathBuf,
     /// Hot paths shown per method.
-    #[arg(long, default_value_t = 3)]
-    pub top: usize,
-    /// Methods shown.
-    #[arg(long, default_value_t = 20)]
-    pub methods: usize,
+    #[arg(long, default_value_t = 3, alias = "top")]
+    pub paths_per_method: usize,
+    /// Methods shown (rows of the report).
+    #[arg(long, default_value_t = 20, alias = "methods")]
+    pub limit: usize,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -173,9 +174,9 @@ fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
     }
 }
 
-/// `--context none|predict` (clap checks the value) with `--stream`.
-fn context_stream(context: &str, stream: bool) -> Result<bool> {
-    let predict = context == "predict";
+/// `--context none|predict` with `--stream`.
+fn context_stream(context: StreamContext, stream: bool) -> Result<bool> {
+    let predict = context == StreamContext::Predict;
     if predict && !stream {
         anyhow::bail!("--context predict needs --stream (the context stream is a stream mode)");
     }
@@ -186,25 +187,27 @@ fn context_stream(context: &str, stream: bool) -> Result<bool> {
 pub fn run(cmd: JvmCommand) -> Result<()> {
     match cmd {
         JvmCommand::Instrument(a) => {
-            let scheme = Scheme::parse(&a.scheme)
-                .with_context(|| format!("unknown scheme {:?} (raw, blpp, pap, adaptracer)", a.scheme))?;
+            let scheme = Scheme::from(a.scheme);
             let cfg = Config {
                 verify: a.verify,
                 stream: a.stream,
-                context: context_stream(&a.context, a.stream)?,
+                context: context_stream(a.context, a.stream)?,
                 ..config(scheme, &a.scheme_args)
             };
             if cfg.context && scheme != Scheme::Adaptracer {
                 anyhow::bail!("--context predict is an AdapTracer mode (--scheme adaptracer)");
             }
+            if a.output.exists() && !tracekit_safeio::same_file(&a.input, &a.output) {
+                super::note(format_args!("replacing {}", a.output.display()));
+            }
             let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
-            eprint!("{}", r.log);
-            eprintln!(
+            eprint!("{}", tracekit_safeio::terminal_lines(&r.log));
+            super::note(format_args!(
                 "{} methods instrumented ({} skipped) -> {}",
                 r.methods,
                 r.skipped.len(),
                 a.output.display()
-            );
+            ));
             Ok(())
         }
         JvmCommand::DecodeLog(a) => {
@@ -228,11 +231,14 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
         }
         JvmCommand::Report(a) => {
             let (stored, _, decoded) = load_and_decode(&a.log, &a.program)?;
-            let reports = report::method_reports(&stored.program, &decoded, a.top);
+            let reports = report::method_reports(&stored.program, &decoded, a.paths_per_method);
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&reports)?);
             } else {
-                print!("{}", report::render(&reports, &decoded, a.methods));
+                print!(
+                    "{}",
+                    tracekit_safeio::terminal_lines(&report::render(&reports, &decoded, a.limit))
+                );
             }
             Ok(())
         }
@@ -247,7 +253,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {
-                print!("{}", compare::render_comparison(&c));
+                print!("{}", tracekit_safeio::terminal_lines(&compare::render_comparison(&c)));
             }
             if c.rows.iter().any(|r| !r.exact) || !c.adaptracer_words_equal {
                 anyhow::bail!("a scheme's decoded paths differ from the raw ground truth");
@@ -257,7 +263,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
         JvmCommand::Adapt(a) => {
             let cfg = Config {
                 stream: a.stream,
-                context: context_stream(&a.context, a.stream)?,
+                context: context_stream(a.context, a.stream)?,
                 ..config(Scheme::Adaptracer, &a.scheme_args)
             };
             let runs = tracekit_jvm::adapt::adapt(
@@ -290,7 +296,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
 fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
     let stored = Program::from_instrumented_jar(jar)?;
     let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
-    let text = std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
+    let text = tracekit_safeio::read_text(log)?;
     let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let mut decoder = Decoder::new(&stored, &core);
     let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;

@@ -1,5 +1,6 @@
 //! `tracekit power`: sample battery, RAPL and hwmon power on Linux.
 
+use super::choices::ContextSource;
 use std::path::PathBuf;
 use tracekit_record::context::SamplerConfig;
 use tracekit_record::{power_record, PowerRecordOptions};
@@ -37,9 +38,9 @@ struct RecordArgs {
     /// Without a command: how long to sample, in seconds.
     #[arg(long)]
     duration_s: Option<f64>,
-    /// Sources besides power (comma-separated from cpu,memory,network,battery,screen,thermal,cpufreq).
-    #[arg(long, default_value = "cpufreq")]
-    context: String,
+    /// Context sources besides power (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cpufreq")]
+    context: Vec<ContextSource>,
     /// Also write each sample as an atrace counter (C|pid|name|value) to this
     /// file, e.g. /sys/kernel/tracing/trace_marker.
     #[arg(long, value_name = "PATH")]
@@ -72,7 +73,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         Command::Script(s) => match s.out {
             Some(p) => {
                 std::fs::write(&p, SAMPLER_SCRIPT).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-                eprintln!("tracekit: wrote {}", p.display());
+                super::note(format_args!("wrote {}", p.display()));
                 Ok(())
             }
             None => {
@@ -85,20 +86,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 
 fn record(a: RecordArgs) -> anyhow::Result<()> {
     let mut sources = vec!["power".to_owned()];
-    if a.context != "none" {
-        for s in a.context.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            anyhow::ensure!(
-                tracekit_record::context::ALL_SOURCES.contains(&s),
-                "unknown context source `{s}` (known: {})",
-                tracekit_record::context::ALL_SOURCES.join(",")
-            );
-            if !sources.iter().any(|x| x == s) {
-                sources.push(s.to_owned());
-            }
+    for s in ContextSource::groups(&a.context) {
+        if !sources.contains(&s) {
+            sources.push(s);
         }
     }
     if tracekit_recording::is_recording_dir(&a.out) {
-        eprintln!("tracekit: replacing the recording in {}", a.out.display());
+        super::note(format_args!("replacing the recording in {}", a.out.display()));
         for f in [
             tracekit_recording::names::META_FILE,
             tracekit_recording::names::CONTEXT_FILE,
@@ -120,13 +114,13 @@ fn record(a: RecordArgs) -> anyhow::Result<()> {
         duration: a.duration_s.map(std::time::Duration::from_secs_f64),
     };
     let outcome = power_record(&opts)?;
-    eprintln!("tracekit: power samples in {}", a.out.display());
-    match (outcome.exit_code, outcome.signal) {
-        (Some(0), _) | (None, None) => Ok(()),
-        (Some(c), _) => {
-            eprintln!("tracekit: the program exited with status {c}");
-            std::process::exit(c)
-        }
-        (_, Some(s)) => anyhow::bail!("the program was killed by signal {s}"),
+    super::note(format_args!("power samples in {}", a.out.display()));
+    if !opts.command.is_empty() {
+        super::exit_like_program(
+            outcome.exit_code,
+            outcome.signal,
+            "the samples taken until then are kept",
+        );
     }
+    Ok(())
 }

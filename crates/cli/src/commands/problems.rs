@@ -1,11 +1,11 @@
 //! `tracekit problems BASE…`: where a problem occurs and which context goes with it.
 
-use super::input::{self, open};
+use super::input::{self, open, safe};
 use anyhow::{bail, Result};
-use serde_json::json;
 use std::path::PathBuf;
 use tracekit_analysis::hints::{hints, Hint, HintStats};
 use tracekit_analysis::problems::{find, ProblemDef, ProblemMatch};
+use tracekit_analysis::reports::ProblemReport;
 use tracekit_analysis::Condition;
 use tracekit_model::Session;
 
@@ -25,8 +25,11 @@ pub struct Args {
     #[arg(long)]
     method: Option<String>,
     /// …made while this condition holds, e.g. "Screen orientation == 1 and CPU > 0.5".
-    #[arg(long, requires = "method")]
+    #[arg(long, requires = "method", value_name = "CONDITION")]
     when: Option<String>,
+    /// Occurrences to list (0 = all; JSON always has all).
+    #[arg(long, default_value_t = 20, alias = "top")]
+    limit: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -48,44 +51,10 @@ pub fn run(a: Args) -> Result<()> {
     let m = find(&sessions, &def)?;
     let h = hints(&sessions, &m.occurrences);
     if a.json {
-        return input::print_json(&to_json(&sessions, &m, &h));
+        return input::print_json(&ProblemReport::new(&sessions, &m, &h));
     }
-    print_text(&sessions, &def, &m, &h);
+    print_text(&sessions, &def, &m, &h, a.limit);
     Ok(())
-}
-
-fn to_json(sessions: &[Session], m: &ProblemMatch, h: &[Hint]) -> serde_json::Value {
-    let occ: Vec<_> = m
-        .occurrences
-        .iter()
-        .map(|o| {
-            let s = &sessions[o.session];
-            let mut v = json!({"ts_us": input::us(o.ts_ns), "thread": s.thread(o.thread).label()});
-            if sessions.len() > 1 {
-                v["session"] = json!(s.name);
-            }
-            v
-        })
-        .collect();
-    let intervals: Vec<_> = m
-        .intervals
-        .iter()
-        .map(|iv| {
-            iv.as_ref().map(|iv| {
-                iv.spans()
-                    .iter()
-                    .map(|x| json!([x.start as f64 / 1000.0, x.end as f64 / 1000.0]))
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
-    json!({
-        "occurrences": occ,
-        "calls_inside": m.calls_inside,
-        "calls_outside": m.calls_outside,
-        "intervals_us": if sessions.len() == 1 { json!(intervals[0]) } else { json!(intervals) },
-        "hints": h,
-    })
 }
 
 fn describe(h: &Hint) -> String {
@@ -93,7 +62,7 @@ fn describe(h: &Hint) -> String {
         HintStats::Discrete { top_values } if top_values.is_empty() => "undefined at every occurrence".into(),
         HintStats::Discrete { top_values } => top_values
             .iter()
-            .map(|v| format!("{} ({:.0}%)", v.value, v.share * 100.0))
+            .map(|v| format!("{} ({:.0}%)", safe(&v.value.to_string()), v.share * 100.0))
             .collect::<Vec<_>>()
             .join(", "),
         HintStats::Continuous {
@@ -104,17 +73,20 @@ fn describe(h: &Hint) -> String {
     }
 }
 
-/// Prints occurrences and hints for people.
-pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &[Hint]) {
+/// Prints occurrences (at most `limit`, 0 = all) and hints for people.
+pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &[Hint], limit: usize) {
     match def {
         ProblemDef::Brb { method } => println!(
-            "Problem: big red button (calls to `{method}`): {} occurrence(s)",
+            "Problem: big red button (calls to `{}`): {} occurrence(s)",
+            safe(method),
             m.occurrences.len()
         ),
         ProblemDef::Method { method, when } => {
             println!(
-                "Problem: calls to `{method}`{}",
-                when.as_ref().map_or(String::new(), |c| format!(" while {c}"))
+                "Problem: calls to `{}`{}",
+                safe(method),
+                when.as_ref()
+                    .map_or(String::new(), |c| format!(" while {}", safe(&c.to_string())))
             );
             println!(
                 "  {} call(s) inside the condition's intervals, {} outside",
@@ -122,21 +94,22 @@ pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &
             );
         }
     }
-    for o in m.occurrences.iter().take(20) {
+    let shown = if limit == 0 { m.occurrences.len() } else { limit };
+    for o in m.occurrences.iter().take(shown) {
         let s = &sessions[o.session];
         let prefix = if sessions.len() > 1 {
-            format!("{}: ", s.name)
+            format!("{}: ", safe(&s.name))
         } else {
             String::new()
         };
         println!(
             "  {prefix}{:>12.3} s  {}",
             o.ts_ns as f64 / 1e9,
-            s.thread(o.thread).label()
+            safe(&s.thread(o.thread).label())
         );
     }
-    if m.occurrences.len() > 20 {
-        println!("  … {} more", m.occurrences.len() - 20);
+    if m.occurrences.len() > shown {
+        println!("  … {} more", m.occurrences.len() - shown);
     }
     if m.occurrences.is_empty() {
         println!("No occurrences, so no hints.");
@@ -151,7 +124,7 @@ pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &
         println!(
             "  {:>2}. {:<32} {:<6} {:.2}  {}",
             i + 1,
-            x.label,
+            safe(&x.label),
             x.kind,
             x.score,
             describe(x)

@@ -1,9 +1,9 @@
-//! `tracekit profile NAME`: Traceview's profile table.
+//! `tracekit profile INPUT`: Traceview's profile table.
 
-use super::input::{self, open};
+use super::input::{self, open, safe};
 use anyhow::Result;
-use serde_json::json;
 use std::path::PathBuf;
+use tracekit_analysis::reports::ProfileReport;
 use tracekit_analysis::{Profile, ProfileOptions};
 use tracekit_model::{Session, ThreadId};
 
@@ -18,7 +18,7 @@ pub struct Args {
     #[command(flatten)]
     select: input::Selection,
     /// Rows to print in the table (0 = all).
-    #[arg(long, default_value_t = 25)]
+    #[arg(long, default_value_t = 25, alias = "top")]
     limit: usize,
     /// Also list the parents and children of methods matching this name.
     #[arg(long)]
@@ -33,47 +33,28 @@ pub fn run(a: Args) -> Result<()> {
     let s = open(&a.input)?;
     let opts = a.select.options(&s)?;
     let p = Profile::of(&s, &opts);
-    let (real, cpu) = (s.clocks.wall, s.clocks.thread_cpu);
     let per_thread: Vec<(ThreadId, Profile)> = if a.per_thread {
         s.thread_calls()
             .map(|(id, _, _)| id)
             .filter(|id| opts.threads.as_ref().is_none_or(|t| t.contains(id)))
             .map(|id| {
-                (
-                    id,
-                    Profile::of(
-                        &s,
-                        &ProfileOptions {
-                            threads: Some(vec![id]),
-                            window: opts.window.clone(),
-                        },
-                    ),
-                )
+                let only = ProfileOptions {
+                    threads: Some(vec![id]),
+                    window: opts.window.clone(),
+                };
+                (id, Profile::of(&s, &only))
             })
             .collect()
     } else {
         Vec::new()
     };
     if a.json {
-        let threads: Vec<_> = per_thread
-            .iter()
-            .map(|(id, tp)| json!({"tid": s.thread(*id).tid, "name": s.thread(*id).label(), "methods": rows_json(&s, tp)}))
-            .collect();
-        let mut v = json!({
-            "clock": s.clocks.name(),
-            "window_us": opts.window.as_ref().map(|w| input::us(w.total().max(0) as u64)),
-            "total_real_us": val(real, p.total_real_ns),
-            "total_cpu_us": val(cpu, p.total_cpu_ns),
-            "methods": rows_json(&s, &p),
-        });
-        if a.per_thread {
-            v["threads"] = json!(threads);
-        }
-        return input::print_json(&v);
+        let threads = a.per_thread.then_some(per_thread.as_slice());
+        return input::print_json(&ProfileReport::new(&s, &p, opts.window.as_ref(), threads));
     }
     print_table(&s, &p, a.limit);
     for (id, tp) in &per_thread {
-        println!("\nThread {} ({}):", s.thread(*id).label(), s.thread(*id).tid);
+        println!("\nThread {} ({}):", safe(&s.thread(*id).label()), s.thread(*id).tid);
         print_table(&s, tp, a.limit);
     }
     if let Some(pat) = &a.method {
@@ -86,33 +67,6 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn val(present: bool, ns: u64) -> serde_json::Value {
-    if present {
-        json!(input::us(ns))
-    } else {
-        serde_json::Value::Null
-    }
-}
-
-/// One JSON object per method row (a clock the session lacks gives `null`).
-fn rows_json(s: &Session, p: &Profile) -> Vec<serde_json::Value> {
-    let (real, cpu) = (s.clocks.wall, s.clocks.thread_cpu);
-    p.methods
-        .iter()
-        .map(|r| {
-            let m = s.methods.get(r.method);
-            json!({
-                "class": m.class, "name": m.name, "signature": m.signature,
-                "calls": r.calls, "recursive_calls": r.recursive_calls,
-                "incl_real_us": val(real, r.incl_real_ns), "excl_real_us": val(real, r.excl_real_ns),
-                "incl_cpu_us": val(cpu, r.incl_cpu_ns), "excl_cpu_us": val(cpu, r.excl_cpu_ns),
-                "incl_real_pct": if real { json!(p.real_percent(r.incl_real_ns)) } else { json!(null) },
-                "incl_cpu_pct": if cpu { json!(p.cpu_percent(r.incl_cpu_ns)) } else { json!(null) },
-            })
-        })
-        .collect()
 }
 
 /// Prints the head of a profile as a table.
@@ -149,7 +103,7 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
             input::ms(r.excl_cpu_ns),
             format!("{}+{}", r.calls - r.recursive_calls, r.recursive_calls),
             input::ms(per_call),
-            m.display_name()
+            safe(&m.display_name())
         );
     }
     if n < p.methods.len() {
@@ -158,9 +112,12 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
 }
 
 fn print_family(s: &Session, p: &Profile, id: tracekit_model::MethodId) {
-    let name =
-        |m: Option<tracekit_model::MethodId>| m.map_or("(toplevel)".to_string(), |m| s.methods.get(m).display_name());
-    println!("\n{}", s.methods.get(id).display_name());
+    let name = |m: Option<tracekit_model::MethodId>| {
+        m.map_or("(toplevel)".to_string(), |m| {
+            safe(&s.methods.get(m).display_name()).into_owned()
+        })
+    };
+    println!("\n{}", name(Some(id)));
     println!("  parents:");
     for e in p.parents(id) {
         println!(

@@ -1,6 +1,7 @@
 //! `tracekit record`: runs a program under the native runtime, with the
 //! context sampler beside it.
 
+use super::choices::{ContextSource, EventClock, Overflow};
 use std::path::PathBuf;
 use tracekit_record::context::{run_sampler_until_stdin_closes, SamplerConfig, ALL_SOURCES};
 use tracekit_record::{record, RecordOptions};
@@ -8,7 +9,8 @@ use tracekit_record::{record, RecordOptions};
 /// Arguments of `tracekit record`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output directory of the recording.
+    /// Output directory of the recording. One that already holds a
+    /// recording is replaced only with --force.
     #[arg(
         short = 'o',
         long = "output",
@@ -20,9 +22,12 @@ pub struct Args {
     /// What to trace: comma-separated `module:GLOB`, `class:GLOB` or function-name `GLOB` (all when absent).
     #[arg(long)]
     filter: Option<String>,
-    /// Context sources to sample (comma-separated from cpu,memory,network,battery,screen,thermal,cpufreq,power, or `all`, or `none`).
-    #[arg(long, default_value = "all")]
-    context: String,
+    /// Replace the recording already in the output directory.
+    #[arg(long)]
+    force: bool,
+    /// Context sources to sample (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]
+    context: Vec<ContextSource>,
     /// Context sampling period in milliseconds (10 or more).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
     context_period_ms: u64,
@@ -48,11 +53,11 @@ pub struct Args {
     #[arg(long)]
     ring_kb: Option<usize>,
     /// What a thread does when its ring is full: drop (and count) the event, or wait for the drainer.
-    #[arg(long, value_parser = ["drop", "wait"], default_value = "drop")]
-    overflow: String,
-    /// Event clock: tsc (CPU counter, default), monotonic (clock_gettime) or order (event numbers only, cheapest).
-    #[arg(long, value_parser = ["tsc", "monotonic", "order"])]
-    clock: Option<String>,
+    #[arg(long, value_enum, default_value = "drop")]
+    overflow: Overflow,
+    /// Event clock (default: tsc).
+    #[arg(long, value_enum)]
+    clock: Option<EventClock>,
     /// Runtime library to preload (default: found next to this executable).
     #[arg(long)]
     runtime: Option<PathBuf>,
@@ -106,13 +111,23 @@ fn sources(spec: &str) -> anyhow::Result<Vec<String>> {
     }
 }
 
-/// Records the command.
+/// Records the command, then ends with the program's own status (see
+/// [`super::exit_like_program`]).
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let groups = sources(&a.context)?;
+    let groups = ContextSource::groups(&a.context);
+    let replacing = tracekit_record::holds_recording(&a.out);
+    if replacing && !a.force {
+        anyhow::bail!(
+            "{} already holds a recording; give --force to replace it, or choose another -o",
+            a.out.display()
+        );
+    }
+    if replacing {
+        super::note(format_args!("replacing the recording in {}", a.out.display()));
+    }
     let sampler = if groups.is_empty() {
         None
     } else {
-        std::fs::create_dir_all(&a.out)?;
         let mut c = std::process::Command::new(std::env::current_exe()?);
         c.arg("context-sampler")
             .arg("--out")
@@ -135,20 +150,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         command: a.command,
         filter: a.filter,
         buffer_mb: a.buffer_mb,
-        clock: a.clock,
+        clock: a.clock.map(|c| c.name().to_owned()),
         direct: a.direct,
         ring_kb: a.ring_kb,
-        wait_on_overflow: a.overflow == "wait",
+        wait_on_overflow: a.overflow == Overflow::Wait,
         runtime: a.runtime,
+        replace: a.force,
     };
     let outcome = record(&opts, sampler)?;
-    match (outcome.exit_code, outcome.signal) {
-        (Some(0), _) => {}
-        (Some(c), _) => eprintln!("tracekit: the program exited with code {c}"),
-        (_, Some(s)) => eprintln!("tracekit: the program was killed by signal {s}"),
-        _ => {}
-    }
-    eprintln!("tracekit: recorded into {}", a.out.display());
+    super::note(format_args!("recorded into {}", a.out.display()));
+    super::exit_like_program(
+        outcome.exit_code,
+        outcome.signal,
+        "the recording keeps every event written before the end",
+    );
     Ok(())
 }
 

@@ -1,7 +1,9 @@
-//! `tracekit replay`: the indented call listing of a native recording.
+//! `tracekit replay INPUT`: the indented call listing of any trace.
 
+use super::input::{self, ThreadFilter};
 use std::path::PathBuf;
 use tracekit_analysis::listing::{listing, render_text, ListingFilter};
+use tracekit_analysis::reports::ListingReport;
 
 /// Arguments of `tracekit replay`.
 #[derive(Debug, clap::Args)]
@@ -14,9 +16,8 @@ pub struct Args {
     /// Print per-thread event and lost-event counts only (fast on huge recordings).
     #[arg(long, conflicts_with = "json")]
     stats: bool,
-    /// Only these thread ids (repeatable).
-    #[arg(long = "tid")]
-    tids: Vec<u32>,
+    #[command(flatten)]
+    threads: ThreadFilter,
     /// Only events nested less deeply than this.
     #[arg(long)]
     depth: Option<usize>,
@@ -46,22 +47,27 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let s = super::input::open(&a.input)?;
+    let s = input::open(&a.input)?;
+    let tids = match a.threads.resolve(&s)? {
+        Some(ids) => ids.iter().map(|&id| s.thread(id).tid).collect(),
+        None => Vec::new(),
+    };
     let events = listing(
         &s,
         &ListingFilter {
-            tids: a.tids,
+            tids,
             max_depth: a.depth,
             functions: a.functions,
         },
     );
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string(&serde_json::json!({ "events": events, "lost_events": s.lost_events }))?
-        );
+        let report = ListingReport {
+            events,
+            lost_events: s.lost_events,
+        };
+        println!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", render_text(&events));
+        print!("{}", tracekit_safeio::terminal_lines(&render_text(&events)));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! in an object trace or native recording, with deadlocks pointed out.
 
 use std::path::PathBuf;
-use tracekit_seqdiag::{diagram, find_deadlocks, mermaid, plantuml, svg, DiagramFilter};
+use tracekit_seqdiag::{mermaid, plantuml, svg, DiagramFilter, SeqdiagReport};
 
 /// Diagram formats.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -23,6 +23,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "plantuml")]
     format: Format,
+    /// Print the diagram's participants, messages and deadlocks as JSON instead.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
     /// Output file (stdout when absent).
     #[arg(short = 'o', long = "output", alias = "out", value_name = "PATH")]
     out: Option<PathBuf>,
@@ -53,18 +56,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         from_ns: a.from_ns,
         to_ns: a.to_ns,
     };
-    let d = diagram(&s, &f);
-    let text = match a.format {
-        Format::Plantuml => plantuml(&d),
-        Format::Mermaid => mermaid(&d),
-        Format::Svg => svg(&d),
+    let report = SeqdiagReport::new(&s, &f);
+    let text = if a.json {
+        serde_json::to_string_pretty(&report)? + "\n"
+    } else {
+        match a.format {
+            Format::Plantuml => plantuml(&report.diagram),
+            Format::Mermaid => mermaid(&report.diagram),
+            Format::Svg => svg(&report.diagram),
+        }
     };
     match &a.out {
         Some(p) => std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        None => print!("{text}"),
+        // On the terminal, names' control characters are shown escaped.
+        None => print!("{}", tracekit_safeio::terminal_lines(&text)),
     }
-    for dl in find_deadlocks(&s) {
-        eprint!("tracekit: {dl}");
+    for dl in &report.deadlocks {
+        super::warning(dl.to_string().trim_end());
     }
     Ok(())
 }

@@ -48,6 +48,13 @@ pub fn build(dir: &Path, source: &str, extra: &[&str]) -> PathBuf {
 
 /// `tracekit record --context none -o DIR -- CMD…` then `tracekit replay --json`.
 pub fn record_and_replay(rec: &Path, extra: &[&str], cmd: &[&str]) -> serde_json::Value {
+    record_ending(rec, extra, cmd, 0).1
+}
+
+/// [`record_and_replay`] of a program that ends with `code` (`record`
+/// passes it through: N for exit N, 128+S for signal S); also returns
+/// record's stderr.
+pub fn record_ending(rec: &Path, extra: &[&str], cmd: &[&str], code: i32) -> (String, serde_json::Value) {
     let status = Command::new(TRACEKIT)
         .args(["record", "--context", "none", "-o"])
         .arg(rec)
@@ -56,10 +63,8 @@ pub fn record_and_replay(rec: &Path, extra: &[&str], cmd: &[&str]) -> serde_json
         .args(cmd)
         .output()
         .unwrap();
-    assert!(
-        status.status.success(),
-        "record failed: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(rec).arg("--json"))).unwrap()
+    let stderr = String::from_utf8_lossy(&status.stderr).into_owned();
+    assert_eq!(status.status.code(), Some(code), "record: {stderr}");
+    let v = serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(rec).arg("--json"))).unwrap();
+    (stderr, v)
 }

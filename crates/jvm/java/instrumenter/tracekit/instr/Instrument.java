@@ -28,11 +28,23 @@ public final class Instrument {
         int[] leaders;
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
         if (args.length < 5) {
             System.err.println("usage: Instrument PLAN IN.jar OUT.jar RUNTIME_DIR RESOURCE_DIR [CLASSPATH...]");
             System.exit(2);
         }
+        try {
+            run(args);
+        } catch (Throwable t) {
+            // One line for the user, not a stack trace: the Rust side
+            // prefixes the jar's name.
+            String msg = t.getMessage();
+            System.err.println("tracekit: error: " + t.getClass().getName() + (msg == null ? "" : ": " + msg));
+            System.exit(1);
+        }
+    }
+
+    static void run(String[] args) throws Exception {
         Map<String, Map<String, MethodPlan>> plan = readPlan(Paths.get(args[0]));
         List<URL> urls = new ArrayList<>();
         urls.add(new File(args[1]).toURI().toURL());
