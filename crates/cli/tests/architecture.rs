@@ -12,6 +12,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("dmtrace", &["model"]),
     ("clog", &["model"]),
     ("objtrace", &["model"]),
+    ("perfetto", &["model"]),
     ("rt-format", &[]),
     // Capture: formats and the model, never analysis.
     ("rt", &["rt-format", "rt-macros"]),
