@@ -1,0 +1,415 @@
+//! Turning packets into a session. [`Importer::packet`] takes one
+//! `TracePacket`'s bytes at a time, so a file is read as a stream;
+//! [`Importer::finish`] sorts what needs sorting, repairs what does not nest
+//! and moves every time onto the session's timeline.
+//!
+//! While reading, times stay on the trace clock (absolute BOOTTIME ns): the
+//! earliest event can come last (ftrace buffers are flushed per CPU), so the
+//! timeline's origin is only known at the end.
+
+mod clock;
+mod finish;
+mod ftrace;
+mod threads;
+mod track;
+
+use crate::names;
+use crate::proto::{self, ClockSnapshot, InternedData, TracePacketDefaults};
+use crate::repair;
+use crate::wire::{Fields, Value, WireError, WireResult};
+use prost::Message;
+use rustc_hash::FxHashMap;
+use tracekit_model::{Clocks, CounterKind, CounterTrack, MethodId, Session};
+
+pub(crate) use ftrace::prev_state_bits;
+pub(crate) use threads::Threads;
+
+/// Interned strings of one sequence, with the method each event name
+/// became once it was used for a thread slice.
+#[derive(Debug, Default)]
+pub(crate) struct Sequence {
+    pub names: FxHashMap<u64, (String, Option<MethodId>)>,
+    pub categories: FxHashMap<u64, String>,
+    pub annotation_names: FxHashMap<u64, String>,
+    pub defaults: Option<TracePacketDefaults>,
+    pub clocks: FxHashMap<u32, clock::SequenceClock>,
+    /// Incremental counter tracks' running values on this sequence.
+    pub counter_values: FxHashMap<u64, f64>,
+    /// The thread a legacy `thread_descriptor` packet gave the sequence.
+    pub thread: Option<u32>,
+}
+
+/// Counts kept in plain integers while reading and turned into the
+/// session's skipped counts and repairs at the end.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub skipped: FxHashMap<String, u64>,
+    pub skipped_packet: FxHashMap<u32, u64>,
+    pub skipped_ftrace: FxHashMap<u32, u64>,
+    pub repairs: FxHashMap<&'static str, u64>,
+}
+
+impl Tally {
+    pub(crate) fn skip(&mut self, kind: &str) {
+        match self.skipped.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.skipped.insert(kind.to_owned(), 1);
+            }
+        }
+    }
+
+    pub(crate) fn repair(&mut self, code: &'static str) {
+        *self.repairs.entry(code).or_default() += 1;
+    }
+}
+
+/// The importer's state.
+pub(crate) struct Importer {
+    pub s: Session,
+    pub threads: Threads,
+    pub tally: Tally,
+    pub clocks: clock::Clocks,
+    pub sequences: FxHashMap<u32, Sequence>,
+    pub tracks: track::Tracks,
+    pub ftrace: ftrace::FtraceState,
+    /// Counter tracks by key (`cpu0 freq`, `pid 12 VSYNC`, …) → index.
+    pub counter_index: FxHashMap<String, usize>,
+    /// Method of each thread-slice name, for names given inline.
+    pub methods: FxHashMap<String, MethodId>,
+    /// Earliest timestamp of any event but counter samples, earliest
+    /// sample, and latest timestamp of anything (trace clock).
+    pub min_ts: u64,
+    pub min_sample: u64,
+    pub max_ts: u64,
+}
+
+impl Importer {
+    pub(crate) fn new(name: &str) -> Importer {
+        Importer {
+            s: Session::new(name, Clocks::WALL),
+            threads: Threads::default(),
+            tally: Tally::default(),
+            clocks: clock::Clocks::default(),
+            sequences: FxHashMap::default(),
+            tracks: track::Tracks::default(),
+            ftrace: ftrace::FtraceState::default(),
+            counter_index: FxHashMap::default(),
+            methods: FxHashMap::default(),
+            min_ts: u64::MAX,
+            min_sample: u64::MAX,
+            max_ts: 0,
+        }
+    }
+
+    /// Notes that an event happened at `ts` (trace clock).
+    #[inline]
+    pub(crate) fn saw(&mut self, ts: u64) {
+        self.min_ts = self.min_ts.min(ts);
+        self.max_ts = self.max_ts.max(ts);
+    }
+
+    /// Reads one `TracePacket`.
+    pub(crate) fn packet(&mut self, body: &[u8]) -> WireResult<()> {
+        let mut ts = None;
+        let mut seq_id = 0u32;
+        let mut flags = 0u32;
+        let mut clock_id = None;
+        let mut interned = None;
+        let mut defaults = None;
+        let mut data: Option<(u32, &[u8], usize)> = None;
+        let mut fields = Fields::new(body);
+        while let Some(f) = fields.next_field()? {
+            match (f.number, f.value) {
+                (8, v) => ts = v.as_u64(),
+                (10, v) => seq_id = v.as_u64().unwrap_or(0) as u32,
+                (13, v) => flags |= v.as_u64().unwrap_or(0) as u32,
+                (41, v) if v.as_u64() == Some(1) => flags |= proto::SEQ_INCREMENTAL_STATE_CLEARED,
+                (58, v) => clock_id = v.as_u64().map(|c| c as u32),
+                (12, Value::Bytes(b)) => interned = Some((b, f.offset)),
+                (59, Value::Bytes(b)) => defaults = Some((b, f.offset)),
+                // Trusted uid/pid, loss flags, sequence start, machine id:
+                // facts about the packet, not events.
+                (3 | 41 | 42 | 79 | 87 | 98, _) => {}
+                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 60, Value::Bytes(b)) => data = Some((f.number, b, f.offset)),
+                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 60 | 12 | 59, _) => {
+                    return Err(WireError {
+                        offset: f.offset,
+                        message: "packet field has the wrong wire type",
+                    })
+                }
+                (n, _) => *self.tally.skipped_packet.entry(n).or_default() += 1,
+            }
+        }
+        if flags & proto::SEQ_INCREMENTAL_STATE_CLEARED != 0 {
+            let seq = self.sequences.entry(seq_id).or_default();
+            let kept_clocks = std::mem::take(&mut seq.clocks);
+            *seq = Sequence {
+                clocks: kept_clocks,
+                ..Sequence::default()
+            };
+        }
+        if let Some((b, offset)) = defaults {
+            let d = TracePacketDefaults::decode(b).map_err(|_| bad(offset, "malformed trace_packet_defaults"))?;
+            self.sequences.entry(seq_id).or_default().defaults = Some(d);
+        }
+        if let Some((b, offset)) = interned {
+            let d = InternedData::decode(b).map_err(|_| bad(offset, "malformed interned_data"))?;
+            self.intern(seq_id, d);
+        }
+        let Some((number, payload, offset)) = data else {
+            return Ok(());
+        };
+        let ts = ts.map(|t| self.trace_time(seq_id, clock_id, t));
+        let inner = |e: WireError| WireError {
+            offset: offset + e.offset,
+            message: e.message,
+        };
+        match number {
+            11 => self.track_event(seq_id, ts, payload).map_err(inner),
+            60 => self.track_descriptor(payload).map_err(inner),
+            1 => self.ftrace_bundle(payload).map_err(inner),
+            2 => self.process_tree(payload).map_err(inner),
+            6 => {
+                let snap = ClockSnapshot::decode(payload).map_err(|_| bad(offset, "malformed clock_snapshot"))?;
+                let scoped = self.clocks.snapshot(&snap);
+                let seq = self.sequences.entry(seq_id).or_default();
+                seq.clocks.extend(scoped);
+                Ok(())
+            }
+            38 => self.battery(ts, payload).map_err(inner),
+            40 => self.power_rails(ts, payload).map_err(inner),
+            43 | 44 => self.legacy_descriptor(seq_id, number, payload).map_err(inner),
+            _ => Ok(()),
+        }
+    }
+
+    /// A packet timestamp on the trace clock.
+    fn trace_time(&mut self, seq_id: u32, clock_id: Option<u32>, ts: u64) -> u64 {
+        let seq = self.sequences.get_mut(&seq_id);
+        let id = clock_id
+            .or_else(|| seq.as_ref()?.defaults.as_ref()?.timestamp_clock_id)
+            .unwrap_or(proto::clock::BOOTTIME);
+        if id == proto::clock::BOOTTIME {
+            return ts;
+        }
+        if (64..=127).contains(&id) {
+            if let Some(c) = seq.and_then(|s| s.clocks.get_mut(&id)) {
+                return c.to_boot(ts);
+            }
+            self.clocks.unknown_clock += 1;
+            return ts;
+        }
+        self.clocks.to_boot(id, ts)
+    }
+
+    fn intern(&mut self, seq_id: u32, d: InternedData) {
+        let seq = self.sequences.entry(seq_id).or_default();
+        for n in d.event_names {
+            seq.names.insert(n.iid.unwrap_or(0), (text(n.name), None));
+        }
+        for n in d.event_categories {
+            seq.categories.insert(n.iid.unwrap_or(0), text(n.name));
+        }
+        for n in d.debug_annotation_names {
+            seq.annotation_names.insert(n.iid.unwrap_or(0), text(n.name));
+        }
+    }
+
+    /// The counter track under `key`, created by `make` the first time.
+    pub(crate) fn counter(&mut self, key: &str, make: impl FnOnce() -> CounterTrack) -> usize {
+        if let Some(&i) = self.counter_index.get(key) {
+            return i;
+        }
+        self.s.counters.push(make());
+        let i = self.s.counters.len() - 1;
+        self.counter_index.insert(key.to_owned(), i);
+        i
+    }
+
+    /// Appends a sample (trace-clock time) to counter `i`.
+    pub(crate) fn sample(&mut self, i: usize, ts: u64, value: f64) {
+        self.min_sample = self.min_sample.min(ts);
+        self.max_ts = self.max_ts.max(ts);
+        self.s.counters[i].push(ts as i64, value);
+    }
+
+    fn battery(&mut self, ts: Option<u64>, payload: &[u8]) -> WireResult<()> {
+        use tracekit_model::power::*;
+        let b = proto::BatteryCounters::decode(payload).map_err(|_| bad(0, "malformed battery counters"))?;
+        let Some(ts) = ts else {
+            self.tally.repair(repair::NO_TIMESTAMP);
+            return Ok(());
+        };
+        let suffix = b
+            .name
+            .map(|n| text(Some(n)))
+            .filter(|n| !n.is_empty())
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default();
+        let readings = [
+            (
+                BATTERY_CHARGE,
+                Some(MICRO_AMPERE_HOUR),
+                CounterKind::Sampled,
+                b.charge_counter_uah.map(|v| v as f64),
+            ),
+            (
+                BATTERY_CAPACITY,
+                Some("%"),
+                CounterKind::Level,
+                b.capacity_percent.map(f64::from),
+            ),
+            (
+                BATTERY_CURRENT,
+                Some(AMPERE),
+                CounterKind::Sampled,
+                b.current_ua.map(|v| v as f64 * 1e-6),
+            ),
+            (
+                "battery current (average)",
+                Some(AMPERE),
+                CounterKind::Sampled,
+                b.current_avg_ua.map(|v| v as f64 * 1e-6),
+            ),
+            (
+                BATTERY_ENERGY,
+                Some(JOULE),
+                CounterKind::Sampled,
+                b.energy_counter_uwh.map(|v| v as f64 * 3.6e-3),
+            ),
+            (
+                BATTERY_VOLTAGE,
+                Some(VOLT),
+                CounterKind::Sampled,
+                b.voltage_uv.map(|v| v as f64 * 1e-6),
+            ),
+        ];
+        for (name, unit, kind, value) in readings {
+            if let Some(v) = value {
+                let name = format!("{name}{suffix}");
+                let i = self.counter(&name, || CounterTrack::new(name.clone(), unit).with_kind(kind));
+                self.sample(i, ts, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn power_rails(&mut self, ts: Option<u64>, payload: &[u8]) -> WireResult<()> {
+        let p = proto::PowerRails::decode(payload).map_err(|_| bad(0, "malformed power rails"))?;
+        for d in p.rail_descriptor {
+            let name = text(d.rail_name);
+            self.ftrace.rail_names.insert(d.index.unwrap_or(0), name);
+        }
+        for e in p.energy_data {
+            let index = e.index.unwrap_or(0);
+            let Some(t) = e.timestamp_ms.map(|ms| ms.saturating_mul(1_000_000)).or(ts) else {
+                self.tally.repair(repair::NO_TIMESTAMP);
+                continue;
+            };
+            let rail = self
+                .ftrace
+                .rail_names
+                .get(&index)
+                .cloned()
+                .unwrap_or_else(|| format!("#{index}"));
+            let name = format!("rail {rail} energy");
+            let i = self.counter(&name, || {
+                CounterTrack::new(name.clone(), Some(tracekit_model::power::JOULE)).with_kind(CounterKind::Cumulative)
+            });
+            self.sample(i, t, e.energy.unwrap_or(0) as f64 * 1e-6);
+        }
+        Ok(())
+    }
+
+    fn process_tree(&mut self, payload: &[u8]) -> WireResult<()> {
+        let t = proto::ProcessTree::decode(payload).map_err(|_| bad(0, "malformed process_tree"))?;
+        for p in t.processes {
+            let name = p.cmdline.into_iter().next().map(|c| text(Some(c))).unwrap_or_default();
+            if let Some(pid) = p.pid {
+                self.threads.name_process(pid as u32, name);
+            }
+        }
+        for th in t.threads {
+            if let Some(tid) = th.tid {
+                self.threads
+                    .describe(tid as u32, th.tgid.map(|p| p as u32), th.name.map(|n| text(Some(n))));
+            }
+        }
+        Ok(())
+    }
+
+    fn legacy_descriptor(&mut self, seq_id: u32, number: u32, payload: &[u8]) -> WireResult<()> {
+        if number == 43 {
+            let p = proto::ProcessDescriptor::decode(payload).map_err(|_| bad(0, "malformed process_descriptor"))?;
+            self.describe_process(&p);
+        } else {
+            let t = proto::ThreadDescriptor::decode(payload).map_err(|_| bad(0, "malformed thread_descriptor"))?;
+            if let Some(tid) = self.describe_thread(&t) {
+                self.sequences.entry(seq_id).or_default().thread = Some(tid);
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn describe_process(&mut self, p: &proto::ProcessDescriptor) {
+        let name = p
+            .process_name
+            .clone()
+            .or_else(|| p.cmdline.first().cloned())
+            .map(|n| text(Some(n)))
+            .unwrap_or_default();
+        if let Some(pid) = p.pid {
+            self.threads.name_process(pid as u32, name);
+        }
+    }
+
+    /// Notes a thread descriptor; returns its tid.
+    pub(crate) fn describe_thread(&mut self, t: &proto::ThreadDescriptor) -> Option<u32> {
+        let tid = t.tid? as u32;
+        self.threads.describe(
+            tid,
+            t.pid.map(|p| p as u32),
+            t.thread_name.clone().map(|n| text(Some(n))),
+        );
+        Some(tid)
+    }
+
+    /// Turns the tallies into the session's skipped counts and repairs.
+    fn flush_tally(&mut self) {
+        let mut skipped: Vec<(String, u64)> = std::mem::take(&mut self.tally.skipped).into_iter().collect();
+        for (n, c) in std::mem::take(&mut self.tally.skipped_packet) {
+            skipped.push((names::skipped_packet_kind(n), c));
+        }
+        for (n, c) in std::mem::take(&mut self.tally.skipped_ftrace) {
+            skipped.push((names::skipped_ftrace_kind(n), c));
+        }
+        skipped.sort();
+        for (k, c) in skipped {
+            self.s.note_skipped(&k, c);
+        }
+        let mut repairs: Vec<(&'static str, u64)> = std::mem::take(&mut self.tally.repairs).into_iter().collect();
+        repairs.sort();
+        for (code, count) in repairs {
+            self.s.note_repair(code, count, repair::describe(code));
+        }
+    }
+}
+
+/// A wire error at `offset` inside the current message.
+pub(crate) fn bad(offset: usize, message: &'static str) -> WireError {
+    WireError { offset, message }
+}
+
+/// Bytes as text, replacing what is not UTF-8 and dropping one trailing newline.
+pub(crate) fn text(b: Option<Vec<u8>>) -> String {
+    let b = b.unwrap_or_default();
+    let mut s = match String::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    if s.ends_with('\n') {
+        s.pop();
+    }
+    s
+}

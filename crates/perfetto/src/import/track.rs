@@ -1,0 +1,548 @@
+//! Track descriptors and track events.
+//!
+//! A track is what its descriptor makes it: a thread track (its slices are
+//! calls, its instants markers), a counter track (a `CounterTrack`, or the
+//! thread's CPU clock when it is a `COUNTER_THREAD_TIME_NS` child of a
+//! thread track), or any other track, process or async (its slices are
+//! `AsyncSlice`s, its instants zero-length ones). Events that name a track
+//! whose descriptor has not come yet are held and placed at the end.
+
+use super::{bad, text, Importer};
+use crate::proto::{self, event_type, TrackDescriptor, TrackEvent};
+use crate::repair;
+use crate::wire::WireResult;
+use crate::UNWIND_ANNOTATION;
+use prost::Message;
+use rustc_hash::FxHashMap;
+use tracekit_model::{AsyncSlice, CounterTrack, Marker, Method, MethodId, ThreadId};
+
+/// Tracks with the uuid space of Perfetto's: a thread that a legacy
+/// `thread_descriptor` packet introduced gets this bit plus its tid.
+const LEGACY_THREAD_TRACK: u64 = 1 << 63;
+
+/// A track descriptor, as given.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Desc {
+    parent: Option<u64>,
+    name: String,
+    pid: Option<u32>,
+    tid: Option<u32>,
+    counter: Option<proto::CounterDescriptor>,
+}
+
+/// What a track turned out to be.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    Thread(ThreadId),
+    Span {
+        name: String,
+        pid: Option<u32>,
+        thread: Option<ThreadId>,
+        /// Open slices: name, start, category.
+        open: Vec<(String, u64, Option<String>)>,
+    },
+    Counter {
+        index: usize,
+        incremental: bool,
+        multiplier: f64,
+    },
+    ThreadTime {
+        incremental: bool,
+        multiplier: u64,
+    },
+}
+
+/// An event whose track was not described yet.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    uuid: u64,
+    typ: i32,
+    ts: u64,
+    name: String,
+    category: Option<String>,
+    unwind: bool,
+    value: Option<f64>,
+}
+
+/// Every track seen.
+#[derive(Debug, Default)]
+pub(crate) struct Tracks {
+    descs: FxHashMap<u64, Desc>,
+    pub kinds: FxHashMap<u64, Kind>,
+    pending: Vec<Pending>,
+}
+
+impl Importer {
+    pub(crate) fn track_descriptor(&mut self, payload: &[u8]) -> WireResult<()> {
+        let d = TrackDescriptor::decode(payload).map_err(|_| bad(0, "malformed track_descriptor"))?;
+        let Some(uuid) = d.uuid else {
+            self.tally.repair(repair::UNKNOWN_TRACK);
+            return Ok(());
+        };
+        if let Some(p) = &d.process {
+            self.describe_process(p);
+        }
+        let tid = d.thread.as_ref().and_then(|t| self.describe_thread(t));
+        let pid = d
+            .process
+            .as_ref()
+            .and_then(|p| p.pid)
+            .or_else(|| d.thread.as_ref()?.pid)
+            .map(|p| p as u32);
+        let name = d
+            .name
+            .or(d.static_name)
+            .or(d.atrace_name)
+            .map(|n| text(Some(n)))
+            .unwrap_or_default();
+        self.tracks.descs.entry(uuid).or_insert(Desc {
+            parent: d.parent_uuid.filter(|&p| p != 0),
+            name,
+            pid,
+            tid,
+            counter: d.counter,
+        });
+        Ok(())
+    }
+
+    /// Resolves `uuid` to a kind; false when no descriptor says what it is.
+    fn resolve(&mut self, uuid: u64) -> bool {
+        if self.tracks.kinds.contains_key(&uuid) {
+            return true;
+        }
+        if uuid & LEGACY_THREAD_TRACK != 0 {
+            let t = self.threads.id(&mut self.s, (uuid & 0xffff_ffff) as u32);
+            self.tracks.kinds.insert(uuid, Kind::Thread(t));
+            return true;
+        }
+        let Some(d) = self.tracks.descs.get(&uuid).cloned() else {
+            return false;
+        };
+        // The process is the nearest ancestor's that names one; a child of
+        // a thread track belongs to that thread (an async track of it, or
+        // its CPU clock).
+        let mut pid = d.pid;
+        let mut up = d.parent;
+        for _ in 0..16 {
+            let Some(p) = up.and_then(|u| self.tracks.descs.get(&u)) else {
+                break;
+            };
+            pid = pid.or(p.pid);
+            up = p.parent;
+        }
+        let tid = d.tid;
+        let parent_tid = d.parent.and_then(|u| self.tracks.descs.get(&u)).and_then(|p| p.tid);
+        let parent_thread = parent_tid.map(|t| self.threads.id(&mut self.s, t));
+        let kind = if let Some(c) = &d.counter {
+            let incremental = c.is_incremental.unwrap_or(false);
+            let multiplier = c.unit_multiplier.filter(|&m| m > 0).unwrap_or(1);
+            match (c.r#type, parent_thread) {
+                (Some(proto::COUNTER_THREAD_TIME_NS), Some(_)) => Kind::ThreadTime {
+                    incremental,
+                    multiplier: multiplier as u64,
+                },
+                _ => {
+                    let unit = c.unit_name.clone().map(|u| text(Some(u))).or(match c.unit {
+                        Some(proto::counter_unit::TIME_NS) => Some("ns".to_owned()),
+                        Some(proto::counter_unit::SIZE_BYTES) => Some("B".to_owned()),
+                        _ => None,
+                    });
+                    let name = if d.name.is_empty() {
+                        format!("counter {uuid}")
+                    } else {
+                        d.name.clone()
+                    };
+                    let key = format!("track {uuid}");
+                    let index = self.counter(&key, || {
+                        let mut t = CounterTrack::new(name, unit.as_deref());
+                        t.pid = pid;
+                        t
+                    });
+                    Kind::Counter {
+                        index,
+                        incremental,
+                        multiplier: multiplier as f64,
+                    }
+                }
+            }
+        } else if let Some(t) = tid {
+            Kind::Thread(self.threads.id(&mut self.s, t))
+        } else {
+            Kind::Span {
+                name: d.name.clone(),
+                pid,
+                thread: parent_thread,
+                open: Vec::new(),
+            }
+        };
+        self.tracks.kinds.insert(uuid, kind);
+        true
+    }
+
+    pub(crate) fn track_event(&mut self, seq_id: u32, ts: Option<u64>, payload: &[u8]) -> WireResult<()> {
+        let ev = TrackEvent::decode(payload).map_err(|_| bad(0, "malformed track_event"))?;
+        let Some(ts) = ts.or(ev.timestamp_absolute_us.map(|us| us.max(0) as u64 * 1_000)) else {
+            self.tally.repair(repair::NO_TIMESTAMP);
+            return Ok(());
+        };
+        let typ = ev.r#type.unwrap_or(0);
+        if !(event_type::SLICE_BEGIN..=event_type::COUNTER).contains(&typ) {
+            self.tally.skip(if typ == 0 {
+                "track_event legacy"
+            } else {
+                "track_event other type"
+            });
+            return Ok(());
+        }
+        let seq = self.sequences.entry(seq_id).or_default();
+        let defaults = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
+        let uuid = ev
+            .track_uuid
+            .filter(|&u| u != 0)
+            .or_else(|| defaults?.track_uuid)
+            .or_else(|| Some(LEGACY_THREAD_TRACK | u64::from(seq.thread?)));
+        let Some(uuid) = uuid else {
+            self.tally.repair(repair::UNKNOWN_TRACK);
+            return Ok(());
+        };
+        // Extra counters: the thread's CPU clock, or samples of other counters.
+        let mut cpu = ev.thread_time_absolute_us.map(|us| us.max(0) as u64 * 1_000);
+        if !ev.extra_counter_values.is_empty() || !ev.extra_double_counter_values.is_empty() {
+            // The event's own track list, else the sequence's defaults
+            // (copied onto the stack: this runs for every event of an SDK trace).
+            let mut ids = [0u64; 8];
+            let mut n_ids = 0;
+            let mut dids = [0u64; 8];
+            let mut n_dids = 0;
+            let own = (&ev.extra_counter_track_uuids, &ev.extra_double_counter_track_uuids);
+            let from_defaults = defaults.map(|d| (&d.extra_counter_track_uuids, &d.extra_double_counter_track_uuids));
+            for (list, out, n) in [
+                (
+                    if own.0.is_empty() {
+                        from_defaults.map(|d| d.0)
+                    } else {
+                        Some(own.0)
+                    },
+                    &mut ids,
+                    &mut n_ids,
+                ),
+                (
+                    if own.1.is_empty() {
+                        from_defaults.map(|d| d.1)
+                    } else {
+                        Some(own.1)
+                    },
+                    &mut dids,
+                    &mut n_dids,
+                ),
+            ] {
+                for (slot, &id) in out.iter_mut().zip(list.into_iter().flatten()) {
+                    *slot = id;
+                    *n += 1;
+                }
+            }
+            let ints = ids[..n_ids]
+                .iter()
+                .zip(ev.extra_counter_values.iter().map(|&v| v as f64));
+            let doubles = dids[..n_dids]
+                .iter()
+                .zip(ev.extra_double_counter_values.iter().copied());
+            for (&id, v) in ints.chain(doubles) {
+                if let Some(c) = self.counter_value(seq_id, id, ts, v) {
+                    cpu = Some(c);
+                }
+            }
+        }
+        let unwind = typ == event_type::SLICE_END && self.is_unwind(seq_id, &ev);
+        let value = ev.double_counter_value.or(ev.counter_value.map(|v| v as f64));
+        if !self.resolve(uuid) {
+            let (name, category) = self.event_name(seq_id, &ev);
+            self.tracks.pending.push(Pending {
+                uuid,
+                typ,
+                ts,
+                name,
+                category,
+                unwind,
+                value,
+            });
+            return Ok(());
+        }
+        if let (Some(Kind::Thread(t)), event_type::SLICE_BEGIN) = (self.tracks.kinds.get(&uuid), typ) {
+            // The hot path: a call entry, its method cached per interned name.
+            let t = *t;
+            let m = self.event_method(seq_id, &ev);
+            self.push_enter(t, m, ts, cpu);
+            return Ok(());
+        }
+        let (name, category) = if typ == event_type::SLICE_END || typ == event_type::COUNTER {
+            (String::new(), None)
+        } else {
+            self.event_name(seq_id, &ev)
+        };
+        self.place(uuid, typ, ts, name, category, unwind, value, cpu);
+        Ok(())
+    }
+
+    /// Puts an event on its (resolved) track.
+    #[allow(clippy::too_many_arguments)]
+    fn place(
+        &mut self,
+        uuid: u64,
+        typ: i32,
+        ts: u64,
+        name: String,
+        category: Option<String>,
+        unwind: bool,
+        value: Option<f64>,
+        cpu: Option<u64>,
+    ) {
+        let Some(kind) = self.tracks.kinds.get_mut(&uuid) else {
+            return;
+        };
+        match (kind, typ) {
+            (Kind::Thread(t), event_type::SLICE_BEGIN) => {
+                let t = *t;
+                let m = self.method(&name, category);
+                self.push_enter(t, m, ts, cpu);
+            }
+            (Kind::Thread(t), event_type::SLICE_END) => {
+                let t = *t;
+                self.push_exit(t, unwind, ts, cpu);
+            }
+            (Kind::Thread(t), event_type::INSTANT) => {
+                let thread = *t;
+                self.saw(ts);
+                self.s.markers.push(Marker {
+                    ts_ns: ts,
+                    thread,
+                    name,
+                });
+            }
+            (Kind::Span { open, .. }, event_type::SLICE_BEGIN) => {
+                open.push((name, ts, category));
+                self.saw(ts);
+            }
+            (
+                Kind::Span {
+                    open,
+                    name: track,
+                    pid,
+                    thread,
+                },
+                event_type::SLICE_END,
+            ) => {
+                let Some((name, start, category)) = open.pop() else {
+                    self.tally.repair(repair::END_WITHOUT_BEGIN);
+                    return;
+                };
+                let slice = AsyncSlice {
+                    name,
+                    category: if track.is_empty() {
+                        category
+                    } else {
+                        Some(track.clone())
+                    },
+                    cookie: uuid,
+                    pid: *pid,
+                    thread: *thread,
+                    ts_ns: start,
+                    dur_ns: ts.saturating_sub(start),
+                    open: false,
+                };
+                self.saw(ts);
+                self.s.async_slices.push(slice);
+            }
+            (
+                Kind::Span {
+                    name: track,
+                    pid,
+                    thread,
+                    ..
+                },
+                event_type::INSTANT,
+            ) => {
+                let slice = AsyncSlice {
+                    name,
+                    category: if track.is_empty() {
+                        category
+                    } else {
+                        Some(track.clone())
+                    },
+                    cookie: uuid,
+                    pid: *pid,
+                    thread: *thread,
+                    ts_ns: ts,
+                    dur_ns: 0,
+                    open: false,
+                };
+                self.saw(ts);
+                self.s.async_slices.push(slice);
+            }
+            (Kind::Counter { .. } | Kind::ThreadTime { .. }, event_type::COUNTER) => {
+                if let Some(v) = value {
+                    self.counter_value(0, uuid, ts, v);
+                }
+            }
+            _ => self.tally.skip("track_event on a track of another kind"),
+        }
+    }
+
+    /// A sample of counter track `uuid`; returns the thread-CPU time when
+    /// the track is a thread's CPU clock.
+    fn counter_value(&mut self, seq_id: u32, uuid: u64, ts: u64, raw: f64) -> Option<u64> {
+        if !self.resolve(uuid) {
+            self.tally.repair(repair::UNKNOWN_TRACK);
+            return None;
+        }
+        let (incremental, index, multiplier, thread_time) = match self.tracks.kinds.get(&uuid)? {
+            Kind::Counter {
+                index,
+                incremental,
+                multiplier,
+            } => (*incremental, Some(*index), *multiplier, false),
+            Kind::ThreadTime {
+                incremental,
+                multiplier,
+                ..
+            } => (*incremental, None, *multiplier as f64, true),
+            _ => return None,
+        };
+        let mut v = raw;
+        if incremental {
+            let seq = self.sequences.entry(seq_id).or_default();
+            let acc = seq.counter_values.entry(uuid).or_default();
+            *acc += raw;
+            v = *acc;
+        }
+        v *= multiplier;
+        if thread_time {
+            return Some(v.max(0.0) as u64);
+        }
+        self.sample(index?, ts, v);
+        None
+    }
+
+    /// True when a slice end carries this crate's unwind annotation.
+    fn is_unwind(&self, seq_id: u32, ev: &TrackEvent) -> bool {
+        ev.debug_annotations.iter().any(|a| {
+            let named = match (&a.name, a.name_iid) {
+                (Some(n), _) => n == UNWIND_ANNOTATION.as_bytes(),
+                (None, Some(iid)) => self
+                    .sequences
+                    .get(&seq_id)
+                    .and_then(|s| s.annotation_names.get(&iid))
+                    .is_some_and(|n| n == UNWIND_ANNOTATION),
+                _ => false,
+            };
+            named && a.bool_value == Some(true)
+        })
+    }
+
+    /// The event's name and first category, as text.
+    fn event_name(&mut self, seq_id: u32, ev: &TrackEvent) -> (String, Option<String>) {
+        let seq = self.sequences.get(&seq_id);
+        let name = match (&ev.name, ev.name_iid) {
+            (Some(n), _) => text(Some(n.clone())),
+            (None, Some(iid)) => match seq.and_then(|s| s.names.get(&iid)) {
+                Some((n, _)) => n.clone(),
+                None => {
+                    self.tally.repair(repair::UNKNOWN_IID);
+                    format!("(name #{iid})")
+                }
+            },
+            (None, None) => String::new(),
+        };
+        let category = match (ev.categories.first(), ev.category_iids.first()) {
+            (Some(c), _) => Some(text(Some(c.clone()))),
+            (None, Some(iid)) => seq.and_then(|s| s.categories.get(iid)).cloned(),
+            (None, None) => None,
+        };
+        (name, category)
+    }
+
+    /// The method a thread slice's name stands for.
+    fn event_method(&mut self, seq_id: u32, ev: &TrackEvent) -> MethodId {
+        if let (None, Some(iid)) = (&ev.name, ev.name_iid) {
+            if let Some((_, Some(m))) = self.sequences.get(&seq_id).and_then(|s| s.names.get(&iid)) {
+                return *m;
+            }
+            let (name, category) = self.event_name(seq_id, ev);
+            let m = self.method(&name, category);
+            if let Some(entry) = self.sequences.get_mut(&seq_id).and_then(|s| s.names.get_mut(&iid)) {
+                entry.1 = Some(m);
+            }
+            return m;
+        }
+        let (name, category) = self.event_name(seq_id, ev);
+        self.method(&name, category)
+    }
+
+    /// The method named `name` (a slice name): `Method::new("", name, "")`,
+    /// its module the slice's category the first time the name is seen.
+    pub(crate) fn method(&mut self, name: &str, category: Option<String>) -> MethodId {
+        if let Some(&m) = self.methods.get(name) {
+            return m;
+        }
+        let mut method = Method::new("", if name.is_empty() { "(unnamed)" } else { name }, "");
+        method.module = category;
+        let m = self.s.methods.intern(method);
+        self.methods.insert(name.to_owned(), m);
+        m
+    }
+
+    /// Places the events whose tracks were described after them.
+    pub(crate) fn place_pending(&mut self) {
+        let pending = std::mem::take(&mut self.tracks.pending);
+        for p in pending {
+            if !self.resolve(p.uuid) {
+                self.tally.repair(repair::UNKNOWN_TRACK);
+                self.tracks.kinds.insert(
+                    p.uuid,
+                    Kind::Span {
+                        name: format!("track {}", p.uuid),
+                        pid: None,
+                        thread: None,
+                        open: Vec::new(),
+                    },
+                );
+            }
+            self.place(p.uuid, p.typ, p.ts, p.name, p.category, p.unwind, p.value, None);
+        }
+    }
+
+    /// Slices still open on non-thread tracks at the end of the trace.
+    pub(crate) fn close_open_spans(&mut self) {
+        let mut open_count = 0;
+        for (&uuid, kind) in &mut self.tracks.kinds {
+            if let Kind::Span {
+                name: track,
+                pid,
+                thread,
+                open,
+            } = kind
+            {
+                for (name, start, category) in open.drain(..) {
+                    open_count += 1;
+                    self.s.async_slices.push(AsyncSlice {
+                        name,
+                        category: if track.is_empty() {
+                            category
+                        } else {
+                            Some(track.clone())
+                        },
+                        cookie: uuid,
+                        pid: *pid,
+                        thread: *thread,
+                        ts_ns: start,
+                        dur_ns: 0,
+                        open: true,
+                    });
+                }
+            }
+        }
+        for _ in 0..open_count {
+            self.tally.repair(repair::OPEN_AT_END);
+        }
+    }
+}
