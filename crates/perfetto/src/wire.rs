@@ -19,6 +19,19 @@ pub(crate) type WireResult<T> = Result<T, WireError>;
 #[inline]
 pub(crate) fn varint(buf: &[u8], pos: &mut usize) -> WireResult<u64> {
     let start = *pos;
+    if let Some(&b) = buf.get(start) {
+        if b < 0x80 {
+            *pos = start + 1;
+            return Ok(u64::from(b));
+        }
+    }
+    varint_long(buf, pos)
+}
+
+/// [`varint`] past its one-byte fast path.
+#[inline(never)]
+fn varint_long(buf: &[u8], pos: &mut usize) -> WireResult<u64> {
+    let start = *pos;
     let mut value = 0u64;
     for i in 0..10 {
         let Some(&b) = buf.get(start + i) else {
@@ -94,7 +107,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The next field, `None` at the end.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_field(&mut self) -> WireResult<Option<Field<'a>>> {
         if self.pos >= self.buf.len() {
             return Ok(None);

@@ -8,6 +8,7 @@
 //! timeline's origin is only known at the end.
 
 mod clock;
+mod event;
 mod finish;
 mod ftrace;
 mod threads;
@@ -28,15 +29,116 @@ pub(crate) use threads::Threads;
 /// became once it was used for a thread slice.
 #[derive(Debug, Default)]
 pub(crate) struct Sequence {
-    pub names: FxHashMap<u64, (String, Option<MethodId>)>,
-    pub categories: FxHashMap<u64, String>,
-    pub annotation_names: FxHashMap<u64, String>,
+    pub names: IidTable<(String, Option<MethodId>)>,
+    pub categories: IidTable<String>,
+    pub annotation_names: IidTable<String>,
     pub defaults: Option<TracePacketDefaults>,
     pub clocks: FxHashMap<u32, clock::SequenceClock>,
     /// Incremental counter tracks' running values on this sequence.
     pub counter_values: FxHashMap<u64, f64>,
     /// The thread a legacy `thread_descriptor` packet gave the sequence.
     pub thread: Option<u32>,
+}
+
+/// Interned entries by iid: small iids (writers count them up from 1) in a
+/// vector, others in a map.
+#[derive(Debug)]
+pub(crate) struct IidTable<T> {
+    dense: Vec<Option<T>>,
+    sparse: FxHashMap<u64, T>,
+}
+
+impl<T> Default for IidTable<T> {
+    fn default() -> Self {
+        IidTable {
+            dense: Vec::new(),
+            sparse: FxHashMap::default(),
+        }
+    }
+}
+
+/// Iids below this are stored densely.
+const DENSE_IIDS: u64 = 1 << 16;
+
+impl<T> IidTable<T> {
+    pub(crate) fn insert(&mut self, iid: u64, v: T) {
+        if iid < DENSE_IIDS {
+            let i = iid as usize;
+            if self.dense.len() <= i {
+                self.dense.resize_with(i + 1, || None);
+            }
+            self.dense[i] = Some(v);
+        } else {
+            self.sparse.insert(iid, v);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, iid: &u64) -> Option<&T> {
+        if *iid < DENSE_IIDS {
+            self.dense.get(*iid as usize)?.as_ref()
+        } else {
+            self.sparse.get(iid)
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, iid: &u64) -> Option<&mut T> {
+        if *iid < DENSE_IIDS {
+            self.dense.get_mut(*iid as usize)?.as_mut()
+        } else {
+            self.sparse.get_mut(iid)
+        }
+    }
+}
+
+/// Sequences by id, the last one used cached (consecutive packets are
+/// mostly on one sequence).
+#[derive(Debug, Default)]
+pub(crate) struct Sequences {
+    list: Vec<Sequence>,
+    index: FxHashMap<u32, usize>,
+    last: std::cell::Cell<Option<(u32, usize)>>,
+}
+
+impl Sequences {
+    #[inline]
+    fn find(&self, id: u32) -> Option<usize> {
+        if let Some((l, i)) = self.last.get() {
+            if l == id {
+                return Some(i);
+            }
+        }
+        let i = *self.index.get(&id)?;
+        self.last.set(Some((id, i)));
+        Some(i)
+    }
+
+    /// The sequence with this id, if it has been seen.
+    #[inline]
+    pub(crate) fn get(&self, id: u32) -> Option<&Sequence> {
+        self.find(id).map(|i| &self.list[i])
+    }
+
+    /// The sequence with this id, if it has been seen.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: u32) -> Option<&mut Sequence> {
+        self.find(id).map(|i| &mut self.list[i])
+    }
+
+    /// The sequence with this id, created when new.
+    #[inline]
+    pub(crate) fn entry(&mut self, id: u32) -> &mut Sequence {
+        let i = match self.find(id) {
+            Some(i) => i,
+            None => {
+                self.list.push(Sequence::default());
+                self.index.insert(id, self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        &mut self.list[i]
+    }
 }
 
 /// Counts kept in plain integers while reading and turned into the
@@ -70,7 +172,7 @@ pub(crate) struct Importer {
     pub threads: Threads,
     pub tally: Tally,
     pub clocks: clock::Clocks,
-    pub sequences: FxHashMap<u32, Sequence>,
+    pub sequences: Sequences,
     pub tracks: track::Tracks,
     pub ftrace: ftrace::FtraceState,
     /// Counter tracks by key (`cpu0 freq`, `pid 12 VSYNC`, …) → index.
@@ -91,7 +193,7 @@ impl Importer {
             threads: Threads::default(),
             tally: Tally::default(),
             clocks: clock::Clocks::default(),
-            sequences: FxHashMap::default(),
+            sequences: Sequences::default(),
             tracks: track::Tracks::default(),
             ftrace: ftrace::FtraceState::default(),
             counter_index: FxHashMap::default(),
@@ -142,7 +244,7 @@ impl Importer {
             }
         }
         if flags & proto::SEQ_INCREMENTAL_STATE_CLEARED != 0 {
-            let seq = self.sequences.entry(seq_id).or_default();
+            let seq = self.sequences.entry(seq_id);
             let kept_clocks = std::mem::take(&mut seq.clocks);
             *seq = Sequence {
                 clocks: kept_clocks,
@@ -151,7 +253,7 @@ impl Importer {
         }
         if let Some((b, offset)) = defaults {
             let d = TracePacketDefaults::decode(b).map_err(|_| bad(offset, "malformed trace_packet_defaults"))?;
-            self.sequences.entry(seq_id).or_default().defaults = Some(d);
+            self.sequences.entry(seq_id).defaults = Some(d);
         }
         if let Some((b, offset)) = interned {
             let d = InternedData::decode(b).map_err(|_| bad(offset, "malformed interned_data"))?;
@@ -173,7 +275,7 @@ impl Importer {
             6 => {
                 let snap = ClockSnapshot::decode(payload).map_err(|_| bad(offset, "malformed clock_snapshot"))?;
                 let scoped = self.clocks.snapshot(&snap);
-                let seq = self.sequences.entry(seq_id).or_default();
+                let seq = self.sequences.entry(seq_id);
                 seq.clocks.extend(scoped);
                 Ok(())
             }
@@ -186,7 +288,7 @@ impl Importer {
 
     /// A packet timestamp on the trace clock.
     fn trace_time(&mut self, seq_id: u32, clock_id: Option<u32>, ts: u64) -> u64 {
-        let seq = self.sequences.get_mut(&seq_id);
+        let seq = self.sequences.get_mut(seq_id);
         let id = clock_id
             .or_else(|| seq.as_ref()?.defaults.as_ref()?.timestamp_clock_id)
             .unwrap_or(proto::clock::BOOTTIME);
@@ -204,7 +306,7 @@ impl Importer {
     }
 
     fn intern(&mut self, seq_id: u32, d: InternedData) {
-        let seq = self.sequences.entry(seq_id).or_default();
+        let seq = self.sequences.entry(seq_id);
         for n in d.event_names {
             seq.names.insert(n.iid.unwrap_or(0), (text(n.name), None));
         }
@@ -346,7 +448,7 @@ impl Importer {
         } else {
             let t = proto::ThreadDescriptor::decode(payload).map_err(|_| bad(0, "malformed thread_descriptor"))?;
             if let Some(tid) = self.describe_thread(&t) {
-                self.sequences.entry(seq_id).or_default().thread = Some(tid);
+                self.sequences.entry(seq_id).thread = Some(tid);
             }
         }
         Ok(())

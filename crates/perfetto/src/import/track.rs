@@ -7,8 +7,9 @@
 //! `AsyncSlice`s, its instants zero-length ones). Events that name a track
 //! whose descriptor has not come yet are held and placed at the end.
 
+use super::event::{annotations, EventView, List};
 use super::{bad, text, Importer};
-use crate::proto::{self, event_type, TrackDescriptor, TrackEvent};
+use crate::proto::{self, event_type, TrackDescriptor};
 use crate::repair;
 use crate::wire::WireResult;
 use crate::UNWIND_ANNOTATION;
@@ -65,11 +66,49 @@ pub(crate) struct Pending {
 }
 
 /// Every track seen.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Tracks {
     descs: FxHashMap<u64, Desc>,
-    pub kinds: FxHashMap<u64, Kind>,
+    /// Resolved tracks: uuid and kind.
+    kinds: Vec<(u64, Kind)>,
+    index: FxHashMap<u64, usize>,
+    /// A direct-mapped cache of `index` (an event touches two or three
+    /// tracks: its own and its extra counters').
+    cache: [(u64, usize); 64],
     pending: Vec<Pending>,
+}
+
+impl Default for Tracks {
+    fn default() -> Tracks {
+        Tracks {
+            descs: FxHashMap::default(),
+            kinds: Vec::new(),
+            index: FxHashMap::default(),
+            cache: [(0, usize::MAX); 64],
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl Tracks {
+    /// The index of a resolved track.
+    #[inline]
+    fn lookup(&mut self, uuid: u64) -> Option<usize> {
+        let slot = ((uuid ^ (uuid >> 29)) & 63) as usize;
+        let (u, i) = self.cache[slot];
+        if u == uuid && i != usize::MAX {
+            return Some(i);
+        }
+        let i = *self.index.get(&uuid)?;
+        self.cache[slot] = (uuid, i);
+        Some(i)
+    }
+
+    fn insert(&mut self, uuid: u64, kind: Kind) -> usize {
+        self.kinds.push((uuid, kind));
+        self.index.insert(uuid, self.kinds.len() - 1);
+        self.kinds.len() - 1
+    }
 }
 
 impl Importer {
@@ -105,19 +144,21 @@ impl Importer {
         Ok(())
     }
 
-    /// Resolves `uuid` to a kind; false when no descriptor says what it is.
-    fn resolve(&mut self, uuid: u64) -> bool {
-        if self.tracks.kinds.contains_key(&uuid) {
-            return true;
+    /// Resolves `uuid` to a kind; `None` when no descriptor says what it is.
+    #[inline]
+    fn resolve(&mut self, uuid: u64) -> Option<usize> {
+        if let Some(i) = self.tracks.lookup(uuid) {
+            return Some(i);
         }
+        self.resolve_new(uuid)
+    }
+
+    fn resolve_new(&mut self, uuid: u64) -> Option<usize> {
         if uuid & LEGACY_THREAD_TRACK != 0 {
             let t = self.threads.id(&mut self.s, (uuid & 0xffff_ffff) as u32);
-            self.tracks.kinds.insert(uuid, Kind::Thread(t));
-            return true;
+            return Some(self.tracks.insert(uuid, Kind::Thread(t)));
         }
-        let Some(d) = self.tracks.descs.get(&uuid).cloned() else {
-            return false;
-        };
+        let d = self.tracks.descs.get(&uuid).cloned()?;
         // The process is the nearest ancestor's that names one; a child of
         // a thread track belongs to that thread (an async track of it, or
         // its CPU clock).
@@ -175,17 +216,17 @@ impl Importer {
                 open: Vec::new(),
             }
         };
-        self.tracks.kinds.insert(uuid, kind);
-        true
+        Some(self.tracks.insert(uuid, kind))
     }
 
     pub(crate) fn track_event(&mut self, seq_id: u32, ts: Option<u64>, payload: &[u8]) -> WireResult<()> {
-        let ev = TrackEvent::decode(payload).map_err(|_| bad(0, "malformed track_event"))?;
+        let mut ev = EventView::default();
+        EventView::parse(&mut ev, payload)?;
         let Some(ts) = ts.or(ev.timestamp_absolute_us.map(|us| us.max(0) as u64 * 1_000)) else {
             self.tally.repair(repair::NO_TIMESTAMP);
             return Ok(());
         };
-        let typ = ev.r#type.unwrap_or(0);
+        let typ = ev.typ;
         if !(event_type::SLICE_BEGIN..=event_type::COUNTER).contains(&typ) {
             self.tally.skip(if typ == 0 {
                 "track_event legacy"
@@ -194,7 +235,10 @@ impl Importer {
             });
             return Ok(());
         }
-        let seq = self.sequences.entry(seq_id).or_default();
+        if ev.overflow {
+            self.tally.skip("track_event extra counter values beyond 8");
+        }
+        let seq = self.sequences.entry(seq_id);
         let defaults = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
         let uuid = ev
             .track_uuid
@@ -207,55 +251,36 @@ impl Importer {
         };
         // Extra counters: the thread's CPU clock, or samples of other counters.
         let mut cpu = ev.thread_time_absolute_us.map(|us| us.max(0) as u64 * 1_000);
-        if !ev.extra_counter_values.is_empty() || !ev.extra_double_counter_values.is_empty() {
-            // The event's own track list, else the sequence's defaults
-            // (copied onto the stack: this runs for every event of an SDK trace).
-            let mut ids = [0u64; 8];
-            let mut n_ids = 0;
-            let mut dids = [0u64; 8];
-            let mut n_dids = 0;
-            let own = (&ev.extra_counter_track_uuids, &ev.extra_double_counter_track_uuids);
-            let from_defaults = defaults.map(|d| (&d.extra_counter_track_uuids, &d.extra_double_counter_track_uuids));
-            for (list, out, n) in [
-                (
-                    if own.0.is_empty() {
-                        from_defaults.map(|d| d.0)
-                    } else {
-                        Some(own.0)
-                    },
-                    &mut ids,
-                    &mut n_ids,
+        if !ev.extra_values.is_empty() || !ev.extra_double_values.is_empty() {
+            // The event's own track lists, else the sequence's defaults.
+            let (from_defaults, dfrom_defaults) = match defaults {
+                Some(d) => (
+                    List::from_slice(&d.extra_counter_track_uuids),
+                    List::from_slice(&d.extra_double_counter_track_uuids),
                 ),
-                (
-                    if own.1.is_empty() {
-                        from_defaults.map(|d| d.1)
-                    } else {
-                        Some(own.1)
-                    },
-                    &mut dids,
-                    &mut n_dids,
-                ),
-            ] {
-                for (slot, &id) in out.iter_mut().zip(list.into_iter().flatten()) {
-                    *slot = id;
-                    *n += 1;
-                }
-            }
-            let ints = ids[..n_ids]
-                .iter()
-                .zip(ev.extra_counter_values.iter().map(|&v| v as f64));
-            let doubles = dids[..n_dids]
-                .iter()
-                .zip(ev.extra_double_counter_values.iter().copied());
-            for (&id, v) in ints.chain(doubles) {
+                None => Default::default(),
+            };
+            let ids = if ev.extra_ids.is_empty() {
+                from_defaults.as_slice()
+            } else {
+                ev.extra_ids.as_slice()
+            };
+            let dids = if ev.extra_double_ids.is_empty() {
+                dfrom_defaults.as_slice()
+            } else {
+                ev.extra_double_ids.as_slice()
+            };
+            let ints = ids.iter().zip(ev.extra_values.as_slice());
+            let doubles = dids.iter().zip(ev.extra_double_values.as_slice());
+            for (&id, &v) in ints.chain(doubles) {
                 if let Some(c) = self.counter_value(seq_id, id, ts, v) {
                     cpu = Some(c);
                 }
             }
         }
-        let unwind = typ == event_type::SLICE_END && self.is_unwind(seq_id, &ev);
-        let value = ev.double_counter_value.or(ev.counter_value.map(|v| v as f64));
-        if !self.resolve(uuid) {
+        let unwind = typ == event_type::SLICE_END && ev.annotated && self.is_unwind(seq_id, payload)?;
+        let value = ev.counter_value;
+        let Some(track) = self.resolve(uuid) else {
             let (name, category) = self.event_name(seq_id, &ev);
             self.tracks.pending.push(Pending {
                 uuid,
@@ -267,20 +292,28 @@ impl Importer {
                 value,
             });
             return Ok(());
-        }
-        if let (Some(Kind::Thread(t)), event_type::SLICE_BEGIN) = (self.tracks.kinds.get(&uuid), typ) {
-            // The hot path: a call entry, its method cached per interned name.
-            let t = *t;
-            let m = self.event_method(seq_id, &ev);
-            self.push_enter(t, m, ts, cpu);
-            return Ok(());
+        };
+        match (&self.tracks.kinds[track].1, typ) {
+            // The hot path: calls, their methods cached per interned name.
+            (Kind::Thread(t), event_type::SLICE_BEGIN) => {
+                let t = *t;
+                let m = self.event_method(seq_id, &ev);
+                self.push_enter(t, m, ts, cpu);
+                return Ok(());
+            }
+            (Kind::Thread(t), event_type::SLICE_END) => {
+                let t = *t;
+                self.push_exit(t, unwind, ts, cpu);
+                return Ok(());
+            }
+            _ => {}
         }
         let (name, category) = if typ == event_type::SLICE_END || typ == event_type::COUNTER {
             (String::new(), None)
         } else {
             self.event_name(seq_id, &ev)
         };
-        self.place(uuid, typ, ts, name, category, unwind, value, cpu);
+        self.place(track, typ, ts, name, category, unwind, value, cpu);
         Ok(())
     }
 
@@ -288,7 +321,7 @@ impl Importer {
     #[allow(clippy::too_many_arguments)]
     fn place(
         &mut self,
-        uuid: u64,
+        track: usize,
         typ: i32,
         ts: u64,
         name: String,
@@ -297,9 +330,8 @@ impl Importer {
         value: Option<f64>,
         cpu: Option<u64>,
     ) {
-        let Some(kind) = self.tracks.kinds.get_mut(&uuid) else {
-            return;
-        };
+        let (uuid, kind) = &mut self.tracks.kinds[track];
+        let uuid = *uuid;
         match (kind, typ) {
             (Kind::Thread(t), event_type::SLICE_BEGIN) => {
                 let t = *t;
@@ -381,7 +413,7 @@ impl Importer {
             }
             (Kind::Counter { .. } | Kind::ThreadTime { .. }, event_type::COUNTER) => {
                 if let Some(v) = value {
-                    self.counter_value(0, uuid, ts, v);
+                    self.counter_sample(0, track, ts, v);
                 }
             }
             _ => self.tally.skip("track_event on a track of another kind"),
@@ -391,11 +423,18 @@ impl Importer {
     /// A sample of counter track `uuid`; returns the thread-CPU time when
     /// the track is a thread's CPU clock.
     fn counter_value(&mut self, seq_id: u32, uuid: u64, ts: u64, raw: f64) -> Option<u64> {
-        if !self.resolve(uuid) {
+        let Some(track) = self.resolve(uuid) else {
             self.tally.repair(repair::UNKNOWN_TRACK);
             return None;
-        }
-        let (incremental, index, multiplier, thread_time) = match self.tracks.kinds.get(&uuid)? {
+        };
+        self.counter_sample(seq_id, track, ts, raw)
+    }
+
+    /// A sample of resolved track `track` (see [`Importer::counter_value`]).
+    fn counter_sample(&mut self, seq_id: u32, track: usize, ts: u64, raw: f64) -> Option<u64> {
+        let (uuid, kind) = &self.tracks.kinds[track];
+        let uuid = *uuid;
+        let (incremental, index, multiplier, thread_time) = match kind {
             Kind::Counter {
                 index,
                 incremental,
@@ -410,7 +449,7 @@ impl Importer {
         };
         let mut v = raw;
         if incremental {
-            let seq = self.sequences.entry(seq_id).or_default();
+            let seq = self.sequences.entry(seq_id);
             let acc = seq.counter_values.entry(uuid).or_default();
             *acc += raw;
             v = *acc;
@@ -424,26 +463,26 @@ impl Importer {
     }
 
     /// True when a slice end carries this crate's unwind annotation.
-    fn is_unwind(&self, seq_id: u32, ev: &TrackEvent) -> bool {
-        ev.debug_annotations.iter().any(|a| {
+    fn is_unwind(&self, seq_id: u32, payload: &[u8]) -> WireResult<bool> {
+        Ok(annotations(payload)?.iter().any(|a| {
             let named = match (&a.name, a.name_iid) {
                 (Some(n), _) => n == UNWIND_ANNOTATION.as_bytes(),
                 (None, Some(iid)) => self
                     .sequences
-                    .get(&seq_id)
+                    .get(seq_id)
                     .and_then(|s| s.annotation_names.get(&iid))
                     .is_some_and(|n| n == UNWIND_ANNOTATION),
                 _ => false,
             };
             named && a.bool_value == Some(true)
-        })
+        }))
     }
 
     /// The event's name and first category, as text.
-    fn event_name(&mut self, seq_id: u32, ev: &TrackEvent) -> (String, Option<String>) {
-        let seq = self.sequences.get(&seq_id);
-        let name = match (&ev.name, ev.name_iid) {
-            (Some(n), _) => text(Some(n.clone())),
+    fn event_name(&mut self, seq_id: u32, ev: &EventView<'_>) -> (String, Option<String>) {
+        let seq = self.sequences.get(seq_id);
+        let name = match (ev.name, ev.name_iid) {
+            (Some(n), _) => String::from_utf8_lossy(n).into_owned(),
             (None, Some(iid)) => match seq.and_then(|s| s.names.get(&iid)) {
                 Some((n, _)) => n.clone(),
                 None => {
@@ -453,23 +492,23 @@ impl Importer {
             },
             (None, None) => String::new(),
         };
-        let category = match (ev.categories.first(), ev.category_iids.first()) {
-            (Some(c), _) => Some(text(Some(c.clone()))),
-            (None, Some(iid)) => seq.and_then(|s| s.categories.get(iid)).cloned(),
+        let category = match (ev.category, ev.category_iid) {
+            (Some(c), _) => Some(String::from_utf8_lossy(c).into_owned()),
+            (None, Some(iid)) => seq.and_then(|s| s.categories.get(&iid)).cloned(),
             (None, None) => None,
         };
         (name, category)
     }
 
     /// The method a thread slice's name stands for.
-    fn event_method(&mut self, seq_id: u32, ev: &TrackEvent) -> MethodId {
-        if let (None, Some(iid)) = (&ev.name, ev.name_iid) {
-            if let Some((_, Some(m))) = self.sequences.get(&seq_id).and_then(|s| s.names.get(&iid)) {
+    fn event_method(&mut self, seq_id: u32, ev: &EventView<'_>) -> MethodId {
+        if let (None, Some(iid)) = (ev.name, ev.name_iid) {
+            if let Some((_, Some(m))) = self.sequences.get(seq_id).and_then(|s| s.names.get(&iid)) {
                 return *m;
             }
             let (name, category) = self.event_name(seq_id, ev);
             let m = self.method(&name, category);
-            if let Some(entry) = self.sequences.get_mut(&seq_id).and_then(|s| s.names.get_mut(&iid)) {
+            if let Some(entry) = self.sequences.get_mut(seq_id).and_then(|s| s.names.get_mut(&iid)) {
                 entry.1 = Some(m);
             }
             return m;
@@ -495,26 +534,28 @@ impl Importer {
     pub(crate) fn place_pending(&mut self) {
         let pending = std::mem::take(&mut self.tracks.pending);
         for p in pending {
-            if !self.resolve(p.uuid) {
-                self.tally.repair(repair::UNKNOWN_TRACK);
-                self.tracks.kinds.insert(
-                    p.uuid,
-                    Kind::Span {
+            let track = match self.resolve(p.uuid) {
+                Some(t) => t,
+                None => {
+                    self.tally.repair(repair::UNKNOWN_TRACK);
+                    let kind = Kind::Span {
                         name: format!("track {}", p.uuid),
                         pid: None,
                         thread: None,
                         open: Vec::new(),
-                    },
-                );
-            }
-            self.place(p.uuid, p.typ, p.ts, p.name, p.category, p.unwind, p.value, None);
+                    };
+                    self.tracks.insert(p.uuid, kind)
+                }
+            };
+            self.place(track, p.typ, p.ts, p.name, p.category, p.unwind, p.value, None);
         }
     }
 
     /// Slices still open on non-thread tracks at the end of the trace.
     pub(crate) fn close_open_spans(&mut self) {
         let mut open_count = 0;
-        for (&uuid, kind) in &mut self.tracks.kinds {
+        for (uuid, kind) in &mut self.tracks.kinds {
+            let uuid = *uuid;
             if let Kind::Span {
                 name: track,
                 pid,
