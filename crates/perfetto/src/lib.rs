@@ -12,7 +12,7 @@
 //! |---|---|
 //! | track_event slices on a thread track | calls on that thread: `Method::new("", name, "")`, its `module` the slice's first category |
 //! | slices on process, async or global tracks | [`AsyncSlice`](tracekit_model::AsyncSlice)s (category: the track's name) |
-//! | instants on a thread track / other tracks | [`Marker`](tracekit_model::Marker)s / zero-length async slices |
+//! | instants on a thread track / other tracks | [`Marker`](tracekit_model::Marker)s / zero-length async slices (on a track described as [`TEXT_CONTEXT_TRACK`]: a text context item) |
 //! | counter tracks (`TYPE_COUNTER`, extra counter values) | [`CounterTrack`](tracekit_model::CounterTrack)s with the descriptor's unit |
 //! | a `COUNTER_THREAD_TIME_NS` child of a thread track, `thread_time_absolute_us` | the calls' thread-CPU time |
 //! | ftrace `sched_switch`, `compact_sched` | [`SchedSlice`](tracekit_model::SchedSlice)s (end state as the kernel prints it) |
@@ -28,9 +28,11 @@
 //!
 //! Times stay on the trace clock (BOOTTIME): the timeline's 0 is the earliest
 //! event, or the first clock snapshot (the start of tracing) when that came
-//! first, and `source_clock` is `boot` with that origin. A thread's
-//! thread-CPU time counts from its smallest reading. The session has the
-//! thread-CPU clock only when every thread with calls has it.
+//! first, and `source_clock` is `boot` with that origin. Thread-CPU times
+//! are kept as the trace gives them (the thread's CPU time since it
+//! started). The session has the thread-CPU clock only when every thread
+//! with calls has it. Counter samples and text context records may come
+//! before timeline 0 (negative times), as a context log may start first.
 //!
 //! Slices are paired as Perfetto pairs them: an end closes the innermost
 //! open slice of its track. A thread's events are sorted by time first when
@@ -83,6 +85,11 @@ pub use write::write;
 /// exit by exception ([`CallKind::Unwind`](tracekit_model::CallKind)): the
 /// writer adds it, the reader turns it back into an unwind.
 pub const UNWIND_ANNOTATION: &str = "tracekit.unwind";
+
+/// Description of a track that holds a text context item, one instant per
+/// record named by the value: the writer sets it, the reader turns such a
+/// track back into a text [`ContextTrack`](tracekit_model::ContextTrack).
+pub const TEXT_CONTEXT_TRACK: &str = "tracekit text context item";
 
 /// Stable codes of the repairs the reader notes with
 /// [`Session::note_repair`](tracekit_model::Session::note_repair).

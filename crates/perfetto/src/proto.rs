@@ -110,6 +110,8 @@ pub struct TrackDescriptor {
     pub static_name: Option<Vec<u8>>,
     #[prost(bytes = "vec", optional, tag = "13")]
     pub atrace_name: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "14")]
+    pub description: Option<Vec<u8>>,
     #[prost(message, optional, tag = "3")]
     pub process: Option<ProcessDescriptor>,
     #[prost(message, optional, tag = "4")]

@@ -285,6 +285,7 @@ impl<W: Write> Writer<'_, W> {
                 self.descriptor(TrackDescriptor {
                     uuid: Some(uuid),
                     name: Some(c.label.clone().into_bytes()),
+                    description: Some(crate::TEXT_CONTEXT_TRACK.as_bytes().to_vec()),
                     ..Default::default()
                 })?;
                 sources.push(Src::Text { i, uuid, pos: 0 });

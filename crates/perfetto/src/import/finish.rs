@@ -42,6 +42,9 @@ impl Importer {
             a.ts_ns -= origin.min(a.ts_ns);
         }
         s.async_slices.sort_by_key(|a| a.ts_ns);
+        for (c, times) in s.context.iter_mut().zip(std::mem::take(&mut self.text_times)) {
+            c.times = times.into_iter().map(|t| t.wrapping_sub(origin) as i64).collect();
+        }
         s.counters.retain(|c| !c.is_empty());
         for c in &mut s.counters {
             for t in &mut c.times {
@@ -114,9 +117,10 @@ impl Importer {
                 }
                 *self.tally.repairs.entry(repair::OPEN_AT_END).or_default() += open;
             }
-            let cpu_base = if thread_cpu { self.threads.build[i].min_cpu } else { 0 };
+            // Thread-CPU times stay as the trace gives them (CPU time since
+            // the thread started): only their differences matter.
             let cols = self.s.calls_mut(t);
-            cols.shift_earlier(origin, cpu_base.min(u64::MAX - 1));
+            cols.shift_earlier(origin, 0);
             cols.shrink_to_fit();
         }
         self.tally.repairs.retain(|_, c| *c > 0);

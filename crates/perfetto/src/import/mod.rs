@@ -177,6 +177,9 @@ pub(crate) struct Importer {
     pub ftrace: ftrace::FtraceState,
     /// Counter tracks by key (`cpu0 freq`, `pid 12 VSYNC`, …) → index.
     pub counter_index: FxHashMap<String, usize>,
+    /// Times (trace clock) of each text context item's records, moved onto
+    /// the timeline at the end.
+    pub text_times: Vec<Vec<u64>>,
     /// Method of each thread-slice name, for names given inline.
     pub methods: FxHashMap<String, MethodId>,
     /// Earliest timestamp of any event but counter samples, earliest
@@ -198,6 +201,7 @@ impl Importer {
             ftrace: ftrace::FtraceState::default(),
             counter_index: FxHashMap::default(),
             methods: FxHashMap::default(),
+            text_times: Vec::new(),
             min_ts: u64::MAX,
             min_sample: u64::MAX,
             max_ts: 0,

@@ -20,8 +20,6 @@ pub(crate) struct Build {
     /// Events came out of time order, or an end came with nothing open:
     /// `finish` sorts and pairs this thread's events again.
     pub rebuild: bool,
-    /// Smallest thread-CPU reading (the thread's CPU clock starts there).
-    pub min_cpu: u64,
     /// Events that carried a thread-CPU reading, and events that did not.
     pub with_cpu: u64,
     pub without_cpu: u64,
@@ -54,10 +52,7 @@ impl Threads {
         }
         let t = s.add_thread(Thread::new(tid, ""));
         self.by_tid.insert(tid, t);
-        self.build.push(Build {
-            min_cpu: u64::MAX,
-            ..Build::default()
-        });
+        self.build.push(Build::default());
         t
     }
 
@@ -178,10 +173,7 @@ impl Importer {
         }
         b.last_ts = ts;
         match cpu {
-            Some(c) => {
-                b.with_cpu += 1;
-                b.min_cpu = b.min_cpu.min(c);
-            }
+            Some(_) => b.with_cpu += 1,
             None => b.without_cpu += 1,
         }
     }

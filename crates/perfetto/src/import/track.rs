@@ -15,7 +15,9 @@ use crate::wire::WireResult;
 use crate::UNWIND_ANNOTATION;
 use prost::Message;
 use rustc_hash::FxHashMap;
-use tracekit_model::{AsyncSlice, CounterTrack, Marker, Method, MethodId, ThreadId};
+use tracekit_model::{
+    AsyncSlice, ContextSamples, ContextTrack, ContextType, CounterTrack, Marker, Method, MethodId, ThreadId,
+};
 
 /// Tracks with the uuid space of Perfetto's: a thread that a legacy
 /// `thread_descriptor` packet introduced gets this bit plus its tid.
@@ -29,6 +31,7 @@ pub(crate) struct Desc {
     pid: Option<u32>,
     tid: Option<u32>,
     counter: Option<proto::CounterDescriptor>,
+    text_context: bool,
 }
 
 /// What a track turned out to be.
@@ -47,6 +50,8 @@ pub(crate) enum Kind {
         incremental: bool,
         multiplier: f64,
     },
+    /// A text context item: `Session::context[index]`.
+    Text(usize),
     ThreadTime {
         incremental: bool,
         multiplier: u64,
@@ -140,6 +145,7 @@ impl Importer {
             pid,
             tid,
             counter: d.counter,
+            text_context: d.description.as_deref() == Some(crate::TEXT_CONTEXT_TRACK.as_bytes()),
         });
         Ok(())
     }
@@ -208,6 +214,12 @@ impl Importer {
             }
         } else if let Some(t) = tid {
             Kind::Thread(self.threads.id(&mut self.s, t))
+        } else if d.text_context {
+            self.s
+                .context
+                .push(ContextTrack::new(d.name.clone(), ContextType::String));
+            self.text_times.push(Vec::new());
+            Kind::Text(self.s.context.len() - 1)
         } else {
             Kind::Span {
                 name: d.name.clone(),
@@ -410,6 +422,20 @@ impl Importer {
                 };
                 self.saw(ts);
                 self.s.async_slices.push(slice);
+            }
+            (Kind::Text(i), event_type::INSTANT) => {
+                let i = *i;
+                self.min_sample = self.min_sample.min(ts);
+                self.max_ts = self.max_ts.max(ts);
+                self.text_times[i].push(ts);
+                self.s.context[i].samples =
+                    match std::mem::replace(&mut self.s.context[i].samples, ContextSamples::String(Vec::new())) {
+                        ContextSamples::String(mut v) => {
+                            v.push(name);
+                            ContextSamples::String(v)
+                        }
+                        other => other,
+                    };
             }
             (Kind::Counter { .. } | Kind::ThreadTime { .. }, event_type::COUNTER) => {
                 if let Some(v) = value {
