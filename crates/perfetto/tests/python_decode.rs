@@ -16,7 +16,11 @@ fn python() -> Result<&'static str, String> {
         .output();
     match probe {
         Ok(o) if o.status.success() => Ok("python3"),
-        Ok(o) => Err(String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("").to_owned()),
+        Ok(o) => Err(String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_owned()),
         Err(e) => Err(format!("python3: {e}")),
     }
 }
@@ -49,7 +53,9 @@ fn expected(s: &Session) -> Value {
     }
     let mut counters = serde_json::Map::new();
     for c in s.context.iter().filter(|c| c.kind() != ContextType::String) {
-        let samples: Vec<Value> = (0..c.len()).map(|i| json!([c.times[i], c.samples.get_f64(i).unwrap()])).collect();
+        let samples: Vec<Value> = (0..c.len())
+            .map(|i| json!([c.times[i], c.samples.get_f64(i).unwrap()]))
+            .collect();
         counters.insert(c.label.clone(), json!({ "unit": c.unit, "samples": samples }));
     }
     for c in &s.counters {
@@ -68,7 +74,9 @@ fn check(s: &Session) {
     let python = match python() {
         Ok(p) => p,
         Err(why) => {
-            eprintln!("skipped: python3 with the perfetto package is not installed ({why}); run scripts/deps/perfetto.sh");
+            eprintln!(
+                "skipped: python3 with the perfetto package is not installed ({why}); run scripts/deps/perfetto.sh"
+            );
             return;
         }
     };
@@ -80,7 +88,12 @@ fn check(s: &Session) {
     std::fs::write(&trace, &bytes).unwrap();
     std::fs::write(&want, serde_json::to_vec(&expected(s)).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perfetto_check.py");
-    let out = Command::new(python).arg(&script).arg(&trace).arg(&want).output().unwrap();
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(&trace)
+        .arg(&want)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "perfetto_check.py failed: {stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
