@@ -11,6 +11,7 @@ fn main() {
         eprintln!("usage: read_perfetto FILE [--summary]");
         std::process::exit(2);
     };
+    let cpu0 = thread_cpu_secs();
     let t0 = Instant::now();
     let s = match tracekit_perfetto::read_path(std::path::Path::new(path)) {
         Ok(s) => s,
@@ -20,10 +21,11 @@ fn main() {
         }
     };
     let secs = t0.elapsed().as_secs_f64();
+    let cpu_secs = thread_cpu_secs() - cpu0;
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let model: usize = s.thread_calls().map(|(_, _, c)| c.heap_bytes()).sum();
     println!(
-        "reader=perfetto bytes={bytes} secs={secs:.3} events={} model_bytes={model}",
+        "reader=perfetto bytes={bytes} secs={secs:.3} cpu_secs={cpu_secs:.3} events={} model_bytes={model}",
         s.call_event_count()
     );
     if args.iter().any(|a| a == "--summary") {
@@ -68,4 +70,12 @@ fn main() {
             println!("thread {} {:?} pid={:?} events={}", t.tid, t.name, t.pid, c.len());
         }
     }
+}
+
+/// CPU time this thread has run, in seconds (Linux `schedstat`; 0 elsewhere).
+fn thread_cpu_secs() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0.0, |ns| ns as f64 / 1e9)
 }

@@ -152,10 +152,16 @@ struct Stream {
 
 impl Stream {
     /// Makes at least `n` bytes available from `start`, or all that remain.
+    #[inline]
     fn fill(&mut self, n: usize) -> Result<(), Error> {
         if self.end - self.start >= n {
             return Ok(());
         }
+        self.refill(n)
+    }
+
+    #[inline(never)]
+    fn refill(&mut self, n: usize) -> Result<(), Error> {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.base += self.start as u64;

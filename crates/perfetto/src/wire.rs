@@ -32,6 +32,22 @@ pub(crate) fn varint(buf: &[u8], pos: &mut usize) -> WireResult<u64> {
 #[inline(never)]
 fn varint_long(buf: &[u8], pos: &mut usize) -> WireResult<u64> {
     let start = *pos;
+    // Ten bytes at hand: a fixed-size window needs no bounds checks.
+    if let Some(window) = buf.get(start..start + 10) {
+        let window: &[u8; 10] = window.try_into().unwrap_or(&[0; 10]);
+        let mut value = 0u64;
+        for (i, &b) in window.iter().enumerate() {
+            value |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                *pos = start + i + 1;
+                return Ok(value);
+            }
+        }
+        return Err(WireError {
+            offset: start,
+            message: "varint longer than ten bytes",
+        });
+    }
     let mut value = 0u64;
     for i in 0..10 {
         let Some(&b) = buf.get(start + i) else {

@@ -11,7 +11,7 @@ use crate::wire::{varint, Fields, Value, WireResult};
 use prost::Message;
 
 /// Extra counter values kept per event; more are counted as skipped.
-pub(crate) const MAX_EXTRA: usize = 8;
+pub(crate) const MAX_EXTRA: usize = 4;
 
 /// The fields of one track event.
 #[derive(Debug, Default)]

@@ -248,7 +248,7 @@ impl Importer {
             return Ok(());
         }
         if ev.overflow {
-            self.tally.skip("track_event extra counter values beyond 8");
+            self.tally.skip("track_event extra counter values beyond 4");
         }
         let seq = self.sequences.entry(seq_id);
         let defaults = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
