@@ -59,6 +59,9 @@ fn base_time(s: &Session) -> u64 {
     origin.max(-earliest.min(0)) as u64
 }
 
+/// A counter to write: name, unit, process, times, values.
+type CounterData = (String, Option<String>, Option<u32>, Vec<i64>, Vec<f64>);
+
 /// Where the merged events come from.
 enum Src {
     /// A thread's calls on track `uuid`, with its CPU-time track.
@@ -251,7 +254,7 @@ impl<W: Write> Writer<'_, W> {
             .context
             .iter()
             .filter(|c| c.kind() != tracekit_model::ContextType::String);
-        let mut counters: Vec<(String, Option<String>, Option<u32>, Vec<i64>, Vec<f64>)> = numeric
+        let mut counters: Vec<CounterData> = numeric
             .map(|c| {
                 let values = (0..c.len()).map(|i| c.samples.get_f64(i).unwrap_or(0.0)).collect();
                 (c.label.clone(), c.unit.clone(), None, c.times.clone(), values)

@@ -44,7 +44,7 @@ fn skipped(s: &Session, kind: &str) -> u64 {
     s.skipped.iter().find(|(k, _)| k == kind).map_or(0, |(_, n)| *n)
 }
 
-fn thread<'a>(s: &'a Session, tid: u32) -> (ThreadId, &'a Thread) {
+fn thread(s: &Session, tid: u32) -> (ThreadId, &Thread) {
     let i = s.threads.iter().position(|t| t.tid == tid).expect("thread");
     (ThreadId(i as u32), &s.threads[i])
 }

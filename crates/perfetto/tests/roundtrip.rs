@@ -5,6 +5,11 @@
 use proptest::prelude::*;
 use tracekit_model::*;
 
+/// A counter or numeric context item: name, unit, times, values.
+type Series = (String, Option<String>, Vec<i64>, Vec<f64>);
+/// An async slice: name, category, pid, start, duration.
+type AsyncKey = (String, Option<String>, Option<u32>, u64, u64);
+
 /// A thread's calls as comparable rows: kind, method display name, times.
 fn rows(s: &Session, t: ThreadId) -> Vec<(CallKind, String, u64, Option<u64>)> {
     s.calls(t)
@@ -35,7 +40,7 @@ fn assert_same(a: &Session, b: &Session) {
         }
         let u = thread_with_tid(b, thread.tid);
         assert_eq!(b.thread(u).name, thread.name);
-        assert_eq!(b.thread(u).pid.is_some(), true);
+        assert!(b.thread(u).pid.is_some());
         let (x, y) = (rows(a, t), rows(b, u));
         assert_eq!(x.len(), y.len(), "events of thread {}", thread.tid);
         for (i, (p, q)) in x.iter().zip(&y).enumerate() {
@@ -43,7 +48,7 @@ fn assert_same(a: &Session, b: &Session) {
         }
     }
     let numeric = a.context.iter().filter(|c| c.kind() != ContextType::String);
-    let expected: Vec<(String, Option<String>, Vec<i64>, Vec<f64>)> = numeric
+    let expected: Vec<Series> = numeric
         .map(|c| {
             let v = (0..c.len()).map(|i| c.samples.get_f64(i).unwrap()).collect();
             (c.label.clone(), c.unit.clone(), c.times.clone(), v)
@@ -191,7 +196,7 @@ fn unwinds_markers_async_and_sched_survive() {
         .unwrap()
         .1;
     assert_eq!(m.module.as_deref(), Some("gfx"));
-    let key = |s: &Session| -> Vec<(String, Option<String>, Option<u32>, u64, u64)> {
+    let key = |s: &Session| -> Vec<AsyncKey> {
         let mut v: Vec<_> = s
             .async_slices
             .iter()

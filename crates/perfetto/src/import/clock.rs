@@ -73,7 +73,7 @@ impl Clocks {
     }
 
     /// `ts` on builtin clock `id`, as BOOTTIME.
-    pub(crate) fn to_boot(&mut self, id: u32, ts: u64) -> u64 {
+    pub(crate) fn boot_time(&mut self, id: u32, ts: u64) -> u64 {
         if id == clock::BOOTTIME {
             return ts;
         }
@@ -89,7 +89,7 @@ impl Clocks {
 
 impl SequenceClock {
     /// A reading of this clock, as BOOTTIME.
-    pub(crate) fn to_boot(&mut self, ts: u64) -> u64 {
+    pub(crate) fn boot_time(&mut self, ts: u64) -> u64 {
         let value = if self.incremental {
             self.last = self.last.wrapping_add(ts);
             self.last
@@ -135,13 +135,13 @@ mod tests {
             primary_trace_clock: None,
         };
         let mut scoped = k.snapshot(&snap);
-        assert_eq!(k.to_boot(3, 41_000), 51_000);
+        assert_eq!(k.boot_time(3, 41_000), 51_000);
         assert_eq!(k.realtime_pair, Some((1_700_000_000_000_000_000, 50_000)));
         assert_eq!(scoped.len(), 1);
         let seq = &mut scoped[0].1;
-        assert_eq!(seq.to_boot(5), 55_000);
-        assert_eq!(seq.to_boot(2), 57_000);
-        assert_eq!(k.to_boot(9, 7), 7);
+        assert_eq!(seq.boot_time(5), 55_000);
+        assert_eq!(seq.boot_time(2), 57_000);
+        assert_eq!(k.boot_time(9, 7), 7);
         assert_eq!(k.unknown_clock, 1);
     }
 }

@@ -107,11 +107,7 @@ impl<'a> EventView<'a> {
                 (11, v) => e.track_uuid = Some(v.as_u64().ok_or_else(wrong)?),
                 (10, v) => e.name_iid = Some(v.as_u64().ok_or_else(wrong)?),
                 (23, Value::Bytes(b)) => e.name = Some(b),
-                (3, v) => {
-                    if e.category_iid.is_none() {
-                        e.category_iid = first(v).map_err(|_| wrong())?;
-                    }
-                }
+                (3, v) if e.category_iid.is_none() => e.category_iid = first(v).map_err(|_| wrong())?,
                 (22, Value::Bytes(b)) => {
                     e.category.get_or_insert(b);
                 }

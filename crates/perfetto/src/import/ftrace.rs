@@ -22,13 +22,15 @@ struct Running {
     prio: i32,
 }
 
+/// An atrace async slice begun and not yet ended: name, start, thread,
+/// category; keyed by (pid, track or name, cookie).
+type OpenAsync = FxHashMap<(u32, String, u64), (String, u64, ThreadId, Option<String>)>;
+
 /// State kept across bundles.
 #[derive(Debug, Default)]
 pub(crate) struct FtraceState {
     running: Vec<Option<Running>>,
-    /// Open atrace async slices by (pid, track or name, cookie): name,
-    /// start, thread, category.
-    open_async: FxHashMap<(u32, String, u64), (String, u64, ThreadId, Option<String>)>,
+    open_async: OpenAsync,
     /// Power rail names by index.
     pub rail_names: FxHashMap<u32, String>,
 }

@@ -301,12 +301,12 @@ impl Importer {
         }
         if (64..=127).contains(&id) {
             if let Some(c) = seq.and_then(|s| s.clocks.get_mut(&id)) {
-                return c.to_boot(ts);
+                return c.boot_time(ts);
             }
             self.clocks.unknown_clock += 1;
             return ts;
         }
-        self.clocks.to_boot(id, ts)
+        self.clocks.boot_time(id, ts)
     }
 
     fn intern(&mut self, seq_id: u32, d: InternedData) {
