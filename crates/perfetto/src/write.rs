@@ -324,9 +324,17 @@ impl<W: Write> Writer<'_, W> {
             }
         }
         while let Some(Reverse((_, i))) = heap.pop() {
-            self.emit_next(s, &mut sources[i])?;
-            if let Some(ts) = self.next_time(s, &sources[i]) {
-                heap.push(Reverse((ts, i)));
+            // Stay on this source while it is still the earliest (one
+            // thread's calls come in runs): no heap traffic for those.
+            loop {
+                self.emit_next(s, &mut sources[i])?;
+                let Some(ts) = self.next_time(s, &sources[i]) else {
+                    break;
+                };
+                if heap.peek().is_some_and(|Reverse(top)| *top < (ts, i)) {
+                    heap.push(Reverse((ts, i)));
+                    break;
+                }
             }
         }
         Ok(())
