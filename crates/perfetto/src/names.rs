@@ -21,7 +21,6 @@ pub(crate) fn packet_field(number: u32) -> Option<&'static str> {
         47 => "packages_list",
         48 => "chrome_benchmark_metadata",
         49 => "perfetto_metatrace",
-        50 => "compressed_packets",
         51 => "chrome_metadata",
         52 => "gpu_counter_event",
         53 => "gpu_render_stage_event",

@@ -322,3 +322,25 @@ fn power_rails_become_cumulative_energy() {
     assert_eq!(c.values, vec![2.0, 2.5]);
     assert_eq!(c.times, vec![0, 100_000_000]);
 }
+
+#[test]
+fn compressed_packets_are_inflated() {
+    use std::io::Write;
+    let inner = kitchen_sink();
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&inner).unwrap();
+    let packed = trace(&[Packet::new().seq(9).raw(50, &z.finish().unwrap())]);
+    let a = read_bytes(&inner, "plain").unwrap();
+    let b = read_bytes(&packed, "packed").unwrap();
+    assert_eq!(a.call_event_count(), b.call_event_count());
+    assert_eq!(a.sched, b.sched);
+    assert_eq!(a.counters, b.counters);
+    // Not zlib: an error at the packet.
+    let bad = trace(&[
+        Packet::new().seq(1).raw(60, &[]),
+        Packet::new().seq(9).raw(50, b"not zlib"),
+        Packet::new().seq(1),
+    ]);
+    let e = read_bytes(&bad, "bad").unwrap_err();
+    assert!(e.to_string().contains("do not inflate"), "{e}");
+}

@@ -40,6 +40,10 @@ pub(crate) struct Sequence {
     pub thread: Option<u32>,
 }
 
+/// Bytes one `compressed_packets` field may inflate to (Perfetto keeps each
+/// under 512 KiB compressed).
+const MAX_INFLATED: usize = 64 << 20;
+
 /// Interned entries by iid: small iids (writers count them up from 1) in a
 /// vector, others in a map.
 #[derive(Debug)]
@@ -187,6 +191,8 @@ pub(crate) struct Importer {
     pub min_ts: u64,
     pub min_sample: u64,
     pub max_ts: u64,
+    /// Reading the packets of a `compressed_packets` field (never nested).
+    inflating: bool,
 }
 
 impl Importer {
@@ -205,6 +211,7 @@ impl Importer {
             min_ts: u64::MAX,
             min_sample: u64::MAX,
             max_ts: 0,
+            inflating: false,
         }
     }
 
@@ -237,8 +244,8 @@ impl Importer {
                 // Trusted uid/pid, loss flags, sequence start, machine id:
                 // facts about the packet, not events.
                 (3 | 41 | 42 | 79 | 87 | 98, _) => {}
-                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 60, Value::Bytes(b)) => data = Some((f.number, b, f.offset)),
-                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 60 | 12 | 59, _) => {
+                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 50 | 60, Value::Bytes(b)) => data = Some((f.number, b, f.offset)),
+                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 50 | 60 | 12 | 59, _) => {
                     return Err(WireError {
                         offset: f.offset,
                         message: "packet field has the wrong wire type",
@@ -286,8 +293,40 @@ impl Importer {
             38 => self.battery(ts, payload).map_err(inner),
             40 => self.power_rails(ts, payload).map_err(inner),
             43 | 44 => self.legacy_descriptor(seq_id, number, payload).map_err(inner),
+            50 => self.compressed(payload).map_err(|e| bad(offset, e.message)),
             _ => Ok(()),
         }
+    }
+
+    /// `compressed_packets`: zlib-compressed `Trace` bytes, packets inside.
+    /// Errors inside are reported at the compressed packet.
+    fn compressed(&mut self, payload: &[u8]) -> WireResult<()> {
+        use std::io::Read;
+        if self.inflating {
+            return Err(bad(0, "compressed_packets inside compressed_packets"));
+        }
+        let mut inflated = Vec::new();
+        let limit = MAX_INFLATED as u64 + 1;
+        flate2::read::ZlibDecoder::new(payload)
+            .take(limit)
+            .read_to_end(&mut inflated)
+            .map_err(|_| bad(0, "compressed_packets do not inflate"))?;
+        if inflated.len() > MAX_INFLATED {
+            return Err(bad(0, "compressed_packets inflate past 64 MiB"));
+        }
+        self.inflating = true;
+        let mut fields = Fields::new(&inflated);
+        let result = (|| {
+            while let Some(f) = fields.next_field()? {
+                match (f.number, f.value) {
+                    (1, Value::Bytes(b)) => self.packet(b)?,
+                    (n, _) => self.tally.skip(&format!("trace field {n}")),
+                }
+            }
+            Ok(())
+        })();
+        self.inflating = false;
+        result
     }
 
     /// A packet timestamp on the trace clock.
