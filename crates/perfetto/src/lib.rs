@@ -50,10 +50,18 @@
 //! numeric context item and counter, then every call as `TYPE_SLICE_BEGIN`
 //! / `TYPE_SLICE_END` with interned names (`interned_data.event_names`),
 //! markers as instants, async slices on their own tracks, and scheduling
-//! slices as ftrace `sched_switch` events per CPU. With the thread-CPU clock,
+//! slices as ftrace `sched_switch` events per CPU, per-CPU `cpuN freq` /
+//! `cpuN idle` counters as ftrace `cpu_frequency` / `cpu_idle` events (so
+//! Perfetto draws its own CPU tracks). A counter's kind, when not a level,
+//! rides in its track's description. With the thread-CPU clock,
 //! each thread gets a `COUNTER_THREAD_TIME_NS` track and every slice event
 //! carries its reading as an extra counter value, which is how Perfetto
 //! shows a slice's thread time.
+//!
+//! What does not survive a round trip: a thread's missing pid (written as
+//! the session's only process, else the tid), async slices' cookies and
+//! threads (their process and category are kept), and call events' order
+//! among equal timestamps on different threads.
 //!
 //! ```
 //! use tracekit_model::*;
@@ -76,7 +84,7 @@ mod names;
 pub mod proto;
 mod read;
 mod wire;
-mod write;
+pub(crate) mod write;
 
 pub use error::Error;
 pub use read::{read_bytes, read_path, sniff};

@@ -334,6 +334,10 @@ pub struct FtraceEvent {
     pub sched_switch: Option<SchedSwitch>,
     #[prost(message, optional, tag = "3")]
     pub print: Option<Print>,
+    #[prost(message, optional, tag = "11")]
+    pub cpu_frequency: Option<CpuState>,
+    #[prost(message, optional, tag = "13")]
+    pub cpu_idle: Option<CpuState>,
 }
 
 /// `SchedSwitchFtraceEvent` (ftrace/sched.proto).

@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::Write;
-use tracekit_model::{CallKind, ContextSamples, Session, ThreadId};
+use tracekit_model::{CallKind, ContextSamples, CounterKind, CounterTrack, Session, ThreadId};
 
 /// The sequence id of every packet this writer makes.
 const SEQ: u32 = 1;
@@ -40,6 +40,7 @@ pub fn write(session: &Session, out: &mut impl Write) -> Result<(), Error> {
     let sources = w.descriptors(session)?;
     w.events(session, sources)?;
     w.sched(session)?;
+    w.cpu_counters(session)?;
     w.out.write_all(&w.buf).map_err(Error::Write)?;
     w.out.flush().map_err(Error::Write)
 }
@@ -59,8 +60,29 @@ fn base_time(s: &Session) -> u64 {
     origin.max(-earliest.min(0)) as u64
 }
 
-/// A counter to write: name, unit, process, times, values.
-type CounterData = (String, Option<String>, Option<u32>, Vec<i64>, Vec<f64>);
+/// A counter to write: name, unit, process, kind, times, values.
+type CounterData = (String, Option<String>, Option<u32>, CounterKind, Vec<i64>, Vec<f64>);
+
+/// Prefix of the description that carries a counter's [`CounterKind`]
+/// when it is not the default (Perfetto's descriptor has no such field).
+pub(crate) const KIND_DESCRIPTION: &str = "tracekit counter kind: ";
+
+/// The ftrace event (field number in `FtraceEvent`) a per-CPU counter is
+/// written as: `cpuN freq` in kHz → `cpu_frequency`, `cpuN idle` →
+/// `cpu_idle`, when every value fits the event's u32 (−1 for idle: left idle).
+fn cpu_event(c: &CounterTrack) -> Option<(u32, u32)> {
+    let cpu = c.cpu?;
+    let number = if c.name == format!("cpu{cpu} freq") && c.unit.as_deref() == Some("kHz") {
+        11
+    } else if c.name == format!("cpu{cpu} idle") && c.unit.is_none() {
+        13
+    } else {
+        return None;
+    };
+    let fits =
+        |v: f64| v.fract() == 0.0 && ((0.0..=f64::from(u32::MAX - 1)).contains(&v) || (number == 13 && v == -1.0));
+    (c.kind == CounterKind::Level && c.values.iter().all(|&v| fits(v))).then_some((cpu, number))
+}
 
 /// Where the merged events come from.
 enum Src {
@@ -257,18 +279,36 @@ impl<W: Write> Writer<'_, W> {
         let mut counters: Vec<CounterData> = numeric
             .map(|c| {
                 let values = (0..c.len()).map(|i| c.samples.get_f64(i).unwrap_or(0.0)).collect();
-                (c.label.clone(), c.unit.clone(), None, c.times.clone(), values)
+                let kind = if c.kind().is_continuous() {
+                    CounterKind::Sampled
+                } else {
+                    CounterKind::Level
+                };
+                (c.label.clone(), c.unit.clone(), None, kind, c.times.clone(), values)
             })
             .collect();
-        for c in &s.counters {
-            counters.push((c.name.clone(), c.unit.clone(), c.pid, c.times.clone(), c.values.clone()));
+        for c in s.counters.iter().filter(|c| cpu_event(c).is_none()) {
+            counters.push((
+                c.name.clone(),
+                c.unit.clone(),
+                c.pid,
+                c.kind,
+                c.times.clone(),
+                c.values.clone(),
+            ));
         }
-        for (name, unit, pid, times, values) in counters {
+        for (name, unit, pid, kind, times, values) in counters {
             let uuid = self.uuid();
+            let description = match kind {
+                CounterKind::Level => None,
+                CounterKind::Sampled => Some(format!("{KIND_DESCRIPTION}sampled").into_bytes()),
+                CounterKind::Cumulative => Some(format!("{KIND_DESCRIPTION}cumulative").into_bytes()),
+            };
             self.descriptor(TrackDescriptor {
                 uuid: Some(uuid),
                 parent_uuid: pid.and_then(|p| process_uuid.get(&p).copied()),
                 name: Some(name.into_bytes()),
+                description,
                 counter: Some(CounterDescriptor {
                     unit_name: unit.map(String::into_bytes),
                     ..Default::default()
@@ -555,6 +595,48 @@ impl<W: Write> Writer<'_, W> {
     }
 }
 
+impl<W: Write> Writer<'_, W> {
+    /// Per-CPU frequency and idle counters as the ftrace events they came
+    /// from, so Perfetto shows them as its own CPU tracks.
+    fn cpu_counters(&mut self, s: &Session) -> Result<(), Error> {
+        for c in &s.counters {
+            let Some((cpu, number)) = cpu_event(c) else {
+                continue;
+            };
+            let events: Vec<FtraceEvent> = c
+                .times
+                .iter()
+                .zip(&c.values)
+                .map(|(&t, &v)| {
+                    let state = CpuState {
+                        state: Some(if v < 0.0 { u32::MAX } else { v as u32 }),
+                        cpu_id: Some(cpu),
+                    };
+                    FtraceEvent {
+                        timestamp: Some(self.at(t)),
+                        pid: Some(0),
+                        cpu_frequency: (number == 11).then(|| state.clone()),
+                        cpu_idle: (number == 13).then_some(state),
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            for chunk in events.chunks(BUNDLE) {
+                self.packet = TracePacket {
+                    trusted_packet_sequence_id: Some(SEQ + 1),
+                    ftrace_events: Some(FtraceEventBundle {
+                        cpu: Some(cpu),
+                        event: chunk.to_vec(),
+                    }),
+                    ..Default::default()
+                };
+                self.emit()?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One `sched_switch` at timeline time `ts` (converted by the caller).
 fn switch(ts: u64, from: (u32, Vec<u8>, i32), state: i64, to: (u32, Vec<u8>, i32)) -> FtraceEvent {
     FtraceEvent {
@@ -569,7 +651,7 @@ fn switch(ts: u64, from: (u32, Vec<u8>, i32), state: i64, to: (u32, Vec<u8>, i32
             next_pid: Some(to.0 as i32),
             next_prio: Some(to.2),
         }),
-        print: None,
+        ..Default::default()
     }
 }
 

@@ -81,7 +81,11 @@ fn seeds() -> Vec<(&'static str, Vec<u8>)> {
         priority: Some(100),
         end_state: Some(EndState::new("D")),
     });
-    let mut c = CounterTrack::new("power", Some("W"));
+    let mut f = CounterTrack::new("cpu1 freq", Some("kHz"));
+    f.cpu = Some(1);
+    f.push(3, 1_000_000.0);
+    s.counters.push(f);
+    let mut c = CounterTrack::new("power", Some("W")).with_kind(CounterKind::Sampled);
     c.push(-5, 1.5);
     c.push(25, 2.0);
     s.counters.push(c);

@@ -154,6 +154,19 @@ fn handmade() -> Session {
     q.push(1, 3.0);
     q.push(50, 0.5);
     s.counters.push(q);
+    let mut f = CounterTrack::new("cpu1 freq", Some("kHz"));
+    f.cpu = Some(1);
+    f.push(0, 300_000.0);
+    f.push(30, 1_800_000.0);
+    s.counters.push(f);
+    let mut idle = CounterTrack::new("cpu1 idle", None);
+    idle.cpu = Some(1);
+    idle.push(2, 1.0);
+    idle.push(9, -1.0);
+    s.counters.push(idle);
+    let mut v = CounterTrack::new("battery voltage", Some("V")).with_kind(CounterKind::Sampled);
+    v.push(-20, 3.85);
+    s.counters.push(v);
     for (name, ts, dur) in [("load", 2, 30), ("load", 20, 40), ("fetch", 5, 10)] {
         s.async_slices.push(AsyncSlice {
             name: name.into(),
@@ -225,6 +238,11 @@ fn unwinds_markers_async_and_sched_survive() {
     };
     assert_eq!(sched(&s), sched(&back));
     assert_eq!(back.processes.iter().find(|p| p.pid == 20).unwrap().name, "server");
+    let mut counters = back.counters.clone();
+    counters.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut want = s.counters.clone();
+    want.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(counters, want, "counters keep unit, process, CPU and kind");
 }
 
 /// Random well-nested call sequences on a few threads, dual clock.

@@ -16,7 +16,8 @@ use crate::UNWIND_ANNOTATION;
 use prost::Message;
 use rustc_hash::FxHashMap;
 use tracekit_model::{
-    AsyncSlice, ContextSamples, ContextTrack, ContextType, CounterTrack, Marker, Method, MethodId, ThreadId,
+    AsyncSlice, ContextSamples, ContextTrack, ContextType, CounterKind, CounterTrack, Marker, Method, MethodId,
+    ThreadId,
 };
 
 /// Tracks with the uuid space of Perfetto's: a thread that a legacy
@@ -32,6 +33,7 @@ pub(crate) struct Desc {
     tid: Option<u32>,
     counter: Option<proto::CounterDescriptor>,
     text_context: bool,
+    kind: Option<CounterKind>,
 }
 
 /// What a track turned out to be.
@@ -116,6 +118,16 @@ impl Tracks {
     }
 }
 
+/// The counter kind this crate's writer put in a track's description.
+fn counter_kind(description: &[u8]) -> Option<CounterKind> {
+    match description.strip_prefix(crate::write::KIND_DESCRIPTION.as_bytes())? {
+        b"sampled" => Some(CounterKind::Sampled),
+        b"cumulative" => Some(CounterKind::Cumulative),
+        b"level" => Some(CounterKind::Level),
+        _ => None,
+    }
+}
+
 impl Importer {
     pub(crate) fn track_descriptor(&mut self, payload: &[u8]) -> WireResult<()> {
         let d = TrackDescriptor::decode(payload).map_err(|_| bad(0, "malformed track_descriptor"))?;
@@ -127,6 +139,10 @@ impl Importer {
             self.describe_process(p);
         }
         let tid = d.thread.as_ref().and_then(|t| self.describe_thread(t));
+        if let Some(t) = tid {
+            // A thread track declares its thread, events or not.
+            self.threads.id(&mut self.s, t);
+        }
         let pid = d
             .process
             .as_ref()
@@ -146,6 +162,7 @@ impl Importer {
             tid,
             counter: d.counter,
             text_context: d.description.as_deref() == Some(crate::TEXT_CONTEXT_TRACK.as_bytes()),
+            kind: d.description.as_deref().and_then(counter_kind),
         });
         Ok(())
     }
@@ -201,7 +218,7 @@ impl Importer {
                     };
                     let key = format!("track {uuid}");
                     let index = self.counter(&key, || {
-                        let mut t = CounterTrack::new(name, unit.as_deref());
+                        let mut t = CounterTrack::new(name, unit.as_deref()).with_kind(d.kind.unwrap_or_default());
                         t.pid = pid;
                         t
                     });
