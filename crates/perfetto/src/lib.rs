@@ -60,8 +60,9 @@
 //!
 //! What does not survive a round trip: a thread's missing pid (written as
 //! the session's only process, else the tid), async slices' cookies and
-//! threads (their process and category are kept), and call events' order
-//! among equal timestamps on different threads.
+//! threads (their process and category are kept), and threads that only
+//! the scheduler or the process tree named (they come back when they have
+//! events or a track).
 //!
 //! ```
 //! use tracekit_model::*;

@@ -58,7 +58,8 @@ fn expected(s: &Session) -> Value {
             .collect();
         counters.insert(c.label.clone(), json!({ "unit": c.unit, "samples": samples }));
     }
-    for c in &s.counters {
+    // Per-CPU frequency and idle counters are ftrace events, not counter tracks.
+    for c in s.counters.iter().filter(|c| c.cpu.is_none()) {
         let samples: Vec<Value> = c.times.iter().zip(&c.values).map(|(t, v)| json!([t, v])).collect();
         counters.insert(c.name.clone(), json!({ "unit": c.unit, "samples": samples }));
     }
