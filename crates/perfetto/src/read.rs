@@ -20,7 +20,7 @@ use std::path::Path;
 use tracekit_model::Session;
 
 /// Bytes read from a file at a time.
-const CHUNK: usize = 4 << 20;
+const CHUNK: usize = 256 << 10;
 
 /// One step of the top-level walk.
 enum Step<'a> {

@@ -180,7 +180,7 @@ fn fifos_devices_and_directories_are_refused() {
 
 #[test]
 fn a_file_reads_like_the_same_bytes_in_memory() {
-    // Larger than the 4 MiB read chunk, so packets straddle chunk ends.
+    // Many times the 256 KiB read chunk, so packets straddle chunk ends.
     let s = tracekit_report::synthetic::session(200_000);
     let mut bytes = Vec::new();
     tracekit_perfetto::write(&s, &mut bytes).unwrap();

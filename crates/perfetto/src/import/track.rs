@@ -20,8 +20,9 @@ use tracekit_model::{
     ThreadId,
 };
 
-/// Tracks with the uuid space of Perfetto's: a thread that a legacy
-/// `thread_descriptor` packet introduced gets this bit plus its tid.
+/// The track of a thread that a legacy `thread_descriptor` packet gave a
+/// sequence: this bit plus the tid (registered when first used, so a real
+/// uuid with the bit set is never mistaken for one).
 const LEGACY_THREAD_TRACK: u64 = 1 << 63;
 
 /// A track descriptor, as given.
@@ -177,10 +178,6 @@ impl Importer {
     }
 
     fn resolve_new(&mut self, uuid: u64) -> Option<usize> {
-        if uuid & LEGACY_THREAD_TRACK != 0 {
-            let t = self.threads.id(&mut self.s, (uuid & 0xffff_ffff) as u32);
-            return Some(self.tracks.insert(uuid, Kind::Thread(t)));
-        }
         let d = self.tracks.descs.get(&uuid).cloned()?;
         // The process is the nearest ancestor's that names one; a child of
         // a thread track belongs to that thread (an async track of it, or
@@ -269,14 +266,23 @@ impl Importer {
         }
         let seq = self.sequences.entry(seq_id);
         let defaults = seq.defaults.as_ref().and_then(|d| d.track_event_defaults.as_ref());
-        let uuid = ev
-            .track_uuid
-            .filter(|&u| u != 0)
-            .or_else(|| defaults?.track_uuid)
-            .or_else(|| Some(LEGACY_THREAD_TRACK | u64::from(seq.thread?)));
-        let Some(uuid) = uuid else {
-            self.tally.repair(repair::UNKNOWN_TRACK);
-            return Ok(());
+        let legacy_thread = seq.thread;
+        let uuid = ev.track_uuid.filter(|&u| u != 0).or_else(|| defaults?.track_uuid);
+        let uuid = match (uuid, legacy_thread) {
+            (Some(u), _) => u,
+            (None, Some(tid)) => {
+                // The sequence's thread (a legacy thread_descriptor packet).
+                let u = LEGACY_THREAD_TRACK | u64::from(tid);
+                if self.tracks.lookup(u).is_none() {
+                    let t = self.threads.id(&mut self.s, tid);
+                    self.tracks.insert(u, Kind::Thread(t));
+                }
+                u
+            }
+            (None, None) => {
+                self.tally.repair(repair::UNKNOWN_TRACK);
+                return Ok(());
+            }
         };
         // Extra counters: the thread's CPU clock, or samples of other counters.
         let mut cpu = ev.thread_time_absolute_us.map(|us| us.max(0) as u64 * 1_000);
