@@ -137,21 +137,24 @@ impl<'a> Fields<'a> {
                 message: "invalid field number",
             });
         }
-        let value = match key & 7 {
-            0 => Value::Varint(varint(self.buf, &mut self.pos)?),
-            1 => Value::Fixed64(u64::from_le_bytes(self.take(offset, 8)?.try_into().unwrap_or([0; 8]))),
-            2 => {
-                let len = varint(self.buf, &mut self.pos)?;
-                let len = usize::try_from(len).unwrap_or(usize::MAX);
-                Value::Bytes(self.take(offset, len)?)
-            }
-            5 => Value::Fixed32(u32::from_le_bytes(self.take(offset, 4)?.try_into().unwrap_or([0; 4]))),
-            _ => {
-                return Err(WireError {
-                    offset,
-                    message: "invalid wire type",
-                })
-            }
+        // Varints and length-delimited fields are nearly all there is; plain
+        // tests keep them off the wire type's jump table.
+        let wire = key & 7;
+        let value = if wire == 0 {
+            Value::Varint(varint(self.buf, &mut self.pos)?)
+        } else if wire == 2 {
+            let len = varint(self.buf, &mut self.pos)?;
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            Value::Bytes(self.take(offset, len)?)
+        } else if wire == 1 {
+            Value::Fixed64(u64::from_le_bytes(self.take(offset, 8)?.try_into().unwrap_or([0; 8])))
+        } else if wire == 5 {
+            Value::Fixed32(u32::from_le_bytes(self.take(offset, 4)?.try_into().unwrap_or([0; 4])))
+        } else {
+            return Err(WireError {
+                offset,
+                message: "invalid wire type",
+            });
         };
         Ok(Some(Field {
             number: number as u32,
