@@ -377,7 +377,12 @@ pub fn sniff(head: &[u8]) -> bool {
                 Ok(Some(f)) if f.number < 2000 => seen += 1,
                 Ok(Some(_)) => return false,
                 Ok(None) => break,
-                Err(e) if !complete && e.message != "invalid wire type" && e.message != "invalid field number" => break,
+                // The head cuts this field: its key was well-formed.
+                Err(e) if !complete && e.message == "field runs past the end of its message" => {
+                    seen += 1;
+                    break;
+                }
+                Err(e) if !complete && e.message == "varint runs past the end" => break,
                 Err(_) => return false,
             }
         }
