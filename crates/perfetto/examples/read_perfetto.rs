@@ -48,6 +48,9 @@ fn main() {
             s.async_slices.len(),
             s.markers.len()
         );
+        for (k, v) in &s.properties {
+            println!("property {k}={v}");
+        }
         for c in &s.counters {
             println!(
                 "counter {:?} unit={:?} cpu={:?} pid={:?} samples={}",

@@ -22,6 +22,7 @@
 //! | power rails | `rail NAME energy`, cumulative, J |
 //! | process/thread descriptors, process_tree, sched comms | processes and threads (tid, pid, names) |
 //! | clock snapshots | timestamps of other clocks converted to BOOTTIME; `anchor_unix_ns` from REALTIME |
+//! | system_info | `properties`: `kernel`, `android.build`, `android.sdk`, `perfetto.version`, … |
 //! | `compressed_packets` (zlib) | inflated (at most 64 MiB each) and read like the others |
 //!
 //! Everything else is counted in `Session::skipped` by kind (`packet

@@ -16,7 +16,6 @@ pub(crate) fn packet_field(number: u32) -> Option<&'static str> {
         36 => "synchronization_marker",
         37 => "profile_packet",
         39 => "android_log",
-        45 => "system_info",
         46 => "trigger",
         47 => "packages_list",
         48 => "chrome_benchmark_metadata",

@@ -394,3 +394,35 @@ pub struct CompactSched {
     #[prost(uint64, repeated, tag = "7")]
     pub waking_timestamp: Vec<u64>,
 }
+
+/// `SystemInfo` (common/system_info.proto): what the trace says of the device.
+#[derive(Clone, PartialEq, Message)]
+pub struct SystemInfo {
+    #[prost(message, optional, tag = "1")]
+    pub utsname: Option<Utsname>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub android_build_fingerprint: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "14")]
+    pub android_device_manufacturer: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "9")]
+    pub android_soc_model: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "4")]
+    pub tracing_service_version: Option<Vec<u8>>,
+    #[prost(uint64, optional, tag = "5")]
+    pub android_sdk_version: Option<u64>,
+    #[prost(uint32, optional, tag = "8")]
+    pub num_cpus: Option<u32>,
+}
+
+/// `Utsname`: the kernel's `uname`.
+#[derive(Clone, PartialEq, Message)]
+pub struct Utsname {
+    #[prost(bytes = "vec", optional, tag = "1")]
+    pub sysname: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub version: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "3")]
+    pub release: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "4")]
+    pub machine: Option<Vec<u8>>,
+}

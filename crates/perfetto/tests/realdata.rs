@@ -131,6 +131,13 @@ fn samsung_s20_scheduling_frequency_and_idle() {
     assert_eq!(s.anchor_unix_ns, Some(1_629_744_747_688_731_177));
     assert!(s.repairs.is_empty(), "{:?}", s.repairs);
     assert_balanced(&s);
+    // The device, from system_info.
+    let prop = |k: &str| s.properties.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    assert_eq!(prop("kernel"), Some("Linux 4.19.113-22067904 aarch64"));
+    assert_eq!(
+        prop("android.build"),
+        Some("samsung/x1quex/x1q:11/RP1A.200720.012/G981U1UEU2DUG1:user/release-keys")
+    );
 }
 
 #[test]

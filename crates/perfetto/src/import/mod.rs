@@ -244,8 +244,10 @@ impl Importer {
                 // Trusted uid/pid, loss flags, sequence start, machine id:
                 // facts about the packet, not events.
                 (3 | 41 | 42 | 79 | 87 | 98, _) => {}
-                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 50 | 60, Value::Bytes(b)) => data = Some((f.number, b, f.offset)),
-                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 50 | 60 | 12 | 59, _) => {
+                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 45 | 50 | 60, Value::Bytes(b)) => {
+                    data = Some((f.number, b, f.offset))
+                }
+                (1 | 2 | 6 | 11 | 38 | 40 | 43 | 44 | 45 | 50 | 60 | 12 | 59, _) => {
                     return Err(WireError {
                         offset: f.offset,
                         message: "packet field has the wrong wire type",
@@ -293,9 +295,49 @@ impl Importer {
             38 => self.battery(ts, payload).map_err(inner),
             40 => self.power_rails(ts, payload).map_err(inner),
             43 | 44 => self.legacy_descriptor(seq_id, number, payload).map_err(inner),
+            45 => self.system_info(payload).map_err(inner),
             50 => self.compressed(payload).map_err(|e| bad(offset, e.message)),
             _ => Ok(()),
         }
+    }
+
+    /// `system_info`: the device, kept as session properties (`kernel`,
+    /// `android.build`, `android.sdk`, `android.manufacturer`, `android.soc`,
+    /// `perfetto.version`, `cpus`), each once.
+    fn system_info(&mut self, payload: &[u8]) -> WireResult<()> {
+        let i = proto::SystemInfo::decode(payload).map_err(|_| bad(0, "malformed system_info"))?;
+        let mut props = Vec::new();
+        if let Some(u) = i.utsname {
+            let parts: Vec<String> = [u.sysname, u.release, u.machine]
+                .into_iter()
+                .flatten()
+                .map(|p| text(Some(p)))
+                .collect();
+            props.push(("kernel", parts.join(" ")));
+        }
+        let texts = [
+            ("android.build", i.android_build_fingerprint),
+            ("android.manufacturer", i.android_device_manufacturer),
+            ("android.soc", i.android_soc_model),
+            ("perfetto.version", i.tracing_service_version),
+        ];
+        for (key, v) in texts {
+            if let Some(v) = v {
+                props.push((key, text(Some(v))));
+            }
+        }
+        if let Some(v) = i.android_sdk_version {
+            props.push(("android.sdk", v.to_string()));
+        }
+        if let Some(v) = i.num_cpus {
+            props.push(("cpus", v.to_string()));
+        }
+        for (k, v) in props {
+            if !v.is_empty() && !self.s.properties.iter().any(|(key, _)| key == k) {
+                self.s.properties.push((k.to_owned(), v));
+            }
+        }
+        Ok(())
     }
 
     /// `compressed_packets`: zlib-compressed `Trace` bytes, packets inside.
