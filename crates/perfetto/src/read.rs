@@ -19,6 +19,10 @@ use std::io::Read;
 use std::path::Path;
 use tracekit_model::Session;
 
+/// Largest packet believed: Perfetto's own packets stay far below this, and
+/// a corrupt length past it must not make the reader allocate gigabytes.
+const MAX_PACKET: u64 = 256 << 20;
+
 /// Bytes read from a file at a time.
 const CHUNK: usize = 256 << 10;
 
@@ -119,6 +123,12 @@ impl Source for Slice<'_> {
             Err(HeaderError::NeedMore) => return Ok(Step::Truncated { offset }),
             Err(HeaderError::Corrupt(message)) => return Ok(Step::Corrupt { offset, message }),
         };
+        if h.body_len > MAX_PACKET {
+            return Ok(Step::Corrupt {
+                offset,
+                message: "a packet longer than 256 MiB: the length is corrupt",
+            });
+        }
         let rest = (avail.len() - h.header_len) as u64;
         if h.body_len > rest {
             return Ok(Step::Truncated { offset });
@@ -197,6 +207,12 @@ impl Source for Stream {
             Err(HeaderError::NeedMore) => return Ok(Step::Truncated { offset }),
             Err(HeaderError::Corrupt(message)) => return Ok(Step::Corrupt { offset, message }),
         };
+        if h.body_len > MAX_PACKET {
+            return Ok(Step::Corrupt {
+                offset,
+                message: "a packet longer than 256 MiB: the length is corrupt",
+            });
+        }
         let total = h.header_len as u64 + h.body_len;
         if offset + total > self.len {
             return Ok(Step::Truncated { offset });

@@ -202,3 +202,21 @@ fn a_file_reads_like_the_same_bytes_in_memory() {
     assert_eq!(c.call_event_count(), d.call_event_count());
     assert_eq!(c.repairs, d.repairs);
 }
+
+#[test]
+fn an_impossible_packet_length_is_an_error_not_an_allocation() {
+    let (bytes, offsets) = sample();
+    let at = offsets[3];
+    let mut bad = bytes[..at].to_vec();
+    bad.push(0x0A);
+    bad.extend(common::varint(1 << 40));
+    bad.extend_from_slice(&bytes[at..]);
+    let e = read_bytes(&bad, "huge.pftrace").unwrap_err();
+    assert_eq!(e.offset(), Some(at as u64));
+    assert!(e.to_string().contains("longer than 256 MiB"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.pftrace");
+    std::fs::write(&path, &bad).unwrap();
+    let e = read_path(&path).unwrap_err();
+    assert_eq!(e.offset(), Some(at as u64));
+}
