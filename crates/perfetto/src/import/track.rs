@@ -287,24 +287,19 @@ impl Importer {
         // Extra counters: the thread's CPU clock, or samples of other counters.
         let mut cpu = ev.thread_time_absolute_us.map(|us| us.max(0) as u64 * 1_000);
         if !ev.extra_values.is_empty() || !ev.extra_double_values.is_empty() {
-            // The event's own track lists, else the sequence's defaults.
-            let (from_defaults, dfrom_defaults) = match defaults {
-                Some(d) => (
-                    List::from_slice(&d.extra_counter_track_uuids),
-                    List::from_slice(&d.extra_double_counter_track_uuids),
-                ),
-                None => Default::default(),
-            };
-            let ids = if ev.extra_ids.is_empty() {
-                from_defaults.as_slice()
-            } else {
-                ev.extra_ids.as_slice()
-            };
-            let dids = if ev.extra_double_ids.is_empty() {
-                dfrom_defaults.as_slice()
-            } else {
-                ev.extra_double_ids.as_slice()
-            };
+            // The event's own track lists, else the sequence's defaults
+            // (copied: counting the values borrows the importer).
+            if ev.extra_ids.is_empty() {
+                if let Some(d) = defaults {
+                    ev.extra_ids = List::from_slice(&d.extra_counter_track_uuids);
+                }
+            }
+            if ev.extra_double_ids.is_empty() {
+                if let Some(d) = defaults {
+                    ev.extra_double_ids = List::from_slice(&d.extra_double_counter_track_uuids);
+                }
+            }
+            let (ids, dids) = (ev.extra_ids.as_slice(), ev.extra_double_ids.as_slice());
             let ints = ids.iter().zip(ev.extra_values.as_slice());
             let doubles = dids.iter().zip(ev.extra_double_values.as_slice());
             for (&id, &v) in ints.chain(doubles) {
