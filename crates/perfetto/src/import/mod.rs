@@ -11,8 +11,10 @@ mod clock;
 mod event;
 mod finish;
 mod ftrace;
+mod system;
 mod threads;
 mod track;
+mod tracks;
 
 use crate::names;
 use crate::proto::{self, ClockSnapshot, InternedData, TracePacketDefaults};
@@ -20,7 +22,7 @@ use crate::repair;
 use crate::wire::{Fields, Value, WireError, WireResult};
 use prost::Message;
 use rustc_hash::FxHashMap;
-use tracekit_model::{Clocks, CounterKind, CounterTrack, MethodId, Session};
+use tracekit_model::{Clocks, CounterTrack, MethodId, Session};
 
 pub(crate) use ftrace::prev_state_bits;
 pub(crate) use threads::Threads;
@@ -177,7 +179,7 @@ pub(crate) struct Importer {
     pub tally: Tally,
     pub clocks: clock::Clocks,
     pub sequences: Sequences,
-    pub tracks: track::Tracks,
+    pub tracks: tracks::Tracks,
     pub ftrace: ftrace::FtraceState,
     /// Counter tracks by key (`cpu0 freq`, `pid 12 VSYNC`, …) → index.
     pub counter_index: FxHashMap<String, usize>,
@@ -203,7 +205,7 @@ impl Importer {
             tally: Tally::default(),
             clocks: clock::Clocks::default(),
             sequences: Sequences::default(),
-            tracks: track::Tracks::default(),
+            tracks: tracks::Tracks::default(),
             ftrace: ftrace::FtraceState::default(),
             counter_index: FxHashMap::default(),
             methods: FxHashMap::default(),
@@ -301,45 +303,6 @@ impl Importer {
         }
     }
 
-    /// `system_info`: the device, kept as session properties (`kernel`,
-    /// `android.build`, `android.sdk`, `android.manufacturer`, `android.soc`,
-    /// `perfetto.version`, `cpus`), each once.
-    fn system_info(&mut self, payload: &[u8]) -> WireResult<()> {
-        let i = proto::SystemInfo::decode(payload).map_err(|_| bad(0, "malformed system_info"))?;
-        let mut props = Vec::new();
-        if let Some(u) = i.utsname {
-            let parts: Vec<String> = [u.sysname, u.release, u.machine]
-                .into_iter()
-                .flatten()
-                .map(|p| text(Some(p)))
-                .collect();
-            props.push(("kernel", parts.join(" ")));
-        }
-        let texts = [
-            ("android.build", i.android_build_fingerprint),
-            ("android.manufacturer", i.android_device_manufacturer),
-            ("android.soc", i.android_soc_model),
-            ("perfetto.version", i.tracing_service_version),
-        ];
-        for (key, v) in texts {
-            if let Some(v) = v {
-                props.push((key, text(Some(v))));
-            }
-        }
-        if let Some(v) = i.android_sdk_version {
-            props.push(("android.sdk", v.to_string()));
-        }
-        if let Some(v) = i.num_cpus {
-            props.push(("cpus", v.to_string()));
-        }
-        for (k, v) in props {
-            if !v.is_empty() && !self.s.properties.iter().any(|(key, _)| key == k) {
-                self.s.properties.push((k.to_owned(), v));
-            }
-        }
-        Ok(())
-    }
-
     /// `compressed_packets`: zlib-compressed `Trace` bytes, packets inside.
     /// Errors inside are reported at the compressed packet.
     fn compressed(&mut self, payload: &[u8]) -> WireResult<()> {
@@ -419,147 +382,6 @@ impl Importer {
         self.min_sample = self.min_sample.min(ts);
         self.max_ts = self.max_ts.max(ts);
         self.s.counters[i].push(ts as i64, value);
-    }
-
-    fn battery(&mut self, ts: Option<u64>, payload: &[u8]) -> WireResult<()> {
-        use tracekit_model::power::*;
-        let b = proto::BatteryCounters::decode(payload).map_err(|_| bad(0, "malformed battery counters"))?;
-        let Some(ts) = ts else {
-            self.tally.repair(repair::NO_TIMESTAMP);
-            return Ok(());
-        };
-        let suffix = b
-            .name
-            .map(|n| text(Some(n)))
-            .filter(|n| !n.is_empty())
-            .map(|n| format!(" ({n})"))
-            .unwrap_or_default();
-        let readings = [
-            (
-                BATTERY_CHARGE,
-                Some(MICRO_AMPERE_HOUR),
-                CounterKind::Sampled,
-                b.charge_counter_uah.map(|v| v as f64),
-            ),
-            (
-                BATTERY_CAPACITY,
-                Some("%"),
-                CounterKind::Level,
-                b.capacity_percent.map(f64::from),
-            ),
-            (
-                BATTERY_CURRENT,
-                Some(AMPERE),
-                CounterKind::Sampled,
-                b.current_ua.map(|v| v as f64 * 1e-6),
-            ),
-            (
-                "battery current (average)",
-                Some(AMPERE),
-                CounterKind::Sampled,
-                b.current_avg_ua.map(|v| v as f64 * 1e-6),
-            ),
-            (
-                BATTERY_ENERGY,
-                Some(JOULE),
-                CounterKind::Sampled,
-                b.energy_counter_uwh.map(|v| v as f64 * 3.6e-3),
-            ),
-            (
-                BATTERY_VOLTAGE,
-                Some(VOLT),
-                CounterKind::Sampled,
-                b.voltage_uv.map(|v| v as f64 * 1e-6),
-            ),
-        ];
-        for (name, unit, kind, value) in readings {
-            if let Some(v) = value {
-                let name = format!("{name}{suffix}");
-                let i = self.counter(&name, || CounterTrack::new(name.clone(), unit).with_kind(kind));
-                self.sample(i, ts, v);
-            }
-        }
-        Ok(())
-    }
-
-    fn power_rails(&mut self, ts: Option<u64>, payload: &[u8]) -> WireResult<()> {
-        let p = proto::PowerRails::decode(payload).map_err(|_| bad(0, "malformed power rails"))?;
-        for d in p.rail_descriptor {
-            let name = text(d.rail_name);
-            self.ftrace.rail_names.insert(d.index.unwrap_or(0), name);
-        }
-        for e in p.energy_data {
-            let index = e.index.unwrap_or(0);
-            let Some(t) = e.timestamp_ms.map(|ms| ms.saturating_mul(1_000_000)).or(ts) else {
-                self.tally.repair(repair::NO_TIMESTAMP);
-                continue;
-            };
-            let rail = self
-                .ftrace
-                .rail_names
-                .get(&index)
-                .cloned()
-                .unwrap_or_else(|| format!("#{index}"));
-            let name = format!("rail {rail} energy");
-            let i = self.counter(&name, || {
-                CounterTrack::new(name.clone(), Some(tracekit_model::power::JOULE)).with_kind(CounterKind::Cumulative)
-            });
-            self.sample(i, t, e.energy.unwrap_or(0) as f64 * 1e-6);
-        }
-        Ok(())
-    }
-
-    fn process_tree(&mut self, payload: &[u8]) -> WireResult<()> {
-        let t = proto::ProcessTree::decode(payload).map_err(|_| bad(0, "malformed process_tree"))?;
-        for p in t.processes {
-            let name = p.cmdline.into_iter().next().map(|c| text(Some(c))).unwrap_or_default();
-            if let Some(pid) = p.pid {
-                self.threads.name_process(pid as u32, name);
-            }
-        }
-        for th in t.threads {
-            if let Some(tid) = th.tid {
-                self.threads
-                    .describe(tid as u32, th.tgid.map(|p| p as u32), th.name.map(|n| text(Some(n))));
-            }
-        }
-        Ok(())
-    }
-
-    fn legacy_descriptor(&mut self, seq_id: u32, number: u32, payload: &[u8]) -> WireResult<()> {
-        if number == 43 {
-            let p = proto::ProcessDescriptor::decode(payload).map_err(|_| bad(0, "malformed process_descriptor"))?;
-            self.describe_process(&p);
-        } else {
-            let t = proto::ThreadDescriptor::decode(payload).map_err(|_| bad(0, "malformed thread_descriptor"))?;
-            if let Some(tid) = self.describe_thread(&t) {
-                self.sequences.entry(seq_id).thread = Some(tid);
-            }
-        }
-        Ok(())
-    }
-
-    pub(crate) fn describe_process(&mut self, p: &proto::ProcessDescriptor) {
-        let name = p
-            .process_name
-            .clone()
-            .or_else(|| p.cmdline.first().cloned())
-            .map(|n| text(Some(n)))
-            .unwrap_or_default();
-        if let Some(pid) = p.pid {
-            self.threads.name_process(pid as u32, name);
-        }
-    }
-
-    /// Notes a thread descriptor; returns its tid.
-    pub(crate) fn describe_thread(&mut self, t: &proto::ThreadDescriptor) -> Option<u32> {
-        let tid = t.tid? as u32;
-        self.threads.describe(
-            tid,
-            t.pid.map(|p| p as u32),
-            t.thread_name.clone().map(|n| text(Some(n))),
-        );
-        Some(tid)
     }
 
     /// Turns the tallies into the session's skipped counts and repairs.
