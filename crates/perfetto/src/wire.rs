@@ -125,11 +125,41 @@ impl<'a> Fields<'a> {
     /// The next field, `None` at the end.
     #[inline(always)]
     pub(crate) fn next_field(&mut self) -> WireResult<Option<Field<'a>>> {
+        let Some((key, offset)) = self.next_key()? else {
+            return Ok(None);
+        };
+        self.field(key, offset).map(Some)
+    }
+
+    /// The next field's key (`number << 3 | wire type`) and offset, `None`
+    /// at the end. Hot walks match whole keys of the fields they expect and
+    /// read the value with [`Fields::varint`] or [`Fields::bytes`]; any
+    /// other key goes to [`Fields::field`].
+    #[inline(always)]
+    pub(crate) fn next_key(&mut self) -> WireResult<Option<(u64, usize)>> {
         if self.pos >= self.buf.len() {
             return Ok(None);
         }
         let offset = self.pos;
-        let key = varint(self.buf, &mut self.pos)?;
+        Ok(Some((varint(self.buf, &mut self.pos)?, offset)))
+    }
+
+    /// A varint value (the key said wire type 0).
+    #[inline(always)]
+    pub(crate) fn varint(&mut self) -> WireResult<u64> {
+        varint(self.buf, &mut self.pos)
+    }
+
+    /// A length-delimited value (the key said wire type 2).
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self, key_offset: usize) -> WireResult<&'a [u8]> {
+        let len = varint(self.buf, &mut self.pos)?;
+        self.take(key_offset, usize::try_from(len).unwrap_or(usize::MAX))
+    }
+
+    /// The field whose key was just read.
+    #[inline(always)]
+    pub(crate) fn field(&mut self, key: u64, offset: usize) -> WireResult<Field<'a>> {
         let number = key >> 3;
         if number == 0 || number > u64::from(u32::MAX >> 3) {
             return Err(WireError {
@@ -143,9 +173,7 @@ impl<'a> Fields<'a> {
         let value = if wire == 0 {
             Value::Varint(varint(self.buf, &mut self.pos)?)
         } else if wire == 2 {
-            let len = varint(self.buf, &mut self.pos)?;
-            let len = usize::try_from(len).unwrap_or(usize::MAX);
-            Value::Bytes(self.take(offset, len)?)
+            Value::Bytes(self.bytes(offset)?)
         } else if wire == 1 {
             Value::Fixed64(u64::from_le_bytes(self.take(offset, 8)?.try_into().unwrap_or([0; 8])))
         } else if wire == 5 {
@@ -156,11 +184,11 @@ impl<'a> Fields<'a> {
                 message: "invalid wire type",
             });
         };
-        Ok(Some(Field {
+        Ok(Field {
             number: number as u32,
             value,
             offset,
-        }))
+        })
     }
 
     fn take(&mut self, key_offset: usize, n: usize) -> WireResult<&'a [u8]> {

@@ -10,6 +10,13 @@ use crate::proto::DebugAnnotation;
 use crate::wire::{varint, Fields, Value, WireResult};
 use prost::Message;
 
+/// Keys (`number << 3 | wire type`) of the fields every call event has.
+const KEY_TYPE: u64 = 9 << 3;
+const KEY_TRACK_UUID: u64 = 11 << 3;
+const KEY_NAME_IID: u64 = 10 << 3;
+const KEY_EXTRA_VALUE: u64 = 12 << 3;
+const KEY_EXTRA_TRACK: u64 = 31 << 3;
+
 /// Extra counter values kept per event; more are counted as skipped.
 pub(crate) const MAX_EXTRA: usize = 4;
 
@@ -100,7 +107,34 @@ impl<'a> EventView<'a> {
         e.annotated = false;
         e.overflow = false;
         let mut fields = Fields::new(buf);
-        while let Some(f) = fields.next_field()? {
+        while let Some((key, offset)) = fields.next_key()? {
+            // The fields of a call's begin and end, by whole key.
+            match key {
+                KEY_TYPE => {
+                    e.typ = fields.varint()? as i32;
+                    continue;
+                }
+                KEY_TRACK_UUID => {
+                    e.track_uuid = Some(fields.varint()?);
+                    continue;
+                }
+                KEY_NAME_IID => {
+                    e.name_iid = Some(fields.varint()?);
+                    continue;
+                }
+                KEY_EXTRA_VALUE => {
+                    let v = fields.varint()?;
+                    e.overflow |= !e.extra_values.push(v as i64 as f64);
+                    continue;
+                }
+                KEY_EXTRA_TRACK => {
+                    let v = fields.varint()?;
+                    e.overflow |= !e.extra_ids.push(v);
+                    continue;
+                }
+                _ => {}
+            }
+            let f = fields.field(key, offset)?;
             let wrong = || bad(f.offset, "track_event field has the wrong wire type");
             match (f.number, f.value) {
                 (9, v) => e.typ = v.as_u64().ok_or_else(wrong)? as i32,

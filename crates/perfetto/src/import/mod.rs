@@ -42,6 +42,13 @@ pub(crate) struct Sequence {
     pub thread: Option<u32>,
 }
 
+/// Keys (`number << 3 | wire type`) of the packet fields every track event
+/// packet has.
+const KEY_TIMESTAMP: u64 = 8 << 3;
+const KEY_SEQUENCE: u64 = 10 << 3;
+const KEY_FLAGS: u64 = 13 << 3;
+const KEY_TRACK_EVENT: u64 = 11 << 3 | 2;
+
 /// Bytes one `compressed_packets` field may inflate to (Perfetto keeps each
 /// under 512 KiB compressed).
 const MAX_INFLATED: usize = 64 << 20;
@@ -234,7 +241,28 @@ impl Importer {
         let mut defaults = None;
         let mut data: Option<(u32, &[u8], usize)> = None;
         let mut fields = Fields::new(body);
-        while let Some(f) = fields.next_field()? {
+        while let Some((key, offset)) = fields.next_key()? {
+            // The fields of every track event packet, by whole key.
+            match key {
+                KEY_TIMESTAMP => {
+                    ts = Some(fields.varint()?);
+                    continue;
+                }
+                KEY_SEQUENCE => {
+                    seq_id = fields.varint()? as u32;
+                    continue;
+                }
+                KEY_FLAGS => {
+                    flags |= fields.varint()? as u32;
+                    continue;
+                }
+                KEY_TRACK_EVENT => {
+                    data = Some((11, fields.bytes(offset)?, offset));
+                    continue;
+                }
+                _ => {}
+            }
+            let f = fields.field(key, offset)?;
             match (f.number, f.value) {
                 (8, v) => ts = v.as_u64(),
                 (10, v) => seq_id = v.as_u64().unwrap_or(0) as u32,
