@@ -18,6 +18,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ftrace", &["model"]),
     ("chrome", &["model"]),
     ("power", &["model"]),
+
+    ("perfetto", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
     // Capture: formats and the model, never analysis.

@@ -190,6 +190,19 @@ impl CallColumns {
         self.ts.partition_point(|&w| w < t)
     }
 
+    /// Moves every event earlier: subtracts `ts_by` from each timeline time
+    /// and `cpu_by` from each CPU time (saturating at 0). For importers that
+    /// learn where the timeline starts only after reading every event (a
+    /// Perfetto trace's earliest event can come last in the file).
+    pub fn shift_earlier(&mut self, ts_by: u64, cpu_by: u64) {
+        if ts_by != 0 {
+            self.ts.iter_mut().for_each(|t| *t = t.saturating_sub(ts_by));
+        }
+        if cpu_by != 0 {
+            self.cpu.iter_mut().for_each(|t| *t = t.saturating_sub(cpu_by));
+        }
+    }
+
     /// Releases spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.words.shrink_to_fit();
@@ -226,6 +239,16 @@ mod tests {
         assert!(!w.has_cpu());
         assert!(CallColumns::from_parts(vec![0], vec![], Vec::new()).is_none());
         assert!(CallColumns::from_parts(vec![0, 1], vec![1, 2], vec![3]).is_none());
+    }
+
+    #[test]
+    fn shifting_moves_both_clocks() {
+        let mut c = CallColumns::new();
+        c.push(CallEvent::enter(MethodId(1), 100, Some(40)));
+        c.push(CallEvent::exit(MethodId(1), 150, Some(70)));
+        c.shift_earlier(100, 50);
+        assert_eq!(c.get(0), CallEvent::enter(MethodId(1), 0, Some(0)));
+        assert_eq!(c.get(1), CallEvent::exit(MethodId(1), 50, Some(20)));
     }
 
     #[test]
