@@ -18,7 +18,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ftrace", &["model"]),
     ("chrome", &["model"]),
     ("power", &["model"]),
-
     ("perfetto", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),

@@ -163,3 +163,59 @@ fn real_systrace_captures_open_and_counters_are_context_items() {
     ok_stdout(&["report", p, "--html", "-o", html.to_str().unwrap()]);
     assert!(std::fs::metadata(&html).unwrap().len() > 10_000);
 }
+
+#[test]
+fn perfetto_and_chrome_exports_read_back_through_the_door() {
+    let (d, base) = example("roundtrip");
+    let want = ok_json(&["profile", &base, "--json"]);
+    for (to, file) in [("perfetto", "s.pftrace"), ("chrome-json", "s.json")] {
+        let out = d.join(file);
+        ok_stdout(&["convert", &base, "--to", to, "-o", out.to_str().unwrap()]);
+        let info = ok_json(&["info", out.to_str().unwrap(), "--json"]);
+        assert_eq!(info["format"], to, "{to}");
+        let got = ok_json(&["profile", out.to_str().unwrap(), "--json"]);
+        let calls = |v: &serde_json::Value| -> u64 {
+            v["methods"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["calls"].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(calls(&got), calls(&want), "{to}");
+        let total = |v: &serde_json::Value| v["total_real_us"].as_f64().unwrap();
+        assert!(
+            (total(&got) - total(&want)).abs() < 1.0,
+            "{to}: {} vs {}",
+            total(&got),
+            total(&want)
+        );
+    }
+}
+
+#[test]
+fn real_perfetto_and_chrome_traces_open() {
+    let Some(dir) = realdata("perfetto") else { return };
+    let p = dir.join("nowinandroid_pixel7pro.perfetto-trace");
+    let prof = ok_json(&["profile", p.to_str().unwrap(), "--json"]);
+    assert!(!prof["methods"].as_array().unwrap().is_empty());
+    let s20 = dir.join("mstools_samsung_s20_test_trace.perfetto-trace");
+    let info = ok_json(&["info", s20.to_str().unwrap(), "--json"]);
+    assert!(
+        info["sched_slices"].as_u64().unwrap() > 9000,
+        "{}",
+        info["sched_slices"]
+    );
+    assert!(info["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["name"].as_str().unwrap().ends_with("freq")));
+    let Some(cj) = realdata("chrome-json") else { return };
+    for e in std::fs::read_dir(&cj).unwrap() {
+        let p = e.unwrap().path();
+        let info = ok_json(&["info", p.to_str().unwrap(), "--json"]);
+        assert_eq!(info["format"], "chrome-json");
+        ok_json(&["profile", p.to_str().unwrap(), "--json"]);
+    }
+}

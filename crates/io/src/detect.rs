@@ -20,6 +20,8 @@ pub enum Format {
     ObjectTrace,
     /// atrace/ftrace text (plain or `TRACE:` + zlib) or systrace HTML.
     Systrace,
+    /// A Perfetto trace (protobuf `Trace` of `TracePacket`s).
+    Perfetto,
     /// Chrome JSON trace events (chrome://tracing, DevTools, Catapult).
     ChromeJson,
     /// A power-measurement file: Trepn CSV, BattOr text, Battery
@@ -35,6 +37,7 @@ impl Format {
         Format::Recording,
         Format::ObjectTrace,
         Format::Systrace,
+        Format::Perfetto,
         Format::ChromeJson,
         Format::PowerFile,
     ];
@@ -47,6 +50,7 @@ impl Format {
             Format::Recording => "recording",
             Format::ObjectTrace => "object-trace",
             Format::Systrace => "systrace",
+            Format::Perfetto => "perfetto",
             Format::ChromeJson => "chrome-json",
             Format::PowerFile => "power-file",
         }
@@ -60,6 +64,7 @@ impl Format {
             Format::Recording => "native recording directory (tracekit record)",
             Format::ObjectTrace => "object trace (.otr)",
             Format::Systrace => "atrace/ftrace text, compressed atrace or systrace HTML",
+            Format::Perfetto => "Perfetto trace (protobuf)",
             Format::ChromeJson => "Chrome JSON trace events",
             Format::PowerFile => {
                 "power measurements (Trepn CSV, BattOr, Battery Historian power monitor, batterystats)"
@@ -75,6 +80,7 @@ impl Format {
             Format::Recording => &[],
             Format::ObjectTrace => &["otr"],
             Format::Systrace => &["html", "txt", "atrace", "ctrace"],
+            Format::Perfetto => &["perfetto-trace", "pftrace", "pb"],
             Format::ChromeJson => &["json"],
             Format::PowerFile => &["csv", "txt"],
         }
@@ -87,6 +93,7 @@ impl Format {
             Format::Recording => false,
             Format::ObjectTrace => tracekit_objtrace::sniff(head),
             Format::Systrace => tracekit_ftrace::sniff(head),
+            Format::Perfetto => tracekit_perfetto::sniff(head),
             Format::ChromeJson => tracekit_chrome::sniff(head),
             Format::PowerFile => tracekit_power::sniff(head),
         }

@@ -33,7 +33,7 @@ use tracekit_model::Session;
 /// The help text every command gives its positional INPUT, so they all
 /// describe inputs the same way.
 pub const INPUT_HELP: &str = "The trace to read; its format is found from its content. \
-NAME means NAME.trace plus NAME.clog when present; also a recording directory, systrace/atrace, Chrome JSON, a power file, an object trace, …";
+NAME means NAME.trace plus NAME.clog when present; also a recording directory, Perfetto, systrace/atrace, Chrome JSON, a power file, an object trace, …";
 
 /// Why a session could not be opened or saved. The message names the file
 /// and, for malformed content, the byte offset (or line).
@@ -162,6 +162,10 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
         }
         Format::Systrace => (
             read_with(&found.path, tracekit_ftrace::read_path)?,
+            vec![found.path.clone()],
+        ),
+        Format::Perfetto => (
+            read_with(&found.path, tracekit_perfetto::read_path)?,
             vec![found.path.clone()],
         ),
         Format::ChromeJson => (

@@ -296,6 +296,9 @@ mod tests {
         use ContextSource::*;
         assert_eq!(ContextSource::groups(&[None]), Vec::<String>::new());
         assert_eq!(ContextSource::groups(&[Cpu, Memory, Cpu]), ["cpu", "memory"]);
-        assert_eq!(ContextSource::groups(&[Cpu, All]).len(), tracekit_record::context::ALL_SOURCES.len());
+        assert_eq!(
+            ContextSource::groups(&[Cpu, All]).len(),
+            tracekit_record::context::ALL_SOURCES.len()
+        );
     }
 }

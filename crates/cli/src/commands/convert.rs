@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 /// Output formats.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Format {
+    /// A Perfetto trace (opens in ui.perfetto.dev and Perfetto's trace processor).
+    Perfetto,
+    /// Chrome JSON trace events (chrome://tracing, Perfetto, Catapult).
+    ChromeJson,
     /// speedscope's JSON (one evented profile per thread, exact enter/exit).
     Speedscope,
     /// The Firefox Profiler's processed format (profiler.firefox.com).
@@ -86,6 +90,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     write_file(&a.out, |mut w| {
         let w = &mut w;
         match a.to {
+            Format::Perfetto => tracekit_perfetto::write(s, w)?,
+            Format::ChromeJson => tracekit_chrome::write(s, w)?,
             Format::Speedscope => tracekit_export::write_speedscope(s, w)?,
             Format::Firefox => tracekit_export::write_firefox(s, w)?,
             Format::Folded => {
