@@ -107,6 +107,11 @@ pub struct Session {
     pub repairs: Vec<Repair>,
     /// Events the recorder knows it lost (overflow), counted exactly.
     pub lost_events: u64,
+    /// Threads whose first enter events are frames they inherited rather
+    /// than entered: a process created by `fork` returns from it inside the
+    /// calls that were open in its parent, so its calls nest under copies of
+    /// those frames (entered at the fork's time). `(thread, how many)`.
+    pub inherited_frames: Vec<(ThreadId, u32)>,
 }
 
 impl Session {
@@ -133,7 +138,17 @@ impl Session {
             skipped: Vec::new(),
             repairs: Vec::new(),
             lost_events: 0,
+            inherited_frames: Vec::new(),
         }
+    }
+
+    /// How many of the thread's first enter events are inherited frames
+    /// (see [`Session::inherited_frames`]).
+    pub fn inherited_frames_of(&self, id: ThreadId) -> u32 {
+        self.inherited_frames
+            .iter()
+            .find(|(t, _)| *t == id)
+            .map_or(0, |(_, n)| *n)
     }
 
     /// Adds a thread and returns its id.
