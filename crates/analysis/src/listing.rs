@@ -23,6 +23,11 @@ pub struct ListedEvent {
     /// For entries: time until the matching exit.
     #[serde(skip)]
     pub duration_ns: Option<u64>,
+    /// An entry the thread inherited rather than made: a frame that was
+    /// open in the parent process when it forked this one (the child's calls
+    /// nest under it). Absent from JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inherited: bool,
 }
 
 /// Filters of the listing.
@@ -85,7 +90,12 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
         let mut inside_selected: Option<usize> = None;
         let mut rows: Vec<ListedEvent> = Vec::new();
         let mut keep: Vec<bool> = Vec::new();
-        for (ts, _, kind, name) in thread_events(s, id) {
+        let mut inherited_left = s.inherited_frames_of(id);
+        for (ts, is_call, kind, name) in thread_events(s, id) {
+            let inherited = is_call == 1 && kind == "enter" && inherited_left > 0;
+            if inherited {
+                inherited_left -= 1;
+            }
             // An exit closes the innermost open entry of the same name; entries
             // above it that never saw their exit (an async proxy, say) end with it.
             let matching = if kind == "exit" {
@@ -111,6 +121,7 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
                 name,
                 depth: d,
                 duration_ns: None,
+                inherited,
             });
             keep.push(shown);
             if opens(kind) {
@@ -167,8 +178,10 @@ pub fn render_text(events: &[ListedEvent]) -> String {
         let line = match e.kind {
             "enter" if leaf => {
                 i += 1;
-                format!("{dur} {who} | {indent}{}();", e.name)
+                let note = if e.inherited { " /* inherited at fork */" } else { "" };
+                format!("{dur} {who} | {indent}{}();{note}", e.name)
             }
+            "enter" if e.inherited => format!("{dur} {who} | {indent}{}() {{ /* inherited at fork */", e.name),
             "enter" => format!("{dur} {who} | {indent}{}() {{", e.name),
             "exit" => format!("{:10} {who} | {indent}}} /* {} */", "", e.name),
             "proxy_sync" | "proxy_async" | "stub" => format!("{dur} {who} | {indent}{}() {{ /* {} */", e.name, e.kind),

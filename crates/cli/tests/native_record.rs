@@ -385,3 +385,141 @@ fn record_passes_the_program_status_through_and_never_replaces_a_recording_silen
     assert_eq!(meta["exit_code"], 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_runtime_never_calls_the_programs_own_allocator() {
+    let dir = work_dir("own-malloc");
+    let exe = build(&dir, "own_malloc.c", &[]);
+    for args in [&[][..], &["fork"][..]] {
+        let mut cmd = vec![exe.to_str().unwrap()];
+        cmd.extend_from_slice(args);
+        let v = record_and_replay(&dir.join(format!("rec{}", args.len())), &[], &cmd);
+        assert_eq!(v["lost_events"], 0, "{args:?}: {v}");
+        // Every call belongs to the program: nothing at depth 0 but main
+        // (the runtime allocated nothing through malloc after main), and
+        // main calls free exactly once (its own).
+        for e in events(&v) {
+            if e["kind"] == "enter" && e["depth"] == 0 {
+                assert_eq!(e["name"], "main", "{args:?}: {e}");
+            }
+        }
+        let parent = events(&v)[0]["pid"].clone();
+        let frees = events(&v)
+            .iter()
+            .filter(|e| e["kind"] == "enter" && e["name"] == "free" && e["pid"] == parent)
+            .count();
+        assert_eq!(frees, 1, "{args:?}: {v}");
+        if !args.is_empty() {
+            let child_work = events(&v)
+                .iter()
+                .find(|e| e["kind"] == "enter" && e["name"] == "work" && e["pid"] != parent);
+            assert_eq!(
+                child_work.map(|e| e["depth"].clone()),
+                Some(serde_json::json!(1)),
+                "{v}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn functions_of_unloaded_libraries_keep_their_names() {
+    let dir = work_dir("dlunload");
+    let exe = build(&dir, "dlopen_unload.c", &[]);
+    let a = build(&dir, "plugin.c", &["-shared", "-fPIC"]);
+    let b = build(&dir, "other_plugin.c", &["-shared", "-fPIC"]);
+    let v = record_and_replay(
+        &dir.join("rec"),
+        &[],
+        &[exe.to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    let names = names_of(&v, "enter");
+    assert_eq!(
+        names,
+        vec![
+            "main",
+            "call_library",
+            "plugin_entry",
+            "plugin_helper",
+            "call_library",
+            "other_entry",
+            "other_helper"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn daemons_recorded_side_by_side_are_complete() {
+    let dir = work_dir("daemons");
+    let exe = build(&dir, "daemon.c", &[]);
+    let runs: Vec<_> = (0..4)
+        .map(|i| {
+            let rec = dir.join(format!("rec{i}"));
+            let child = Command::new(TRACEKIT)
+                .args(["record", "--context", "none", "-o"])
+                .arg(&rec)
+                .arg("--")
+                .arg(&exe)
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (rec, child)
+        })
+        .collect();
+    for (rec, mut child) in runs {
+        assert!(child.wait().unwrap().success());
+        let v: Value =
+            serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&rec).arg("--json"))).unwrap();
+        let work = events(&v)
+            .iter()
+            .find(|e| e["kind"] == "enter" && e["name"] == "daemon_work")
+            .unwrap_or_else(|| panic!("{}: the daemon's calls are missing: {v}", rec.display()));
+        // The daemon returned from daemon() inside main: its work is at depth 1.
+        assert_eq!(work["depth"], 1);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_forked_child_nests_under_its_inherited_frames_and_jumps_land_where_setjmp_was() {
+    let dir = work_dir("nesting");
+    let exe = build(&dir, "fork_nest.c", &[]);
+    let v = record_and_replay(&dir.join("fork"), &[], &[exe.to_str().unwrap()]);
+    let parent = events(&v)[0]["pid"].clone();
+    let child: Vec<&Value> = events(&v).iter().filter(|e| e["pid"] != parent).collect();
+    let line = |e: &Value| {
+        (
+            e["kind"].as_str().unwrap().to_owned(),
+            e["name"].as_str().unwrap().to_owned(),
+            e["depth"].as_u64().unwrap(),
+            e.get("inherited").is_some(),
+        )
+    };
+    let got: Vec<_> = child.iter().map(|e| line(e)).collect();
+    let want: Vec<(String, String, u64, bool)> = [
+        ("enter", "main", 0, true),
+        ("enter", "outer", 1, true),
+        ("enter", "spawn", 2, true),
+        ("enter", "child_work", 3, false),
+        ("exit", "child_work", 3, false),
+        ("exit", "spawn", 2, false),
+        ("exit", "outer", 1, false),
+        ("enter", "child_work", 1, false),
+        ("exit", "child_work", 1, false),
+        ("exit", "main", 0, false),
+    ]
+    .iter()
+    .map(|&(k, n, d, i)| (k.to_owned(), n.to_owned(), d, i))
+    .collect();
+    assert_eq!(got, want);
+    let text = run(Command::new(TRACEKIT).arg("replay").arg(dir.join("fork")));
+    assert!(text.contains("spawn() { /* inherited at fork */"), "{text}");
+
+    let exe = build(&dir, "longjmp_deep.c", &[]);
+    let v = record_and_replay(&dir.join("jump"), &[], &[exe.to_str().unwrap()]);
+    let after = events(&v).iter().find(|e| e["name"] == "after").unwrap();
+    assert_eq!(after["depth"], 1, "after seven jumps out of three frames: {v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,7 @@
 
 pub mod clock;
 pub mod context;
+mod descendants;
 mod drain;
 pub mod power;
 mod power_record;

@@ -170,6 +170,9 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
             libc::signal(libc::SIGQUIT, libc::SIG_IGN),
         )
     };
+    // Orphaned descendants of the program are reparented to us (not to
+    // init), so we can wait for them.
+    crate::descendants::become_subreaper();
     let spawned = cmd.spawn().with_context(|| format!("cannot start {}", opts.command[0]));
     let mut child = match spawned {
         Ok(c) => c,
@@ -193,6 +196,13 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         None => None,
     };
     let status = child.wait();
+    // The program has ended; processes it started may still run (a daemon,
+    // a child whose parent did not wait). They were reparented to us: wait
+    // for them too, so that the recording is complete when we return.
+    if status.is_ok() {
+        let sampler_pid = sampler_child.as_ref().map_or(0, |s| s.id());
+        crate::descendants::wait_for_descendants(sampler_pid);
+    }
     // SAFETY: restoring the dispositions saved above.
     unsafe {
         libc::signal(libc::SIGINT, old_int);

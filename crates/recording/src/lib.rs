@@ -26,7 +26,7 @@ pub mod meta;
 pub mod symbolize;
 pub mod thread_file;
 
-pub use load::{balance, load_recording, recording_stats};
+pub use load::{balance, balance_steps, load_recording, recording_stats, Balanced, Step};
 pub use tracekit_rt_format::names;
 
 /// True when `dir` is a directory holding `recording.json` or at least one

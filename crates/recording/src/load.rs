@@ -4,7 +4,7 @@
 //! events.
 
 use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
-use crate::symbolize::{parse_maps, Mapping, Symbolizer};
+use crate::symbolize::{MapsHistory, Symbolizer};
 use crate::thread_file::{read_thread_file, thread_stats, RawEvent, ThreadStats, ThreadTrace};
 use anyhow::Context as _;
 use std::collections::HashMap;
@@ -42,7 +42,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     };
     let mut stats: Vec<(ThreadStats, std::path::PathBuf)> = Vec::new();
     let mut extra_pairs: Vec<(u64, u64)> = Vec::new();
-    let mut maps: HashMap<(u32, u64), Vec<Mapping>> = HashMap::new();
+    let mut maps: HashMap<(u32, u64), MapsHistory> = HashMap::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("{}: cannot list", dir.display()))?
         .filter_map(|e| e.ok())
@@ -66,7 +66,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         } else if let Some(RecordingFile::Maps { pid, image }) = kind {
             let key = (pid, image);
             let text = tracekit_safeio::read_text(path)?;
-            let (m, bad) = parse_maps(&text);
+            let (m, bad) = MapsHistory::parse(&text);
             if let Some((line, _)) = bad.first() {
                 anyhow::bail!("{}: line {line}: not a /proc/<pid>/maps line", path.display());
             }
@@ -112,6 +112,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         sym: Symbolizer::new(),
         methods: HashMap::new(),
         anchor_mono: meta.anchor_mono_ns,
+        fork_stacks: HashMap::new(),
     };
     b.s.anchor_unix_ns = Some(meta.anchor_unix_ns);
     b.s.properties.push(("command".into(), meta.command.join(" ")));
@@ -121,8 +122,9 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     if let Some(sig) = meta.signal {
         b.s.properties.push(("signal".into(), sig.to_string()));
     }
-    let empty = Vec::new();
-    // One thread file in memory at a time.
+    let empty = MapsHistory::default();
+    // One thread file in memory at a time; a parent thread comes before the
+    // child it forked (its `Fork` event precedes every event of the child).
     for (_, path) in &stats {
         let t = &read_thread_file(path)?;
         let conv = if t.header.clock == CLOCK_MONOTONIC_NS {
@@ -152,32 +154,43 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
 struct Builder {
     s: Session,
     sym: Symbolizer,
+    /// (pid, image, address) → method, for addresses whose mapping never changed.
     methods: HashMap<(u32, u64, u64), MethodId>,
     anchor_mono: u64,
+    /// (pid, tid, stamp) of each `Fork` event → the frames open there.
+    fork_stacks: HashMap<(u32, u32, u64), Vec<MethodId>>,
 }
 
 impl Builder {
-    fn method_at(&mut self, pid: u32, image: u64, maps: &[Mapping], addr: u64) -> MethodId {
+    fn method_at(&mut self, pid: u32, image: u64, maps: &MapsHistory, addr: u64, clock: u64) -> MethodId {
         if let Some(&m) = self.methods.get(&(pid, image, addr)) {
             return m;
         }
-        let info = self.sym.lookup(maps, addr);
+        // An address whose mapping changed over the run (a library unloaded
+        // and another loaded in its place) is resolved at the event's time.
+        let (mapping, stable) = match maps.unique(addr) {
+            Some(m) => (Some(m), true),
+            None => (maps.at(addr, clock), maps.at(addr, clock).is_none()),
+        };
+        let info = self.sym.lookup_in(mapping, addr);
         let mut m = Method::new("", info.name, "");
         m.module = info.module;
         m.address = info.module_address.or(Some(addr));
         m.source_file = info.file;
         m.line = info.line;
         let id = self.s.methods.intern(m);
-        self.methods.insert((pid, image, addr), id);
+        if stable {
+            self.methods.insert((pid, image, addr), id);
+        }
         id
     }
 
-    fn add_thread(&mut self, t: &ThreadTrace, maps: &[Mapping], conv: TickConverter) {
+    fn add_thread(&mut self, t: &ThreadTrace, maps: &MapsHistory, conv: TickConverter) {
         let h = &t.header;
         if !self.s.processes.iter().any(|p| p.pid == h.pid) {
             let exe = maps
-                .first()
-                .map(|m| m.path.rsplit('/').next().unwrap_or(&m.path).to_owned());
+                .program_path()
+                .map(|p| p.rsplit('/').next().unwrap_or(p).to_owned());
             self.s.processes.push(Process {
                 pid: h.pid,
                 name: exe.unwrap_or_else(|| h.name.clone()),
@@ -203,15 +216,35 @@ impl Builder {
             conv
         };
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
-        // Function events first resolved to method ids; `None` marks a longjmp.
-        let mut calls: Vec<(u64, Option<(CallKind, MethodId)>)> = Vec::with_capacity(t.events.len());
+        // Function events first resolved to method ids, with the jumps and
+        // forks that shape the stack.
+        let mut steps: Vec<(u64, Step)> = Vec::with_capacity(t.events.len() + 8);
+        // A forked child's first thread starts inside the frames that were
+        // open in its parent's forking thread.
+        let inherited = if h.forked_from_tid != 0 {
+            self.fork_stacks
+                .get(&(h.ppid, h.forked_from_tid, h.fork_clock))
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if !inherited.is_empty() {
+            let at = ts(h.fork_clock);
+            steps.extend(inherited.iter().map(|&m| (at, Step::Call(CallKind::Enter, m))));
+            self.s.inherited_frames.push((tid, inherited.len() as u32));
+        }
         for (raw, ev) in &t.events {
             let at = ts(*raw);
             match ev {
                 RawEvent::Enter(a) => {
-                    calls.push((at, Some((CallKind::Enter, self.method_at(h.pid, h.image, maps, *a)))))
+                    let m = self.method_at(h.pid, h.image, maps, *a, *raw);
+                    steps.push((at, Step::Call(CallKind::Enter, m)))
                 }
-                RawEvent::Exit(a) => calls.push((at, Some((CallKind::Exit, self.method_at(h.pid, h.image, maps, *a))))),
+                RawEvent::Exit(a) => {
+                    let m = self.method_at(h.pid, h.image, maps, *a, *raw);
+                    steps.push((at, Step::Call(CallKind::Exit, m)))
+                }
                 RawEvent::Ext(x) => match x.sub {
                     ExtKind::NamedEnter | ExtKind::NamedExit => {
                         let name = x.strings.first().cloned().unwrap_or_default();
@@ -221,18 +254,24 @@ impl Builder {
                         } else {
                             CallKind::Exit
                         };
-                        calls.push((at, Some((kind, m))));
+                        steps.push((at, Step::Call(kind, m)));
                     }
-                    ExtKind::Longjmp => calls.push((at, None)),
+                    ExtKind::Longjmp => steps.push((at, Step::Longjmp(x.object_id))),
+                    ExtKind::Setjmp => steps.push((at, Step::Setjmp(x.object_id))),
+                    ExtKind::Fork => steps.push((at, Step::Fork(x.value))),
                     _ => self.add_ext(at, h.pid, tid, x),
                 },
             }
         }
-        let (mut cols, repairs) = balance(&calls);
-        drop(calls);
+        let b = balance_steps(&steps);
+        drop(steps);
+        let mut cols = b.calls;
         cols.shrink_to_fit();
-        for (code, n, detail) in repairs {
+        for (code, n, detail) in b.notes {
             self.s.note_repair(code, n, detail);
+        }
+        for (stamp, stack) in b.forks {
+            self.fork_stacks.insert((h.pid, h.tid, stamp), stack);
         }
         self.s.set_calls(tid, cols);
     }
@@ -281,7 +320,7 @@ impl Builder {
                 ContextValue::Double(f64::from_bits(x.value)),
             ),
             ExtKind::ContextText => push_context(&mut self.s, &st(0), ts_ns, ContextValue::Str(st(1))),
-            ExtKind::NamedEnter | ExtKind::NamedExit | ExtKind::Longjmp => {}
+            ExtKind::NamedEnter | ExtKind::NamedExit | ExtKind::Longjmp | ExtKind::Setjmp | ExtKind::Fork => {}
         }
     }
 }
@@ -299,22 +338,66 @@ fn push_context(s: &mut Session, label: &str, ts_ns: u64, v: ContextValue) {
 
 type RepairNote = (&'static str, u64, &'static str);
 
+/// One step of a thread's function events, as [`balance_steps`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A function entered or left.
+    Call(CallKind, MethodId),
+    /// `setjmp` on the buffer at this address.
+    Setjmp(u64),
+    /// `longjmp` to the buffer at this address (0: unknown buffer).
+    Longjmp(u64),
+    /// `fork` with this stamp.
+    Fork(u64),
+}
+
+/// What [`balance_steps`] makes of a thread's steps.
+#[derive(Debug, Default)]
+pub struct Balanced {
+    /// Balanced call columns.
+    pub calls: CallColumns,
+    /// Repairs made, as (code, count, detail).
+    pub notes: Vec<RepairNote>,
+    /// For each `Fork` step, its stamp and the frames open there.
+    pub forks: Vec<(u64, Vec<MethodId>)>,
+}
+
 /// Turns one thread's function events into balanced call columns. An exit
 /// below the top of the stack closes the frames above it; an exit of a
 /// function not on the stack is dropped; a `longjmp` (`None`) closes the
 /// frames it abandoned, found from the first later exit that matches no
 /// later entry.
 pub fn balance(events: &[(u64, Option<(CallKind, MethodId)>)]) -> (CallColumns, Vec<RepairNote>) {
+    let steps: Vec<(u64, Step)> = events
+        .iter()
+        .map(|&(t, e)| (t, e.map_or(Step::Longjmp(0), |(k, m)| Step::Call(k, m))))
+        .collect();
+    let b = balance_steps(&steps);
+    (b.calls, b.notes)
+}
+
+/// [`balance`] over steps that also carry `setjmp` and `fork`.
+///
+/// The nesting rule: a `longjmp` returns to the frames that were open when
+/// `setjmp` was called on the same buffer in this thread, and closes every
+/// frame above them at the jump's time (exactly, however many frames it
+/// leaves and however often it jumps). Without a matching `setjmp` (older
+/// recordings, a buffer set in another thread) the target is guessed from
+/// the first later exit that matches no later entry. Frames a forked child
+/// inherits are the parent's frames open at its `Fork` step.
+pub fn balance_steps(events: &[(u64, Step)]) -> Balanced {
     let mut cols = CallColumns::with_capacity(events.len(), false);
     let mut stack: Vec<MethodId> = Vec::new();
+    let mut buffers: HashMap<u64, usize> = HashMap::new();
+    let mut forks = Vec::new();
     let (mut unbalanced, mut orphan, mut jumps) = (0u64, 0u64, 0u64);
     for (i, &(ts, ev)) in events.iter().enumerate() {
         match ev {
-            Some((CallKind::Enter, m)) => {
+            Step::Call(CallKind::Enter, m) => {
                 stack.push(m);
                 cols.push(CallEvent::enter(m, ts, None));
             }
-            Some((_, m)) => match stack.iter().rposition(|&s| s == m) {
+            Step::Call(_, m) => match stack.iter().rposition(|&s| s == m) {
                 Some(pos) => {
                     while stack.len() > pos + 1 {
                         let top = stack.pop().unwrap_or(m);
@@ -326,22 +409,17 @@ pub fn balance(events: &[(u64, Option<(CallKind, MethodId)>)]) -> (CallColumns, 
                 }
                 None => orphan += 1,
             },
-            None => {
-                let mut depth = 0usize;
-                let target = events[i + 1..].iter().find_map(|&(_, e)| match e {
-                    Some((CallKind::Enter, _)) => {
-                        depth += 1;
-                        None
-                    }
-                    Some((_, m)) if depth == 0 => Some(m),
-                    Some(_) => {
-                        depth -= 1;
-                        None
-                    }
-                    None => None,
-                });
-                if let Some(pos) = target.and_then(|t| stack.iter().rposition(|&s| s == t)) {
-                    while stack.len() > pos + 1 {
+            Step::Setjmp(env) => {
+                buffers.insert(env, stack.len());
+            }
+            Step::Fork(stamp) => forks.push((stamp, stack.clone())),
+            Step::Longjmp(env) => {
+                let keep = match buffers.get(&env) {
+                    Some(&depth) if env != 0 => Some(depth),
+                    _ => guess_jump_target(&events[i + 1..], &stack),
+                };
+                if let Some(keep) = keep {
+                    while stack.len() > keep {
                         let top = stack.pop().unwrap_or(MethodId(0));
                         cols.push(CallEvent::exit(top, ts, None));
                         jumps += 1;
@@ -372,7 +450,30 @@ pub fn balance(events: &[(u64, Option<(CallKind, MethodId)>)]) -> (CallColumns, 
             "exits of functions not on the stack were dropped",
         ));
     }
-    (cols, notes)
+    Balanced {
+        calls: cols,
+        notes,
+        forks,
+    }
+}
+
+/// The stack depth a `longjmp` without a known `setjmp` returns to: that of
+/// the open frame whose exit is the first later exit matching no later entry.
+fn guess_jump_target(rest: &[(u64, Step)], stack: &[MethodId]) -> Option<usize> {
+    let mut depth = 0usize;
+    let target = rest.iter().find_map(|&(_, e)| match e {
+        Step::Call(CallKind::Enter, _) => {
+            depth += 1;
+            None
+        }
+        Step::Call(_, m) if depth == 0 => Some(m),
+        Step::Call(..) => {
+            depth -= 1;
+            None
+        }
+        _ => None,
+    })?;
+    stack.iter().rposition(|&s| s == target).map(|p| p + 1)
 }
 
 #[cfg(test)]
@@ -412,6 +513,61 @@ mod tests {
             ]
         );
         assert_eq!(notes[0].1, 2);
+    }
+
+    #[test]
+    fn longjmp_to_a_known_setjmp_returns_to_its_depth() {
+        use CallKind::*;
+        let c = |k, m| Step::Call(k, MethodId(m));
+        // main(1) sets the buffer, then each round enters three frames and
+        // jumps back; main never returns (exit()), so no later exit helps.
+        let mut ev = vec![(1, c(Enter, 1)), (2, Step::Setjmp(0x10))];
+        for r in 0..3u64 {
+            let t = 10 * (r + 1);
+            ev.extend([
+                (t, c(Enter, 2)),
+                (t + 1, c(Enter, 3)),
+                (t + 2, c(Enter, 4)),
+                (t + 3, Step::Longjmp(0x10)),
+            ]);
+        }
+        ev.push((50, c(Enter, 5)));
+        ev.push((51, c(Exit, 5)));
+        let b = balance_steps(&ev);
+        let depth_of_last = {
+            let mut d = 0i64;
+            let mut last = 0;
+            for e in b.calls.iter() {
+                if e.kind == Enter {
+                    last = d;
+                    d += 1;
+                } else {
+                    d -= 1;
+                }
+            }
+            last
+        };
+        assert_eq!(depth_of_last, 1, "the call after the jumps nests under main only");
+        assert_eq!(
+            b.notes[0],
+            (
+                "longjmp-closed-frames",
+                9,
+                "frames abandoned by longjmp were closed at the jump"
+            )
+        );
+    }
+
+    #[test]
+    fn fork_steps_keep_the_open_frames() {
+        use CallKind::*;
+        let ev = vec![
+            (1, Step::Call(Enter, MethodId(1))),
+            (2, Step::Call(Enter, MethodId(2))),
+            (3, Step::Fork(77)),
+            (4, Step::Call(Exit, MethodId(2))),
+        ];
+        assert_eq!(balance_steps(&ev).forks, vec![(77, vec![MethodId(1), MethodId(2)])]);
     }
 
     #[test]

@@ -56,6 +56,120 @@ pub fn parse_maps(text: &str) -> (Vec<Mapping>, Vec<(usize, String)>) {
     (maps, bad)
 }
 
+/// The snapshots of one process image's map, in the order taken (a maps
+/// file: see `tracekit_rt_format::names::MAPS_SNAPSHOT_LINE`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MapsHistory {
+    /// (raw clock when taken, mappings).
+    pub snapshots: Vec<(u64, Vec<Mapping>)>,
+}
+
+impl MapsHistory {
+    /// Parses a maps file: snapshots each introduced by the snapshot line,
+    /// or one snapshot (clock 0) when there is none (older runtimes). A last
+    /// line without its newline (a snapshot cut by a crash) is ignored;
+    /// other lines that do not parse are reported as `(line, text)`.
+    pub fn parse(text: &str) -> (MapsHistory, Vec<(usize, String)>) {
+        let complete = match text.rfind('\n') {
+            Some(i) => &text[..=i],
+            None => "",
+        };
+        let mut h = MapsHistory::default();
+        let mut bad = Vec::new();
+        let mut current: Option<(u64, String)> = None;
+        let mut first_line = 1;
+        let flush = |cur: Option<(u64, String)>, first: usize, h: &mut MapsHistory, bad: &mut Vec<(usize, String)>| {
+            if let Some((clock, body)) = cur {
+                let (m, b) = parse_maps(&body);
+                bad.extend(b.into_iter().map(|(l, t)| (l + first - 1, t)));
+                h.snapshots.push((clock, m));
+            }
+        };
+        for (i, line) in complete.lines().enumerate() {
+            if let Some(rest) = line.strip_prefix(tracekit_rt_format::names::MAPS_SNAPSHOT_LINE) {
+                flush(current.take(), first_line, &mut h, &mut bad);
+                match rest.trim().parse::<u64>() {
+                    Ok(c) => current = Some((c, String::new())),
+                    Err(_) => bad.push((i + 1, line.to_owned())),
+                }
+                first_line = i + 2;
+                continue;
+            }
+            let body = current.get_or_insert_with(|| (0, String::new()));
+            body.1.push_str(line);
+            body.1.push('\n');
+        }
+        flush(current, first_line, &mut h, &mut bad);
+        (h, bad)
+    }
+
+    /// A history of one snapshot.
+    pub fn single(maps: Vec<Mapping>) -> MapsHistory {
+        MapsHistory {
+            snapshots: vec![(0, maps)],
+        }
+    }
+
+    /// The mapping that held `addr` at raw clock `clock`: the last snapshot
+    /// taken at or before `clock` when it maps `addr`, else the first one
+    /// after, else the nearest snapshot in time that maps it. (A library's
+    /// constructors run before the snapshot after `dlopen`, its destructors
+    /// after the one before `dlclose`; the one after `dlclose` no longer
+    /// maps it.)
+    pub fn at(&self, addr: u64, clock: u64) -> Option<&Mapping> {
+        let find = |i: usize| self.snapshots[i].1.iter().find(|m| m.start <= addr && addr < m.end);
+        let n = self.snapshots.len();
+        if n == 0 {
+            return None;
+        }
+        let after = self.snapshots.partition_point(|(c, _)| *c <= clock);
+        let (mut lo, mut hi) = (after.checked_sub(1), after);
+        if let Some(m) = lo.and_then(find) {
+            return Some(m);
+        }
+        if hi < n {
+            if let Some(m) = find(hi) {
+                return Some(m);
+            }
+        }
+        loop {
+            lo = lo.and_then(|l| l.checked_sub(1));
+            hi += 1;
+            if lo.is_none() && hi >= n {
+                return None;
+            }
+            if let Some(m) = lo.and_then(find) {
+                return Some(m);
+            }
+            if hi < n {
+                if let Some(m) = find(hi) {
+                    return Some(m);
+                }
+            }
+        }
+    }
+
+    /// The mapping of `addr` when every snapshot that maps it agrees (so the
+    /// time of the event does not matter), `None` otherwise.
+    pub fn unique(&self, addr: u64) -> Option<&Mapping> {
+        let mut found: Option<&Mapping> = None;
+        for (_, maps) in &self.snapshots {
+            if let Some(m) = maps.iter().find(|m| m.start <= addr && addr < m.end) {
+                match found {
+                    Some(f) if f != m => return None,
+                    _ => found = Some(m),
+                }
+            }
+        }
+        found
+    }
+
+    /// The first snapshot's path of the main program (its first mapping).
+    pub fn program_path(&self) -> Option<&str> {
+        self.snapshots.first()?.1.first().map(|m| m.path.as_str())
+    }
+}
+
 /// What is known about the function at an address.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FunctionInfo {
@@ -91,7 +205,14 @@ impl Symbolizer {
 
     /// Describes the function at runtime address `addr` of a process with these mappings.
     pub fn lookup(&mut self, maps: &[Mapping], addr: u64) -> FunctionInfo {
-        let Some(m) = maps.iter().find(|m| m.start <= addr && addr < m.end) else {
+        let m = maps.iter().find(|m| m.start <= addr && addr < m.end);
+        self.lookup_in(m, addr)
+    }
+
+    /// Describes the function at runtime address `addr`, which `mapping`
+    /// (when known) maps.
+    pub fn lookup_in(&mut self, mapping: Option<&Mapping>, addr: u64) -> FunctionInfo {
+        let Some(m) = mapping else {
             return FunctionInfo {
                 name: format!("0x{addr:x}"),
                 module: None,
@@ -183,6 +304,42 @@ mod tests {
             }]
         );
         assert_eq!(bad, vec![(3, "garbage".into())]);
+    }
+
+    #[test]
+    fn maps_history_answers_by_time() {
+        let text = "# tracekit maps clock 10\n\
+            1000-2000 r-xp 00000000 08:01 1 /bin/prog\n\
+            # tracekit maps clock 20\n\
+            1000-2000 r-xp 00000000 08:01 1 /bin/prog\n\
+            5000-6000 r-xp 00000000 08:01 2 /lib/a.so\n\
+            # tracekit maps clock 30\n\
+            1000-2000 r-xp 00000000 08:01 1 /bin/prog\n\
+            # tracekit maps clock 40\n\
+            1000-2000 r-xp 00000000 08:01 1 /bin/prog\n\
+            5000-6000 r-xp 00000000 08:01 3 /lib/b.so\n\
+            # tracekit maps clock 50\n\
+            5000-600";
+        let (h, bad) = MapsHistory::parse(text);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(h.snapshots.len(), 5, "the cut last line is ignored");
+        let lib = |c| h.at(0x5100, c).map(|m| m.path.as_str());
+        assert_eq!(
+            lib(15),
+            Some("/lib/a.so"),
+            "constructor before the snapshot after dlopen"
+        );
+        assert_eq!(lib(25), Some("/lib/a.so"));
+        assert_eq!(lib(35), Some("/lib/b.so"), "the next library's constructor");
+        assert_eq!(lib(45), Some("/lib/b.so"));
+        assert_eq!(lib(5), Some("/lib/a.so"));
+        assert_eq!(h.unique(0x5100), None);
+        assert_eq!(h.unique(0x1100).map(|m| m.path.as_str()), Some("/bin/prog"));
+        // A file from an older runtime is one snapshot.
+        let (old, bad) = MapsHistory::parse("1000-2000 r-xp 00000000 08:01 1 /bin/prog\n");
+        assert!(bad.is_empty());
+        assert_eq!(old.snapshots.len(), 1);
+        assert_eq!(old.at(0x1000, 99).map(|m| m.path.as_str()), Some("/bin/prog"));
     }
 
     #[test]

@@ -15,14 +15,46 @@ pub fn readable_name(symbol: &str) -> String {
         return format!("{d:#}");
     }
     if symbol.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(symbol) {
-            let opts = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
-            if let Ok(s) = sym.demangle(&opts) {
-                return s;
-            }
+        if let Some(s) = cpp_name(symbol) {
+            return s;
+        }
+        if let Some(s) = cpp_name_without_signature(symbol) {
+            return s;
         }
     }
     symbol.to_owned()
+}
+
+fn cpp_name(symbol: &str) -> Option<String> {
+    let sym = cpp_demangle::Symbol::new(symbol).ok()?;
+    let opts = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+    sym.demangle(&opts).ok()
+}
+
+/// The readable name of a C++ function symbol whose signature
+/// `cpp_demangle` cannot parse.
+///
+/// GCC's standard library mangles SFINAE return types such as
+/// `enable_if<__is_scalar<T>::__value, void>::__type` with expressions
+/// (`srSt11__is_scalarIT0_E7__value`) that cpp_demangle (0.4 and 0.5)
+/// rejects, e.g. `std::__fill_a1<int*, int>` or `std::__relocate_a_1<int,
+/// int>`. The name (with its template arguments) comes first in the
+/// mangling and the signature is dropped anyway, so the longest prefix that
+/// parses once given a `void ()` signature holds the whole name.
+fn cpp_name_without_signature(symbol: &str) -> Option<String> {
+    if symbol.len() > 4096 || !symbol.is_ascii() {
+        return None;
+    }
+    (4..symbol.len()).rev().find_map(|cut| {
+        let mut candidate = String::with_capacity(cut + 2);
+        candidate.push_str(&symbol[..cut]);
+        candidate.push_str("vv");
+        cpp_name(&candidate).or_else(|| {
+            candidate.truncate(cut);
+            candidate.push('v');
+            cpp_name(&candidate)
+        })
+    })
 }
 
 /// The functions an ELF file defines, as (link-time address, readable
@@ -80,6 +112,35 @@ mod tests {
         );
         assert_eq!(readable_name("_Z3fooi"), "foo");
         assert_eq!(readable_name("_Z"), "_Z");
+    }
+
+    #[test]
+    fn demangles_libstdcxx_sfinae_templates() {
+        // Symbols g++ 12 emits for std::vector<int>, std::fill, std::swap
+        // and std::make_shared; cpp_demangle alone rejects all of them.
+        let cases = [
+            (
+                "_ZSt14__relocate_a_1IiiENSt9enable_ifIXsrSt24__is_bitwise_relocatableIT_vE5valueEPS2_E4typeES4_S4_S4_RSaIT0_E",
+                "std::__relocate_a_1<int, int>",
+            ),
+            (
+                "_ZSt9__fill_a1IPiiEN9__gnu_cxx11__enable_ifIXsrSt11__is_scalarIT0_E7__valueEvE6__typeET_S8_RKS4_",
+                "std::__fill_a1<int*, int>",
+            ),
+            (
+                "_ZSt4swapIiENSt9enable_ifIXsrSt6__and_IJSt6__not_ISt15__is_tuple_likeIT_EESt21is_move_constructibleIS4_ESt18is_move_assignableIS4_EEE5valueEvE4typeERS4_SE_",
+                "std::swap<int>",
+            ),
+            (
+                "_ZSt11make_sharedISt6vectorIdSaIdEEJiEESt10shared_ptrINSt9enable_ifIXntsrSt8is_arrayIT_E5valueES6_E4typeEEDpOT0_",
+                "std::make_shared<std::vector<double, std::allocator<double> >, int>",
+            ),
+        ];
+        for (mangled, want) in cases {
+            assert_eq!(readable_name(mangled), want, "{mangled}");
+        }
+        // Not C++ at all: kept as it is.
+        assert_eq!(readable_name("_Zfoo"), "_Zfoo");
     }
 
     #[test]

@@ -89,7 +89,9 @@ pub mod off {
     /// `u32` thread of the parent process that called `fork`, when this
     /// thread is the one a `fork` created (0 otherwise).
     pub const FORKED_FROM_TID: usize = 80;
-    /// `u64` raw clock value in the child just after that `fork`.
+    /// `u64` raw clock stamp of that `fork`: the value of the parent
+    /// thread's `Fork` extended event (before version 1.1 of the runtime,
+    /// the child's clock when it created the file, which matches no event).
     pub const FORK_CLOCK: usize = 88;
     /// `[u8; 16]` thread name, NUL padded.
     pub const NAME: usize = 128;
@@ -130,8 +132,16 @@ pub enum ExtKind {
     NamedEnter = 12,
     /// Named function left: strings = [name].
     NamedExit = 13,
-    /// `longjmp` called: the frames it abandons end here.
+    /// `longjmp` called: the frames it abandons end here; object id = the
+    /// `jmp_buf` address (0 from runtimes before setjmp was recorded).
     Longjmp = 14,
+    /// `fork` is about to run in this thread: value = the raw clock stamp
+    /// that the child's thread file carries in `FORK_CLOCK`, so the reader
+    /// finds the frames the child inherits (those open here).
+    Fork = 15,
+    /// `setjmp`/`sigsetjmp` called: object id = the `jmp_buf` address. A
+    /// later `Longjmp` to the same buffer returns to the frames open here.
+    Setjmp = 16,
 }
 
 impl ExtKind {
@@ -153,6 +163,8 @@ impl ExtKind {
             12 => NamedEnter,
             13 => NamedExit,
             14 => Longjmp,
+            15 => Fork,
+            16 => Setjmp,
             _ => return None,
         })
     }
@@ -348,7 +360,15 @@ pub mod names {
         format!("ring-{pid}-{tid}-{image}.tkr")
     }
 
-    /// File name of a process image's copy of `/proc/<pid>/maps`.
+    /// First line of each snapshot in a maps file, followed by the raw
+    /// clock value when it was taken: a process image's maps file is a
+    /// sequence of `/proc/<pid>/maps` snapshots (at start, after `dlopen`,
+    /// around `dlclose`, after `fork`, at exit), so a library unloaded
+    /// before the end still names its functions. A file without such a
+    /// line (older runtimes) is one snapshot.
+    pub const MAPS_SNAPSHOT_LINE: &str = "# tracekit maps clock ";
+
+    /// File name of a process image's `/proc/<pid>/maps` snapshots.
     pub fn maps_file_name(pid: u32, image: u64) -> String {
         format!("maps-{pid}-{image}.txt")
     }
@@ -462,16 +482,16 @@ mod tests {
 
     #[test]
     fn kinds_round_trip() {
-        for c in 1..=14 {
+        for c in 1..=16 {
             assert_eq!(ExtKind::from_code(c).unwrap() as u32, c);
         }
-        assert_eq!(ExtKind::from_code(15), None);
+        assert_eq!(ExtKind::from_code(17), None);
         assert_eq!(padded(26), 32);
     }
 
     proptest! {
         #[test]
-        fn ext_round_trip(code in 1u32..=14, rp: u32, id: u64, v: u64, s in proptest::collection::vec(".{0,20}", 0..4)) {
+        fn ext_round_trip(code in 1u32..=16, rp: u32, id: u64, v: u64, s in proptest::collection::vec(".{0,20}", 0..4)) {
             let ev = ExtEvent { sub: ExtKind::from_code(code).unwrap(), remote_pid: rp, object_id: id, value: v, strings: s };
             let mut buf = vec![0u8; 512];
             let n = ev.encode(&mut buf).unwrap();

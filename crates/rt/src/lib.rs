@@ -26,11 +26,15 @@
 /// `#[tracekit_rt::trace]`: traces a Rust function's entry and exit.
 pub use tracekit_rt_macros::trace;
 
+mod alloc;
 pub mod clock;
+mod jumps;
+mod maps;
 mod process;
 mod select;
 mod thread_buf;
 mod thread_slot;
+mod wrap;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::Ordering;
@@ -281,9 +285,15 @@ impl Drop for NamedCall {
     }
 }
 
-/// Records that `longjmp` is about to abandon frames.
-pub(crate) fn record_longjmp() {
-    ext_event(ExtKind::Longjmp, 0, 0, 0, &[]);
+/// Records a `setjmp` or `longjmp` on the buffer at `env`.
+pub(crate) fn record_jump(kind: ExtKind, env: u64) {
+    ext_event(kind, 0, env, 0, &[]);
+}
+
+/// Records, in the forking thread, that `fork` is about to run (`stamp`
+/// names the event in the child's thread file).
+pub(crate) fn record_fork(stamp: u64) {
+    ext_event(ExtKind::Fork, 0, 0, stamp, &[]);
 }
 
 /// Records a marker from Rust.

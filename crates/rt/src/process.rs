@@ -1,10 +1,10 @@
 //! Process-wide state: configuration from the environment, the image token,
-//! the process map copies, and the `fork`/`dlopen` hooks.
+//! and the `fork` hooks.
 
-use crate::{select, thread_buf};
+use crate::{maps, select, thread_buf};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// Set once tracing is configured and on; read by every explicit-event hook.
 pub static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -23,7 +23,6 @@ static PID: AtomicU32 = AtomicU32::new(0);
 static IMAGE: AtomicU64 = AtomicU64::new(0);
 static CONFIG: OnceLock<Option<Config>> = OnceLock::new();
 static WARNED: AtomicBool = AtomicBool::new(false);
-static MAPS_LOCK: Mutex<()> = Mutex::new(());
 
 /// What the environment asked for.
 pub struct Config {
@@ -38,6 +37,14 @@ pub struct Config {
     pub ring_bytes: usize,
     /// `TRACEKIT_OVERFLOW=wait`: wait for the recorder instead of dropping.
     pub wait: bool,
+}
+
+impl Config {
+    /// [`Config::dir`] as bytes.
+    pub fn dir_bytes(&self) -> &[u8] {
+        use std::os::unix::ffi::OsStrExt;
+        self.dir.as_os_str().as_bytes()
+    }
 }
 
 /// Whether a full ring makes the writer wait (rather than drop and count).
@@ -109,7 +116,8 @@ pub fn init() {
     }
     crate::clock::configure(std::env::var("TRACEKIT_CLOCK").ok().as_deref());
     select::init(std::env::var("TRACEKIT_FILTER").ok().as_deref().unwrap_or(""));
-    save_maps();
+    crate::wrap::init();
+    maps::snapshot();
     save_clock_pair();
     // SAFETY: registering a plain extern "C" handler.
     unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork_in_parent), Some(after_fork_in_child)) };
@@ -125,47 +133,48 @@ pub fn init() {
 }
 
 static FORKING_TID: AtomicU32 = AtomicU32::new(0);
+static FORK_STAMP: AtomicU64 = AtomicU64::new(0);
+static FORKING_PID: AtomicU32 = AtomicU32::new(0);
 
-/// The parent thread that forked this process (0 when none), consumed by the
-/// first trace file the child creates.
-pub fn take_forked_from() -> u32 {
-    FORKING_TID.swap(0, Ordering::Relaxed)
+/// The parent process and thread that forked this process and the stamp of
+/// its `Fork` event (zeros when none), consumed by the first trace file the
+/// child creates. (The parent pid is kept from before the fork: `getppid`
+/// no longer names it once the parent has exited, as after `daemon`.)
+pub fn take_forked_from() -> (u32, u32, u64) {
+    (
+        FORKING_PID.swap(0, Ordering::Relaxed),
+        FORKING_TID.swap(0, Ordering::Relaxed),
+        FORK_STAMP.swap(0, Ordering::Relaxed),
+    )
 }
 
 extern "C" fn before_fork() {
+    // The forking thread notes where in its call stack the child starts;
+    // the child's first thread file names this event by its stamp.
+    let stamp = crate::clock::now();
+    crate::record_fork(stamp);
     // SAFETY: gettid has no preconditions.
     FORKING_TID.store(unsafe { libc::syscall(libc::SYS_gettid) } as u32, Ordering::Relaxed);
+    FORK_STAMP.store(stamp, Ordering::Relaxed);
+    FORKING_PID.store(pid(), Ordering::Relaxed);
+    // Last: no allocation may happen between this and the fork.
+    crate::alloc::lock_for_fork();
 }
 
 extern "C" fn after_fork_in_parent() {
-    clear_forking();
+    crate::alloc::unlock_after_fork();
+    FORKING_TID.store(0, Ordering::Relaxed);
+    FORK_STAMP.store(0, Ordering::Relaxed);
+    FORKING_PID.store(0, Ordering::Relaxed);
 }
 
 extern "C" fn after_fork_in_child() {
+    crate::alloc::unlock_after_fork();
+    maps::reset_after_fork();
     // SAFETY: getpid has no preconditions.
     PID.store(unsafe { libc::getpid() } as u32, Ordering::Relaxed);
     thread_buf::reset_after_fork();
-    save_maps();
-}
-
-/// In the parent, forget the forking thread again.
-fn clear_forking() {
-    FORKING_TID.store(0, Ordering::Relaxed);
-}
-
-/// Copies `/proc/self/maps` into the recording directory (atomically
-/// replacing the previous copy), so addresses can be symbolized offline.
-pub fn save_maps() {
-    let Some(cfg) = config() else { return };
-    let _g = MAPS_LOCK.lock();
-    let Ok(maps) = std::fs::read("/proc/self/maps") else {
-        return;
-    };
-    let name = tracekit_rt_format::maps_file_name(pid(), image());
-    let tmp = cfg.dir.join(format!(".{name}.tmp"));
-    if std::fs::write(&tmp, maps).is_ok() {
-        let _ = std::fs::rename(&tmp, cfg.dir.join(name));
-    }
+    maps::snapshot();
 }
 
 /// Appends a (raw clock, monotonic ns) pair to `clock-<pid>-<image>.txt`,
@@ -194,63 +203,9 @@ static CONSTRUCTOR: extern "C" fn() = {
 static DESTRUCTOR: extern "C" fn() = {
     extern "C" fn dtor() {
         if ENABLED.load(Ordering::Relaxed) {
-            save_maps();
+            maps::snapshot();
             save_clock_pair();
         }
     }
     dtor
 };
-
-type DlopenFn = unsafe extern "C" fn(*const libc::c_char, libc::c_int) -> *mut libc::c_void;
-
-/// `dlopen` wrapper: calls the real one, then saves the new process map so
-/// functions of the loaded library can be symbolized.
-///
-/// # Safety
-/// Same contract as `dlopen(3)`.
-#[no_mangle]
-pub unsafe extern "C" fn dlopen(file: *const libc::c_char, flags: libc::c_int) -> *mut libc::c_void {
-    static REAL: OnceLock<usize> = OnceLock::new();
-    let real = *REAL.get_or_init(|| libc::dlsym(libc::RTLD_NEXT, c"dlopen".as_ptr()) as usize);
-    if real == 0 {
-        return std::ptr::null_mut();
-    }
-    let f: DlopenFn = std::mem::transmute(real);
-    let h = f(file, flags);
-    if ENABLED.load(Ordering::Relaxed) && !h.is_null() {
-        save_maps();
-    }
-    h
-}
-
-type LongjmpFn = unsafe extern "C" fn(*mut libc::c_void, libc::c_int) -> !;
-
-fn real_longjmp(name: &std::ffi::CStr, slot: &OnceLock<usize>) -> Option<LongjmpFn> {
-    let f = *slot.get_or_init(|| unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) } as usize);
-    // SAFETY: the symbol, when found, has the longjmp signature.
-    (f != 0).then(|| unsafe { std::mem::transmute::<usize, LongjmpFn>(f) })
-}
-
-macro_rules! longjmp_wrapper {
-    ($name:ident, $cname:literal) => {
-        /// Wrapper that records a `Longjmp` event (so the frames it abandons
-        /// can be closed offline) and then jumps.
-        ///
-        /// # Safety
-        /// Same contract as the C library function of the same name.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(env: *mut libc::c_void, val: libc::c_int) -> ! {
-            static REAL: OnceLock<usize> = OnceLock::new();
-            crate::record_longjmp();
-            match real_longjmp($cname, &REAL) {
-                Some(f) => f(env, val),
-                None => libc::abort(),
-            }
-        }
-    };
-}
-
-longjmp_wrapper!(longjmp, c"longjmp");
-longjmp_wrapper!(_longjmp, c"_longjmp");
-longjmp_wrapper!(siglongjmp, c"siglongjmp");
-longjmp_wrapper!(__longjmp_chk, c"__longjmp_chk");

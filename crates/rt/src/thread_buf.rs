@@ -317,10 +317,11 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
         put64(off::MONO_AT_CREATE, clock::monotonic_ns());
         put64(off::REAL_AT_CREATE, clock::realtime_ns());
         put32(off::RING, ring as u32);
-        let parent = process::take_forked_from();
+        let (parent_pid, parent, stamp) = process::take_forked_from();
         if parent != 0 {
+            put32(off::PPID, parent_pid);
             put32(off::FORKED_FROM_TID, parent);
-            put64(off::FORK_CLOCK, clock::now());
+            put64(off::FORK_CLOCK, stamp);
         }
         let name = thread_name(tid);
         let n = name.len().min(15);
