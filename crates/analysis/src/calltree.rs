@@ -49,10 +49,25 @@ pub struct CallTree {
     pub nodes: Vec<CallNode>,
 }
 
-struct Builder {
+pub(crate) struct Builder {
     nodes: Vec<CallNode>,
     index: FxHashMap<(usize, u32), usize>,
     path: Vec<usize>,
+}
+
+impl Builder {
+    pub(crate) fn new() -> Builder {
+        Builder {
+            nodes: vec![CallNode::empty(None, None)],
+            index: FxHashMap::default(),
+            path: Vec::new(),
+        }
+    }
+
+    /// Forgets the open path (a new thread starts at the root).
+    pub(crate) fn restart(&mut self) {
+        self.path.clear();
+    }
 }
 
 impl Visitor for Builder {
@@ -84,12 +99,7 @@ impl CallTree {
     /// Builds the tree of the chosen threads (all when `threads` is `None`),
     /// merged across threads, optionally restricted to a window.
     pub fn of(session: &Session, threads: Option<&[ThreadId]>, window: Option<&IntervalSet>) -> CallTree {
-        let root = CallNode::empty(None, None);
-        let mut b = Builder {
-            nodes: vec![root],
-            index: FxHashMap::default(),
-            path: Vec::new(),
-        };
+        let mut b = Builder::new();
         let mut w = Walker::default();
         for (id, _, calls) in session.thread_calls() {
             if threads.is_some_and(|t| !t.contains(&id)) {
@@ -98,6 +108,11 @@ impl CallTree {
             b.path.clear();
             w.walk(calls, session.methods.len(), window, &mut b);
         }
+        CallTree::from_builder(b)
+    }
+
+    /// The tree a walk built.
+    pub(crate) fn from_builder(b: Builder) -> CallTree {
         let mut nodes = b.nodes;
         let (mut r, mut c) = (0, 0);
         for &ch in &nodes[0].children {

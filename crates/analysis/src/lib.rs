@@ -45,6 +45,7 @@ pub mod problems;
 mod profile;
 pub mod reports;
 pub mod slices;
+mod stream;
 mod walk;
 mod window_profile;
 
@@ -55,6 +56,7 @@ pub use intervals::{Interval, IntervalSet};
 pub use problems::{Occurrence, ProblemDef, ProblemMatch};
 pub use profile::{EdgeProfile, MethodProfile, Profile, ProfileOptions};
 pub use slices::{session_slices, ThreadSlices};
+pub use stream::StreamAnalysis;
 pub use window_profile::{
     interval_profile, normalize_intervals, IntervalProfile, ProfileRow, TreeNode, MAX_TREE_NODES,
 };

@@ -74,7 +74,7 @@ pub struct Profile {
 }
 
 #[derive(Default)]
-struct Acc {
+pub(crate) struct Acc {
     rows: Vec<MethodProfile>,
     edges: FxHashMap<(u32, u32), EdgeProfile>,
 }
@@ -125,6 +125,11 @@ impl Profile {
             }
             walker.walk(calls, session.methods.len(), opts.window.as_ref(), &mut acc);
         }
+        Profile::from_acc(acc, session.clocks)
+    }
+
+    /// The profile of what the walk accumulated.
+    pub(crate) fn from_acc(acc: Acc, clocks: Clocks) -> Profile {
         let mut methods: Vec<MethodProfile> = acc
             .rows
             .into_iter()
@@ -135,7 +140,7 @@ impl Profile {
             })
             .filter(|r| r.calls > 0 || r.incl_real_ns > 0 || r.incl_cpu_ns > 0)
             .collect();
-        if !session.clocks.thread_cpu {
+        if !clocks.thread_cpu {
             for r in &mut methods {
                 r.incl_cpu_ns = 0;
                 r.excl_cpu_ns = 0;
@@ -144,7 +149,7 @@ impl Profile {
         let total_real_ns = methods.iter().map(|r| r.excl_real_ns).sum();
         let total_cpu_ns = methods.iter().map(|r| r.excl_cpu_ns).sum();
         let key = |r: &MethodProfile| {
-            if session.clocks.wall {
+            if clocks.wall {
                 r.incl_real_ns
             } else {
                 r.incl_cpu_ns
@@ -159,7 +164,7 @@ impl Profile {
                 .then(a.parent.cmp(&b.parent))
         });
         Profile {
-            clocks: session.clocks,
+            clocks,
             methods,
             edges,
             total_real_ns,

@@ -54,6 +54,11 @@ struct Frame {
 pub(crate) struct Walker {
     on_stack: Vec<u32>,
     stack: Vec<Frame>,
+    // Mapped clocks: cumulative time inside the window.
+    real: u64,
+    cpu: u64,
+    prev_ts: Option<u64>,
+    prev_cpu: u64,
 }
 
 impl Walker {
@@ -65,81 +70,107 @@ impl Walker {
         window: Option<&IntervalSet>,
         v: &mut impl Visitor,
     ) {
+        self.begin(n_methods);
+        let (words, times, cpus) = calls.columns();
+        for (i, (&word, &ts)) in words.iter().zip(times).enumerate() {
+            let c = cpus.map_or(0, |v| v[i]);
+            self.step(word, ts, c, cpus.is_some(), window, v);
+        }
+        self.end(v);
+    }
+
+    /// Starts a thread (the walk can then be fed one event at a time).
+    pub(crate) fn begin(&mut self, n_methods: usize) {
         self.on_stack.clear();
         self.on_stack.resize(n_methods, 0);
         self.stack.clear();
-        let (words, times, cpus) = calls.columns();
-        let has_cpu = cpus.is_some();
-        // Mapped clocks: cumulative time inside the window.
-        let (mut real, mut cpu) = (0u64, 0u64);
-        let (mut prev_ts, mut prev_cpu) = (None::<u64>, 0u64);
-        for (i, (&word, &ts)) in words.iter().zip(times).enumerate() {
-            let c = cpus.map_or(0, |v| v[i]);
-            match (window, prev_ts) {
-                (None, _) => {
-                    real = ts;
-                    cpu = c;
-                }
-                (Some(w), Some(p)) => {
-                    let dw = ts.saturating_sub(p);
-                    let ov = w.overlap(p as i64, ts as i64) as u64;
-                    real += ov;
-                    if has_cpu {
-                        let dc = c.saturating_sub(prev_cpu);
-                        cpu += if dw == 0 {
-                            if w.contains(ts as i64) {
-                                dc
-                            } else {
-                                0
-                            }
+        self.real = 0;
+        self.cpu = 0;
+        self.prev_ts = None;
+        self.prev_cpu = 0;
+    }
+
+    /// One event: `word` is the packed `method << 2 | kind` of [`CallColumns`].
+    #[inline]
+    pub(crate) fn step(
+        &mut self,
+        word: u32,
+        ts: u64,
+        c: u64,
+        has_cpu: bool,
+        window: Option<&IntervalSet>,
+        v: &mut impl Visitor,
+    ) {
+        match (window, self.prev_ts) {
+            (None, _) => {
+                self.real = ts;
+                self.cpu = c;
+            }
+            (Some(w), Some(p)) => {
+                let dw = ts.saturating_sub(p);
+                let ov = w.overlap(p as i64, ts as i64) as u64;
+                self.real += ov;
+                if has_cpu {
+                    let dc = c.saturating_sub(self.prev_cpu);
+                    self.cpu += if dw == 0 {
+                        if w.contains(ts as i64) {
+                            dc
                         } else {
-                            ((dc as u128 * ov as u128) / dw as u128) as u64
-                        };
-                    }
-                }
-                (Some(_), None) => {}
-            }
-            prev_ts = Some(ts);
-            prev_cpu = c;
-            let e = CallEvent {
-                kind: CallKind::from_bits(word).unwrap_or(CallKind::Exit),
-                method: MethodId(word >> 2),
-                ts_ns: ts,
-                cpu_ns: None,
-            };
-            let m = e.method.0 as usize;
-            if m >= self.on_stack.len() {
-                self.on_stack.resize(m + 1, 0);
-            }
-            match e.kind {
-                CallKind::Enter => {
-                    let counted = window.is_none_or(|w| w.contains(e.ts_ns as i64));
-                    v.enter(e.method, self.stack.len(), counted);
-                    self.stack.push(Frame {
-                        method: e.method,
-                        real0: real,
-                        cpu0: cpu,
-                        child_real: 0,
-                        child_cpu: 0,
-                        outermost: self.on_stack[m] == 0,
-                        counted,
-                    });
-                    self.on_stack[m] += 1;
-                }
-                CallKind::Exit | CallKind::Unwind => {
-                    if self.on_stack[m] == 0 {
-                        continue; // an exit without an entry: nothing to close
-                    }
-                    while let Some(top) = self.stack.last() {
-                        let done = top.method == e.method;
-                        self.close(real, cpu, v);
-                        if done {
-                            break;
+                            0
                         }
+                    } else {
+                        ((dc as u128 * ov as u128) / dw as u128) as u64
+                    };
+                }
+            }
+            (Some(_), None) => {}
+        }
+        self.prev_ts = Some(ts);
+        self.prev_cpu = c;
+        let e = CallEvent {
+            kind: CallKind::from_bits(word).unwrap_or(CallKind::Exit),
+            method: MethodId(word >> 2),
+            ts_ns: ts,
+            cpu_ns: None,
+        };
+        let m = e.method.0 as usize;
+        if m >= self.on_stack.len() {
+            self.on_stack.resize(m + 1, 0);
+        }
+        let (real, cpu) = (self.real, self.cpu);
+        match e.kind {
+            CallKind::Enter => {
+                let counted = window.is_none_or(|w| w.contains(e.ts_ns as i64));
+                v.enter(e.method, self.stack.len(), counted);
+                self.stack.push(Frame {
+                    method: e.method,
+                    real0: real,
+                    cpu0: cpu,
+                    child_real: 0,
+                    child_cpu: 0,
+                    outermost: self.on_stack[m] == 0,
+                    counted,
+                });
+                self.on_stack[m] += 1;
+            }
+            CallKind::Exit | CallKind::Unwind => {
+                if self.on_stack[m] == 0 {
+                    return; // an exit without an entry: nothing to close
+                }
+                while let Some(top) = self.stack.last() {
+                    let done = top.method == e.method;
+                    self.close(real, cpu, v);
+                    if done {
+                        break;
                     }
                 }
             }
         }
+    }
+
+    /// Ends a thread: closes what is still open at its last time.
+    pub(crate) fn end(&mut self, v: &mut impl Visitor) {
+        let (real, cpu) = (self.real, self.cpu);
         while !self.stack.is_empty() {
             self.close(real, cpu, v);
         }

@@ -59,3 +59,32 @@ fn agrees_with_the_event_walk_on_example_sessions() {
         }
     }
 }
+
+/// Events fed one at a time ([`StreamAnalysis`], how recordings are
+/// profiled without loading them) give exactly the session walk's profile
+/// and call tree.
+#[test]
+fn streamed_events_give_the_same_profile_and_call_tree() {
+    use tracekit_analysis::{CallTree, StreamAnalysis};
+    for seed in [3, 11] {
+        let s = tracekit_example::browser_session(&tracekit_example::Options { seed, duration_s: 10.0 });
+        let mut a = StreamAnalysis::new(true, true);
+        for (_, _, calls) in s.thread_calls() {
+            a.begin_thread();
+            for e in calls.iter() {
+                a.event(&e);
+            }
+            a.end_thread();
+        }
+        let (p, t) = a.finish(s.clocks);
+        let (p, t) = (p.unwrap(), t.unwrap());
+        let want = Profile::of(&s, &ProfileOptions::default());
+        assert_eq!(p.methods, want.methods, "seed {seed}");
+        assert_eq!(p.edges, want.edges, "seed {seed}");
+        assert_eq!(
+            (p.total_real_ns, p.total_cpu_ns),
+            (want.total_real_ns, want.total_cpu_ns)
+        );
+        assert_eq!(t.nodes, CallTree::of(&s, None, None).nodes, "seed {seed}");
+    }
+}

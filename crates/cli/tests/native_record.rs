@@ -180,6 +180,22 @@ fn a_full_buffer_counts_every_lost_event() {
             "{overflow}: recorded {recorded} + lost {lost}"
         );
         assert_eq!(v["lost_events"].as_u64().unwrap(), lost);
+        // Every report says how many events were lost.
+        let profile: Value =
+            serde_json::from_str(&run(Command::new(TRACEKIT).arg("profile").arg(&rec).arg("--json"))).unwrap();
+        assert_eq!(profile["lost_events"].as_u64(), Some(lost), "{overflow}");
+        let tree: Value =
+            serde_json::from_str(&run(Command::new(TRACEKIT).arg("calltree").arg(&rec).arg("--json"))).unwrap();
+        assert_eq!(tree["lost_events"].as_u64().unwrap_or(0), lost, "{overflow}");
+        for cmd in ["profile", "calltree", "replay"] {
+            let text = run(Command::new(TRACEKIT).arg(cmd).arg(&rec));
+            assert_eq!(
+                text.contains(&format!("LOST EVENTS: {lost} events were dropped")),
+                lost > 0,
+                "{overflow} {cmd}: {}",
+                text.lines().next().unwrap_or("")
+            );
+        }
         if overflow == "wait" {
             assert_eq!(lost, 0, "waiting loses nothing");
             assert_eq!(events(&v).len() as u64, expected);
@@ -521,5 +537,30 @@ fn a_forked_child_nests_under_its_inherited_frames_and_jumps_land_where_setjmp_w
     let v = record_and_replay(&dir.join("jump"), &[], &[exe.to_str().unwrap()]);
     let after = events(&v).iter().find(|e| e["name"] == "after").unwrap();
     assert_eq!(after["depth"], 1, "after seven jumps out of three frames: {v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
+    let dir = work_dir("streamed");
+    let exe = build(&dir, "threads.c", &[]);
+    let rec = dir.join("rec");
+    record_and_replay(&rec, &[], &[exe.to_str().unwrap()]);
+    // Without options the recording is streamed; --per-thread loads it
+    // whole: the session-wide rows must be the same.
+    let json = |extra: &[&str]| -> Value {
+        serde_json::from_str(&run(Command::new(TRACEKIT)
+            .arg("profile")
+            .arg(&rec)
+            .arg("--json")
+            .args(extra)))
+        .unwrap()
+    };
+    let streamed = json(&[]);
+    let loaded = json(&["--per-thread"]);
+    assert_eq!(streamed["methods"], loaded["methods"]);
+    assert!(streamed["methods"].as_array().unwrap().len() >= 4, "{streamed}");
+    let tree = run(Command::new(TRACEKIT).arg("calltree").arg(&rec));
+    assert!(tree.contains("worker") && tree.contains("leaf"), "{tree}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -116,6 +116,48 @@ pub fn check_regular(path: &Path) -> Result<(), Error> {
     }
 }
 
+/// Receives a recording's calls thread by thread ([`open_streaming`]).
+pub use tracekit_recording::RecordingSink as CallStream;
+
+/// Opens `path` handing its calls to `sink` as they are read, when its
+/// format can be read that way (recording directories: memory stays bounded
+/// by the functions and the call depth, whatever the number of events).
+/// The session returned has everything but the calls. `Ok(None)` when the
+/// input must be loaded whole ([`open`]).
+pub fn open_streaming(path: &Path, sink: &mut impl CallStream) -> Result<Option<Loaded>, Error> {
+    let found = detect(path)?;
+    if found.format != Format::Recording {
+        return Ok(None);
+    }
+    let mut session = tracekit_recording::stream_recording(&found.path, sink)
+        .map_err(|e| Error::new(&found.path, format!("{e:#}")))?;
+    let notes = recording_notes(&found.path);
+    if session.name.is_empty() {
+        session.name = base_of(&found.path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+    }
+    Ok(Some(Loaded {
+        session,
+        format: found.format,
+        inputs: vec![found.path.clone()],
+        notes,
+    }))
+}
+
+fn recording_notes(dir: &Path) -> Vec<String> {
+    if dir.join(tracekit_recording::names::META_FILE).is_file() {
+        return Vec::new();
+    }
+    vec![format!(
+        "{}: no {} here: the recorder did not finish (killed?) or the runtime ran without `tracekit record`; \
+         the events in the thread files are shown, the exit status and clock pairs are unknown",
+        dir.display(),
+        tracekit_recording::names::META_FILE
+    )]
+}
+
 /// Opens whatever `path` names, detecting its format (see the crate docs).
 pub fn open(path: &Path) -> Result<Loaded, Error> {
     let found = detect(path)?;
@@ -146,14 +188,7 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
         Format::Recording => {
             let s = tracekit_recording::load_recording(&found.path)
                 .map_err(|e| Error::new(&found.path, format!("{e:#}")))?;
-            if !found.path.join(tracekit_recording::names::META_FILE).is_file() {
-                notes.push(format!(
-                    "{}: no {} here: the recorder did not finish (killed?) or the runtime ran without `tracekit record`; \
-                     the events in the thread files are shown, the exit status and clock pairs are unknown",
-                    found.path.display(),
-                    tracekit_recording::names::META_FILE
-                ));
-            }
+            notes = recording_notes(&found.path);
             (s, vec![found.path.clone()])
         }
         Format::ObjectTrace => {

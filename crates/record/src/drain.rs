@@ -1,23 +1,45 @@
-//! The recorder's drainer: copies records from the runtime's per-thread ring
-//! buffers into the recording's thread files while the program runs, and
-//! everything left in them once it has ended (normally or not).
+//! The recorder's drainer: reads records from the runtime's per-thread ring
+//! buffers while the program runs, codes them into compact blocks
+//! (`tracekit_rt_format::block`: delta-coded time stamps and addresses,
+//! about 3 bytes per call event) and appends the blocks to the recording's
+//! thread files with plain `write`s; then everything left once the program
+//! has ended (normally or not).
+//!
+//! Memory stays bounded whatever the length of the run: each live ring is
+//! mapped (its capacity), each has one block being built (at most
+//! `BLOCK_EVENTS` events) and one output buffer of at most [`OUT_FLUSH`]
+//! bytes; a ring whose thread has ended is drained one last time, unmapped
+//! and deleted. Nothing that grows with the recording is ever mapped.
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tracekit_rt_format::block::{BlockEncoder, BLOCK_VERSION};
 use tracekit_rt_format::names::{self, RecordingFile};
-use tracekit_rt_format::{off, HEADER_SIZE, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
+use tracekit_rt_format::{off, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
-/// A shared read-write mapping of a ring file.
+/// Output bytes gathered before a `write`.
+const OUT_FLUSH: usize = 256 << 10;
+/// How often ended threads are looked for.
+const SWEEP_EVERY: Duration = Duration::from_millis(100);
+
+/// A shared read-write mapping of a ring file and the thread file it fills.
 struct Ring {
+    path: PathBuf,
     ptr: *mut u8,
     len: usize,
     cap: u64,
     read: u64,
+    pid: u32,
+    tid: u32,
     out: File,
+    encoder: BlockEncoder,
+    pending: Vec<u8>,
 }
 
 // SAFETY: the mapping is only used from the drainer thread that owns it.
@@ -59,19 +81,29 @@ impl Ring {
             h[o..o + 8].fill(0);
         }
         h[off::RING..off::RING + 4].fill(0);
+        h[off::VERSION..off::VERSION + 4].copy_from_slice(&BLOCK_VERSION.to_le_bytes());
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let out_name = match names::parse(name) {
-            Some(RecordingFile::Ring { pid, tid, image }) => names::thread_file_for_ring(pid, tid, image),
-            _ => return Ok(None),
+        let (pid, tid, out_name) = match names::parse(name) {
+            Some(RecordingFile::Ring { pid, tid, image }) => (pid, tid, names::thread_file_for_ring(pid, tid, image)),
+            _ => {
+                // SAFETY: our mapping.
+                unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
+                return Ok(None);
+            }
         };
         let mut out = File::create(out_dir.join(out_name))?;
         out.write_all(&h)?;
         Ok(Some(Ring {
+            path: path.to_path_buf(),
             ptr,
             len,
             cap,
             read: 0,
+            pid,
+            tid,
             out,
+            encoder: BlockEncoder::new(),
+            pending: Vec::with_capacity(OUT_FLUSH + (64 << 10)),
         }))
     }
 
@@ -81,42 +113,67 @@ impl Ring {
     }
 
     /// The first word of the record at data offset `at`.
+    #[inline(always)]
     fn word0(&self, at: u64) -> u64 {
         // SAFETY: 16-aligned slot inside the data area; the writer stores
         // the first word last, so non-zero means the record is complete.
         unsafe { (*(self.ptr.add(HEADER_SIZE + at as usize) as *const AtomicU64)).load(Ordering::Acquire) }
     }
 
-    /// Length of the complete record at data offset `at`, or `None` when the
-    /// slot is not written yet (or makes no sense: the drainer then waits).
-    fn record_len(&self, at: u64) -> Option<u64> {
-        let w0 = self.word0(at);
-        if w0 == 0 {
-            return None;
-        }
-        // SAFETY: the payload word of the same slot.
-        let payload = unsafe { (self.ptr.add(HEADER_SIZE + at as usize + 8) as *const u64).read_volatile() };
-        let len = match w0 & 0xf {
-            KIND_EXT => RECORD_SIZE as u64 + tracekit_rt_format::padded(payload as usize) as u64,
-            KIND_PAD => RECORD_SIZE as u64 + payload,
-            _ => RECORD_SIZE as u64,
-        };
-        (at + len <= self.cap).then_some(len)
+    #[inline(always)]
+    fn payload(&self, at: u64) -> u64 {
+        // SAFETY: the payload word of a complete record's slot.
+        unsafe { (self.ptr.add(HEADER_SIZE + at as usize + 8) as *const u64).read_volatile() }
     }
 
-    /// Copies the complete records written since the last call (at most one
+    /// Codes the complete records written since the last call (at most one
     /// ring's worth, so one busy thread cannot starve the others), zeroes
-    /// their slots and publishes the read position; returns the bytes copied.
+    /// their slots and publishes the read position; returns the bytes taken.
     fn drain(&mut self) -> std::io::Result<u64> {
-        let mut copied = 0;
-        while copied < self.cap {
+        let mut taken = 0;
+        while taken < self.cap {
             let start = self.read % self.cap;
             let mut at = start;
             // A contiguous run of complete records, at most up to the ring's end.
             while at < self.cap && at - start < (1 << 20) {
-                match self.record_len(at) {
-                    Some(len) => at += len,
-                    None => break,
+                let w0 = self.word0(at);
+                if w0 == 0 {
+                    break;
+                }
+                let payload = self.payload(at);
+                let len = match w0 & 0xf {
+                    KIND_ENTER | KIND_EXIT => {
+                        self.encoder.push_call(w0 >> 4, w0 & 0xf == KIND_EXIT, payload);
+                        RECORD_SIZE as u64
+                    }
+                    KIND_EXT => {
+                        let len = RECORD_SIZE as u64 + tracekit_rt_format::padded(payload as usize) as u64;
+                        if at + len > self.cap {
+                            break; // not a record the runtime could write: wait
+                        }
+                        // SAFETY: the body lies inside the data area.
+                        let body = unsafe {
+                            std::slice::from_raw_parts(
+                                self.ptr.add(HEADER_SIZE + at as usize + RECORD_SIZE),
+                                payload as usize,
+                            )
+                        };
+                        self.encoder.push_ext(w0 >> 4, body);
+                        len
+                    }
+                    KIND_PAD => RECORD_SIZE as u64 + payload,
+                    _ => RECORD_SIZE as u64,
+                };
+                if at + len > self.cap {
+                    break;
+                }
+                at += len;
+                if self.encoder.is_full() {
+                    self.encoder.finish_into(&mut self.pending);
+                    if self.pending.len() >= OUT_FLUSH {
+                        self.out.write_all(&self.pending)?;
+                        self.pending.clear();
+                    }
                 }
             }
             let n = (at - start) as usize;
@@ -124,22 +181,40 @@ impl Ring {
                 break;
             }
             // SAFETY: start..at lies inside the data area.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(HEADER_SIZE + start as usize), n) };
-            self.out.write_all(bytes)?;
-            bytes.fill(0);
+            unsafe { std::ptr::write_bytes(self.ptr.add(HEADER_SIZE + start as usize), 0, n) };
             self.read += n as u64;
-            copied += n as u64;
+            taken += n as u64;
             self.word(off::READ_POS).store(self.read, Ordering::Release);
         }
-        Ok(copied)
+        Ok(taken)
+    }
+
+    /// Ends the block being built and writes everything gathered.
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.encoder.finish_into(&mut self.pending);
+        if !self.pending.is_empty() {
+            self.out.write_all(&self.pending)?;
+            self.pending.clear();
+        }
+        Ok(())
     }
 
     /// Writes the ring's lost-event count into the thread file's header.
-    fn finish(&mut self) -> std::io::Result<()> {
+    fn write_lost(&mut self) -> std::io::Result<()> {
         let lost = self.word(off::LOST).load(Ordering::Acquire);
-        self.out.seek(SeekFrom::Start(off::LOST as u64))?;
-        self.out.write_all(&lost.to_le_bytes())?;
-        self.out.flush()
+        self.out.write_at(&lost.to_le_bytes(), off::LOST as u64)?;
+        Ok(())
+    }
+
+    /// Whether the ring's thread has ended (its task is gone or a zombie).
+    fn thread_ended(&self) -> bool {
+        match std::fs::read_to_string(format!("/proc/{}/task/{}/stat", self.pid, self.tid)) {
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state == "Z" || state == "X"),
+            Err(_) => true,
+        }
     }
 }
 
@@ -168,11 +243,34 @@ fn poll(ring_dir: &Path, out_dir: &Path, rings: &mut HashMap<PathBuf, Ring>) -> 
             }
         }
     }
-    let mut copied = 0;
+    let mut taken = 0;
     for r in rings.values_mut() {
-        copied += r.drain()?;
+        let n = r.drain()?;
+        if n == 0 {
+            // Idle: what was coded so far goes to the file.
+            r.flush()?;
+        }
+        taken += n;
     }
-    Ok(copied)
+    Ok(taken)
+}
+
+/// Drains, closes and deletes the rings whose threads have ended.
+fn sweep(rings: &mut HashMap<PathBuf, Ring>) -> std::io::Result<()> {
+    let ended: Vec<PathBuf> = rings
+        .iter()
+        .filter(|(_, r)| r.thread_ended())
+        .map(|(p, _)| p.clone())
+        .collect();
+    for p in ended {
+        if let Some(mut r) = rings.remove(&p) {
+            r.drain()?;
+            r.flush()?;
+            r.write_lost()?;
+            let _ = std::fs::remove_file(&r.path);
+        }
+    }
+    Ok(())
 }
 
 impl Drainer {
@@ -183,6 +281,7 @@ impl Drainer {
         let handle = std::thread::spawn(move || {
             let mut rings = HashMap::new();
             let mut total = 0;
+            let mut last_sweep = Instant::now();
             loop {
                 let stopping = flag.load(Ordering::Acquire);
                 let n = poll(&ring_dir, &out_dir, &mut rings)?;
@@ -190,12 +289,18 @@ impl Drainer {
                 if stopping {
                     break;
                 }
+                if last_sweep.elapsed() >= SWEEP_EVERY {
+                    sweep(&mut rings)?;
+                    last_sweep = Instant::now();
+                }
                 if n == 0 {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    std::thread::sleep(Duration::from_millis(1));
                 }
             }
             for r in rings.values_mut() {
-                r.finish()?;
+                r.drain()?;
+                r.flush()?;
+                r.write_lost()?;
             }
             drop(rings);
             let _ = std::fs::remove_dir_all(&ring_dir);
@@ -207,7 +312,7 @@ impl Drainer {
         }
     }
 
-    /// Drains what is left (the program has ended) and stops; returns the bytes copied.
+    /// Drains what is left (the program has ended) and stops; returns the bytes taken.
     pub fn finish(mut self) -> std::io::Result<u64> {
         self.stop.store(true, Ordering::Release);
         match self.handle.take().map(|h| h.join()) {

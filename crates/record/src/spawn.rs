@@ -29,8 +29,9 @@ pub struct RecordOptions {
     pub direct: bool,
     /// Ring buffer capacity per thread in KiB (default 8192).
     pub ring_kb: Option<usize>,
-    /// Wait for the drainer when a ring is full instead of dropping (and counting) events.
-    pub wait_on_overflow: bool,
+    /// Drop (and count) events when a ring is full; by default the writing
+    /// thread waits for the drainer, so nothing is lost.
+    pub drop_on_overflow: bool,
     /// Runtime library to preload (found next to the executable when `None`).
     pub runtime: Option<PathBuf>,
     /// Replace a recording already in `out` (otherwise that is an error, so
@@ -146,9 +147,7 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         if let Some(kb) = opts.ring_kb {
             cmd.env("TRACEKIT_RING_KB", kb.to_string());
         }
-        if opts.wait_on_overflow {
-            cmd.env("TRACEKIT_OVERFLOW", "wait");
-        }
+        cmd.env("TRACEKIT_OVERFLOW", if opts.drop_on_overflow { "drop" } else { "wait" });
         Some(crate::drain::Drainer::start(ring_dir, out.clone()))
     };
     // Ctrl-C reaches the program (same process group); the recorder ignores
@@ -226,11 +225,14 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
             eprintln!("tracekit: context sampler ended with {st}");
         }
     }
-    // The runtime sized each thread file at its full capacity (sparse): cut the unused tails.
-    for e in std::fs::read_dir(&out)?.flatten() {
-        let n = e.file_name().to_string_lossy().into_owned();
-        if let Some(RecordingFile::Thread { .. }) = names::parse(&n) {
-            tracekit_recording::thread_file::trim_thread_file(&e.path())?;
+    // Without rings the runtime sized each thread file at its full capacity
+    // (sparse): cut the unused tails. (The drainer's files are already exact.)
+    if opts.direct {
+        for e in std::fs::read_dir(&out)?.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if let Some(RecordingFile::Thread { .. }) = names::parse(&n) {
+                tracekit_recording::thread_file::trim_thread_file(&e.path())?;
+            }
         }
     }
     let outcome = RecordOutcome {

@@ -20,13 +20,18 @@
 //! # anyhow::Ok(())
 //! ```
 
+mod balance;
+mod blocks;
 pub mod context_file;
 mod load;
 pub mod meta;
 pub mod symbolize;
 pub mod thread_file;
 
-pub use load::{balance, balance_steps, load_recording, recording_stats, Balanced, Step};
+pub use load::{
+    balance, balance_steps, load_recording, recording_stats, stream_recording, Balanced, Balancer, CallSink,
+    RecordingSink, Step,
+};
 pub use tracekit_rt_format::names;
 
 /// True when `dir` is a directory holding `recording.json` or at least one

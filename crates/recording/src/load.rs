@@ -5,7 +5,7 @@
 
 use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
 use crate::symbolize::{MapsHistory, Symbolizer};
-use crate::thread_file::{read_thread_file, thread_stats, RawEvent, ThreadStats, ThreadTrace};
+use crate::thread_file::{stream_thread_file, thread_stats, RawEvent, ThreadStats};
 use anyhow::Context as _;
 use std::collections::HashMap;
 use std::path::Path;
@@ -28,6 +28,52 @@ pub fn recording_stats(dir: &Path) -> anyhow::Result<Vec<ThreadStats>> {
     Ok(out)
 }
 
+/// Receives a recording's balanced calls, thread by thread, as
+/// [`stream_recording`] reads them.
+pub trait RecordingSink {
+    /// Calls of `thread` follow (`events`: how many the thread file holds).
+    fn begin_thread(&mut self, thread: ThreadId, events: u64);
+    /// One balanced call event of the current thread, in time order.
+    fn call(&mut self, e: CallEvent);
+    /// The current thread's calls are complete.
+    fn end_thread(&mut self, thread: ThreadId);
+}
+
+/// Keeps every thread's calls (what [`load_recording`] does with them).
+#[derive(Default)]
+struct Keep {
+    current: CallColumns,
+    done: Vec<(ThreadId, CallColumns)>,
+}
+
+impl RecordingSink for Keep {
+    fn begin_thread(&mut self, _: ThreadId, events: u64) {
+        self.current = CallColumns::with_capacity(events as usize, false);
+    }
+    fn call(&mut self, e: CallEvent) {
+        self.current.push(e);
+    }
+    fn end_thread(&mut self, thread: ThreadId) {
+        let mut c = std::mem::take(&mut self.current);
+        c.shrink_to_fit();
+        self.done.push((thread, c));
+    }
+}
+
+/// Passes balanced events on to a [`RecordingSink`], noting the last time.
+struct Forward<'a, S: RecordingSink> {
+    sink: &'a mut S,
+    last_ts: u64,
+}
+
+impl<S: RecordingSink> CallSink for Forward<'_, S> {
+    #[inline]
+    fn call(&mut self, e: CallEvent) {
+        self.last_ts = self.last_ts.max(e.ts_ns);
+        self.sink.call(e);
+    }
+}
+
 /// Loads the recording in `dir`.
 ///
 /// A directory written by the runtime alone (no `tracekit record`: the
@@ -35,6 +81,20 @@ pub fn recording_stats(dir: &Path) -> anyhow::Result<Vec<ThreadStats>> {
 /// `recording.json`; the anchor then comes from the earliest thread file and
 /// ticks are converted with the clock pairs the runtime saved at exit.
 pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
+    let mut keep = Keep::default();
+    let mut s = stream_recording(dir, &mut keep)?;
+    for (t, c) in keep.done {
+        s.set_calls(t, c);
+    }
+    Ok(s)
+}
+
+/// Reads the recording in `dir` like [`load_recording`], but hands every
+/// thread's calls to `sink` as they are read instead of keeping them: the
+/// session returned has processes, threads, methods, markers, objects,
+/// context, repairs and lost events, and no calls. Memory is bounded by the
+/// functions and the call depth, whatever the number of events.
+pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Result<Session> {
     let meta = if dir.join(crate::meta::META_FILE).exists() {
         Some(RecordingMeta::read(dir)?)
     } else {
@@ -113,6 +173,7 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
         methods: HashMap::new(),
         anchor_mono: meta.anchor_mono_ns,
         fork_stacks: HashMap::new(),
+        last_ts: None,
     };
     b.s.anchor_unix_ns = Some(meta.anchor_unix_ns);
     b.s.properties.push(("command".into(), meta.command.join(" ")));
@@ -125,29 +186,35 @@ pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
     let empty = MapsHistory::default();
     // One thread file in memory at a time; a parent thread comes before the
     // child it forked (its `Fork` event precedes every event of the child).
-    for (_, path) in &stats {
-        let t = &read_thread_file(path)?;
-        let conv = if t.header.clock == CLOCK_MONOTONIC_NS {
+    for (st, path) in &stats {
+        let h = &st.header;
+        let conv = if h.clock == CLOCK_MONOTONIC_NS {
             TickConverter::IDENTITY
         } else {
             tsc
         };
-        if t.header.clock == CLOCK_ORDER {
+        if h.clock == CLOCK_ORDER {
             b.s.properties
                 .push(("clock".into(), "order (timestamps are event numbers)".into()));
         }
-        let m = maps.get(&(t.header.pid, t.header.image)).unwrap_or(&empty);
-        b.add_thread(t, m, conv);
+        let m = maps.get(&(h.pid, h.image)).unwrap_or(&empty);
+        b.add_thread(path, st, m, conv, sink)?;
     }
     let ctx = dir.join(CONTEXT_FILE);
     if ctx.exists() {
         crate::context_file::load_samples(&ctx, meta.anchor_mono_ns, &mut b.s)?;
     }
+    let last_call = b.last_ts;
     let mut s = b.s;
     s.markers.sort_by_key(|m| m.ts_ns);
     s.objects.sort_by_key(|o| o.ts_ns);
     s.remote_calls.sort_by_key(|r| r.ts_ns);
-    s.duration_ns = s.time_span().map(|(_, hi)| hi);
+    let hi = s.time_span().map(|(_, hi)| hi);
+    s.duration_ns = match (hi, last_call) {
+        (h, None) => h,
+        (None, Some(c)) => Some(c),
+        (Some(h), Some(c)) => Some(h.max(c)),
+    };
     Ok(s)
 }
 
@@ -159,6 +226,8 @@ struct Builder {
     anchor_mono: u64,
     /// (pid, tid, stamp) of each `Fork` event → the frames open there.
     fork_stacks: HashMap<(u32, u32, u64), Vec<MethodId>>,
+    /// Time of the last call event, when there was one.
+    last_ts: Option<u64>,
 }
 
 impl Builder {
@@ -185,8 +254,17 @@ impl Builder {
         id
     }
 
-    fn add_thread(&mut self, t: &ThreadTrace, maps: &MapsHistory, conv: TickConverter) {
-        let h = &t.header;
+    /// Streams one thread file into the session (its events are never all
+    /// held: each is symbolized and balanced as it is read).
+    fn add_thread(
+        &mut self,
+        path: &Path,
+        st: &ThreadStats,
+        maps: &MapsHistory,
+        conv: TickConverter,
+        sink: &mut impl RecordingSink,
+    ) -> anyhow::Result<()> {
+        let h = &st.header;
         if !self.s.processes.iter().any(|p| p.pid == h.pid) {
             let exe = maps
                 .program_path()
@@ -216,9 +294,9 @@ impl Builder {
             conv
         };
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
-        // Function events first resolved to method ids, with the jumps and
-        // forks that shape the stack.
-        let mut steps: Vec<(u64, Step)> = Vec::with_capacity(t.events.len() + 8);
+        sink.begin_thread(tid, st.events);
+        let mut cols = Forward { sink, last_ts: 0 };
+        let mut bal = Balancer::new();
         // A forked child's first thread starts inside the frames that were
         // open in its parent's forking thread.
         let inherited = if h.forked_from_tid != 0 {
@@ -231,20 +309,17 @@ impl Builder {
         };
         if !inherited.is_empty() {
             let at = ts(h.fork_clock);
-            steps.extend(inherited.iter().map(|&m| (at, Step::Call(CallKind::Enter, m))));
+            for &m in &inherited {
+                bal.push(at, Step::Call(CallKind::Enter, m), &mut cols);
+            }
             self.s.inherited_frames.push((tid, inherited.len() as u32));
         }
-        for (raw, ev) in &t.events {
-            let at = ts(*raw);
-            match ev {
-                RawEvent::Enter(a) => {
-                    let m = self.method_at(h.pid, h.image, maps, *a, *raw);
-                    steps.push((at, Step::Call(CallKind::Enter, m)))
-                }
-                RawEvent::Exit(a) => {
-                    let m = self.method_at(h.pid, h.image, maps, *a, *raw);
-                    steps.push((at, Step::Call(CallKind::Exit, m)))
-                }
+        let (pid, image) = (h.pid, h.image);
+        stream_thread_file(path, |raw, ev| {
+            let at = ts(raw);
+            let step = match ev {
+                RawEvent::Enter(a) => Step::Call(CallKind::Enter, self.method_at(pid, image, maps, a, raw)),
+                RawEvent::Exit(a) => Step::Call(CallKind::Exit, self.method_at(pid, image, maps, a, raw)),
                 RawEvent::Ext(x) => match x.sub {
                     ExtKind::NamedEnter | ExtKind::NamedExit => {
                         let name = x.strings.first().cloned().unwrap_or_default();
@@ -254,26 +329,30 @@ impl Builder {
                         } else {
                             CallKind::Exit
                         };
-                        steps.push((at, Step::Call(kind, m)));
+                        Step::Call(kind, m)
                     }
-                    ExtKind::Longjmp => steps.push((at, Step::Longjmp(x.object_id))),
-                    ExtKind::Setjmp => steps.push((at, Step::Setjmp(x.object_id))),
-                    ExtKind::Fork => steps.push((at, Step::Fork(x.value))),
-                    _ => self.add_ext(at, h.pid, tid, x),
+                    ExtKind::Longjmp => Step::Longjmp(x.object_id),
+                    ExtKind::Setjmp => Step::Setjmp(x.object_id),
+                    ExtKind::Fork => Step::Fork(x.value),
+                    _ => {
+                        self.add_ext(at, pid, tid, &x);
+                        return;
+                    }
                 },
-            }
-        }
-        let b = balance_steps(&steps);
-        drop(steps);
-        let mut cols = b.calls;
-        cols.shrink_to_fit();
-        for (code, n, detail) in b.notes {
+            };
+            bal.push(at, step, &mut cols);
+        })?;
+        for (code, n, detail) in bal.finish(&mut cols) {
             self.s.note_repair(code, n, detail);
         }
-        for (stamp, stack) in b.forks {
+        for (stamp, stack) in std::mem::take(&mut bal.forks) {
             self.fork_stacks.insert((h.pid, h.tid, stamp), stack);
         }
-        self.s.set_calls(tid, cols);
+        if cols.last_ts > 0 {
+            self.last_ts = Some(self.last_ts.unwrap_or(0).max(cols.last_ts));
+        }
+        cols.sink.end_thread(tid);
+        Ok(())
     }
 
     fn add_ext(&mut self, ts_ns: u64, pid: u32, thread: ThreadId, x: &ExtEvent) {
@@ -336,145 +415,7 @@ fn push_context(s: &mut Session, label: &str, ts_ns: u64, v: ContextValue) {
     s.context[i].push(ts_ns as i64, v);
 }
 
-type RepairNote = (&'static str, u64, &'static str);
-
-/// One step of a thread's function events, as [`balance_steps`] reads them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// A function entered or left.
-    Call(CallKind, MethodId),
-    /// `setjmp` on the buffer at this address.
-    Setjmp(u64),
-    /// `longjmp` to the buffer at this address (0: unknown buffer).
-    Longjmp(u64),
-    /// `fork` with this stamp.
-    Fork(u64),
-}
-
-/// What [`balance_steps`] makes of a thread's steps.
-#[derive(Debug, Default)]
-pub struct Balanced {
-    /// Balanced call columns.
-    pub calls: CallColumns,
-    /// Repairs made, as (code, count, detail).
-    pub notes: Vec<RepairNote>,
-    /// For each `Fork` step, its stamp and the frames open there.
-    pub forks: Vec<(u64, Vec<MethodId>)>,
-}
-
-/// Turns one thread's function events into balanced call columns. An exit
-/// below the top of the stack closes the frames above it; an exit of a
-/// function not on the stack is dropped; a `longjmp` (`None`) closes the
-/// frames it abandoned, found from the first later exit that matches no
-/// later entry.
-pub fn balance(events: &[(u64, Option<(CallKind, MethodId)>)]) -> (CallColumns, Vec<RepairNote>) {
-    let steps: Vec<(u64, Step)> = events
-        .iter()
-        .map(|&(t, e)| (t, e.map_or(Step::Longjmp(0), |(k, m)| Step::Call(k, m))))
-        .collect();
-    let b = balance_steps(&steps);
-    (b.calls, b.notes)
-}
-
-/// [`balance`] over steps that also carry `setjmp` and `fork`.
-///
-/// The nesting rule: a `longjmp` returns to the frames that were open when
-/// `setjmp` was called on the same buffer in this thread, and closes every
-/// frame above them at the jump's time (exactly, however many frames it
-/// leaves and however often it jumps). Without a matching `setjmp` (older
-/// recordings, a buffer set in another thread) the target is guessed from
-/// the first later exit that matches no later entry. Frames a forked child
-/// inherits are the parent's frames open at its `Fork` step.
-pub fn balance_steps(events: &[(u64, Step)]) -> Balanced {
-    let mut cols = CallColumns::with_capacity(events.len(), false);
-    let mut stack: Vec<MethodId> = Vec::new();
-    let mut buffers: HashMap<u64, usize> = HashMap::new();
-    let mut forks = Vec::new();
-    let (mut unbalanced, mut orphan, mut jumps) = (0u64, 0u64, 0u64);
-    for (i, &(ts, ev)) in events.iter().enumerate() {
-        match ev {
-            Step::Call(CallKind::Enter, m) => {
-                stack.push(m);
-                cols.push(CallEvent::enter(m, ts, None));
-            }
-            Step::Call(_, m) => match stack.iter().rposition(|&s| s == m) {
-                Some(pos) => {
-                    while stack.len() > pos + 1 {
-                        let top = stack.pop().unwrap_or(m);
-                        cols.push(CallEvent::exit(top, ts, None));
-                        unbalanced += 1;
-                    }
-                    stack.pop();
-                    cols.push(CallEvent::exit(m, ts, None));
-                }
-                None => orphan += 1,
-            },
-            Step::Setjmp(env) => {
-                buffers.insert(env, stack.len());
-            }
-            Step::Fork(stamp) => forks.push((stamp, stack.clone())),
-            Step::Longjmp(env) => {
-                let keep = match buffers.get(&env) {
-                    Some(&depth) if env != 0 => Some(depth),
-                    _ => guess_jump_target(&events[i + 1..], &stack),
-                };
-                if let Some(keep) = keep {
-                    while stack.len() > keep {
-                        let top = stack.pop().unwrap_or(MethodId(0));
-                        cols.push(CallEvent::exit(top, ts, None));
-                        jumps += 1;
-                    }
-                }
-            }
-        }
-    }
-    let mut notes = Vec::new();
-    if jumps > 0 {
-        notes.push((
-            "longjmp-closed-frames",
-            jumps,
-            "frames abandoned by longjmp were closed at the jump",
-        ));
-    }
-    if unbalanced > 0 {
-        notes.push((
-            "missing-exit",
-            unbalanced,
-            "frames whose exit was not recorded were closed by their caller's exit",
-        ));
-    }
-    if orphan > 0 {
-        notes.push((
-            "exit-without-entry",
-            orphan,
-            "exits of functions not on the stack were dropped",
-        ));
-    }
-    Balanced {
-        calls: cols,
-        notes,
-        forks,
-    }
-}
-
-/// The stack depth a `longjmp` without a known `setjmp` returns to: that of
-/// the open frame whose exit is the first later exit matching no later entry.
-fn guess_jump_target(rest: &[(u64, Step)], stack: &[MethodId]) -> Option<usize> {
-    let mut depth = 0usize;
-    let target = rest.iter().find_map(|&(_, e)| match e {
-        Step::Call(CallKind::Enter, _) => {
-            depth += 1;
-            None
-        }
-        Step::Call(_, m) if depth == 0 => Some(m),
-        Step::Call(..) => {
-            depth -= 1;
-            None
-        }
-        _ => None,
-    })?;
-    stack.iter().rposition(|&s| s == target).map(|p| p + 1)
-}
+pub use crate::balance::{balance, balance_steps, Balanced, Balancer, CallSink, Step};
 
 #[cfg(test)]
 mod tests {

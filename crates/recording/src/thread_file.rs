@@ -1,6 +1,7 @@
 //! Reads one per-thread trace file written by the runtime.
 
 use std::path::Path;
+use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BLOCK_HEADER, BLOCK_VERSION};
 use tracekit_rt_format::{off, ExtEvent, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
 /// Header fields of a thread file.
@@ -28,6 +29,8 @@ pub struct ThreadHeader {
     pub fork_clock: u64,
     /// Thread name.
     pub name: String,
+    /// File format version (1: 16-byte records; 2: blocks).
+    pub version: u32,
 }
 
 /// One raw event of a thread.
@@ -82,9 +85,12 @@ fn u64_at(b: &[u8], o: usize) -> u64 {
     u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or([0; 8]))
 }
 
-/// Reads a thread file from disk.
+/// Reads a thread file from disk (every event in memory: for small files
+/// and tests; [`stream_thread_file`] holds none).
 pub fn read_thread_file(path: &Path) -> Result<ThreadTrace, ThreadFileError> {
-    read_thread_file_with(path, true).map(|t| t.0)
+    let mut events = Vec::new();
+    let header = stream_thread_file(path, |ts, e| events.push((ts, e)))?;
+    Ok(ThreadTrace { header, events })
 }
 
 /// A read-only memory map of a whole file: only the pages touched are read,
@@ -153,8 +159,12 @@ pub struct ThreadStats {
     pub data_end: u64,
 }
 
-/// Reads a thread file's header and counts its records.
+/// Reads a thread file's header and counts its records (for a file of
+/// blocks, from the block headers alone).
 pub fn thread_stats(path: &Path) -> Result<ThreadStats, ThreadFileError> {
+    if let Some(st) = crate::blocks::block_stats(path)? {
+        return Ok(st);
+    }
     let t = read_thread_file_with(path, false)?;
     Ok(ThreadStats {
         header: t.0.header,
@@ -164,9 +174,13 @@ pub fn thread_stats(path: &Path) -> Result<ThreadStats, ThreadFileError> {
     })
 }
 
-/// Cuts a thread file's unused (sparse) tail after its last record.
+/// Cuts a version-1 thread file's unused (sparse) tail after its last
+/// record (a file of blocks is left as it is).
 pub fn trim_thread_file(path: &Path) -> Result<(), ThreadFileError> {
     let st = thread_stats(path)?;
+    if st.header.version == BLOCK_VERSION {
+        return Ok(());
+    }
     let io = |error| ThreadFileError::Io {
         path: path.display().to_string(),
         error,
@@ -196,6 +210,18 @@ pub fn parse_thread_file(b: &[u8]) -> Result<ThreadTrace, (usize, String)> {
 
 /// Decodes a thread file; with `keep` false only counts the records.
 fn parse_thread_bytes(b: &[u8], keep: bool) -> Result<Parsed, (usize, String)> {
+    let (header, hsize) = parse_header(b)?;
+    let mut events = Vec::new();
+    let (count, first, end) = records_v1(b, hsize, |ts, ev| {
+        if keep {
+            events.push((ts, ev));
+        }
+    })?;
+    Ok((ThreadTrace { header, events }, count, first, end))
+}
+
+/// Reads the header fields; returns them and the header's size.
+pub(crate) fn parse_header(b: &[u8]) -> Result<(ThreadHeader, usize), (usize, String)> {
     if b.len() < HEADER_SIZE {
         return Err((b.len(), format!("file shorter than its {HEADER_SIZE}-byte header")));
     }
@@ -203,7 +229,7 @@ fn parse_thread_bytes(b: &[u8], keep: bool) -> Result<Parsed, (usize, String)> {
         return Err((0, "not a tracekit thread file (bad magic)".into()));
     }
     let hsize = u32_at(b, off::HEADER_SIZE) as usize;
-    if hsize < HEADER_SIZE || hsize > b.len() {
+    if hsize < HEADER_SIZE || hsize > b.len().max(HEADER_SIZE) {
         return Err((off::HEADER_SIZE, format!("bad header size {hsize}")));
     }
     let name_raw = &b[off::NAME..off::NAME + 16];
@@ -220,10 +246,19 @@ fn parse_thread_bytes(b: &[u8], keep: bool) -> Result<Parsed, (usize, String)> {
         forked_from_tid: u32_at(b, off::FORKED_FROM_TID),
         fork_clock: u64_at(b, off::FORK_CLOCK),
         name: String::from_utf8_lossy(&name_raw[..name_len]).into_owned(),
+        version: u32_at(b, off::VERSION),
     };
-    let mut events = Vec::new();
+    Ok((header, hsize))
+}
+
+/// Walks the 16-byte records of a version-1 thread file from `p`; returns
+/// (records, first clock, byte offset past the last record).
+fn records_v1(
+    b: &[u8],
+    mut p: usize,
+    mut f: impl FnMut(u64, RawEvent),
+) -> Result<(u64, Option<u64>, u64), (usize, String)> {
     let (mut count, mut first) = (0u64, None);
-    let mut p = hsize;
     while p + RECORD_SIZE <= b.len() {
         let w0 = u64_at(b, p);
         if w0 == 0 {
@@ -256,12 +291,80 @@ fn parse_thread_bytes(b: &[u8], keep: bool) -> Result<Parsed, (usize, String)> {
         };
         count += 1;
         first.get_or_insert(ts);
-        if keep {
-            events.push((ts, ev));
-        }
+        f(ts, ev);
         p += RECORD_SIZE;
     }
-    Ok((ThreadTrace { header, events }, count, first, p as u64))
+    Ok((count, first, p as u64))
+}
+
+/// Calls `f` with every event of a thread file, in the order written,
+/// without holding them: version-1 files are mapped, version-2 files
+/// (blocks) are read one block at a time. Returns the header.
+pub fn stream_thread_file(path: &Path, mut f: impl FnMut(u64, RawEvent)) -> Result<ThreadHeader, ThreadFileError> {
+    let io = |error| ThreadFileError::Io {
+        path: path.display().to_string(),
+        error,
+    };
+    let bad = |(offset, what): (usize, String)| ThreadFileError::Bad {
+        path: path.display().to_string(),
+        offset,
+        what,
+    };
+    let mut file = tracekit_safeio::open_regular(path).map_err(|e| io(std::io::Error::new(e.kind, e.message)))?;
+    let mut head = vec![0u8; HEADER_SIZE];
+    let n = read_up_to(&mut file, &mut head).map_err(io)?;
+    head.truncate(n);
+    let (header, hsize) = parse_header(&head).map_err(bad)?;
+    if header.version != BLOCK_VERSION {
+        drop(file);
+        let data = Mapped::open(path).map_err(io)?;
+        records_v1(data.bytes(), hsize, f).map_err(bad)?;
+        return Ok(header);
+    }
+    crate::blocks::for_each_block(&mut file, hsize as u64, true, |at, h, payload| {
+        let mut d = BlockDecoder::new(payload, h.first_ts);
+        loop {
+            let body_at = at + BLOCK_HEADER as u64 + d.offset() as u64;
+            match d.next_event() {
+                Ok(None) => return Ok(()),
+                Ok(Some((ts, ev))) => {
+                    let ev = match ev {
+                        BlockEvent::Enter(a) => RawEvent::Enter(a),
+                        BlockEvent::Exit(a) => RawEvent::Exit(a),
+                        BlockEvent::Ext(body) => RawEvent::Ext(Box::new(
+                            ExtEvent::decode(body).map_err(|e| (body_at as usize, e.to_string()))?,
+                        )),
+                    };
+                    f(ts, ev);
+                }
+                Err(o) => {
+                    return Err((
+                        (at + BLOCK_HEADER as u64) as usize + o,
+                        "malformed event in block".to_string(),
+                    ))
+                }
+            }
+        }
+    })
+    .map_err(|e| match e {
+        crate::blocks::BlockError::Io(e) => io(e),
+        crate::blocks::BlockError::Bad(o, w) => bad((o, w)),
+    })?;
+    Ok(header)
+}
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+pub(crate) fn read_up_to(f: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]

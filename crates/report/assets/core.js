@@ -131,7 +131,9 @@ TK.start = function () {
     TK.$("tk-name").textContent = source.meta.name;
     TK.$("tk-facts").textContent = source.meta.threads.length + " threads · " + source.meta.totalCalls.toLocaleString("en") +
       " calls · " + source.meta.context.length + " context items · clock " + source.meta.clocks;
-    TK.$("tk-summary").textContent = source.summaryNote();
+    var lost = source.meta.lostEvents || 0;
+    TK.$("tk-summary").textContent = (lost > 0 ? "Lost events: " + lost.toLocaleString("en") +
+      " events were dropped while recording (buffers full); counts and times miss them. " : "") + source.summaryNote();
     TK.timeline = new TK.Timeline(source);
     TK.tables = new TK.Tables(source);
     TK.problems = new TK.Problems(source);

@@ -30,6 +30,7 @@
 //! assert_eq!(ExtEvent::decode(&buf[..n]).unwrap(), ev);
 //! ```
 
+pub mod block;
 pub mod demangle;
 
 /// Magic bytes at offset 0 of a thread file.

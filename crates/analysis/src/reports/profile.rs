@@ -16,6 +16,9 @@ pub struct ProfileReport {
     pub total_real_us: Option<f64>,
     /// Total thread-CPU time, µs.
     pub total_cpu_us: Option<f64>,
+    /// Events lost while recording (a buffer was full): the counts and
+    /// times miss them. 0 when nothing was lost.
+    pub lost_events: u64,
     /// One row per method, most inclusive time first.
     pub methods: Vec<MethodRow>,
     /// Per-thread profiles (`--per-thread` only).
@@ -101,6 +104,7 @@ impl ProfileReport {
             window_us: window.map(|w| us(w.total().max(0) as u64)),
             total_real_us: us_if(s.clocks.wall, p.total_real_ns),
             total_cpu_us: us_if(s.clocks.thread_cpu, p.total_cpu_ns),
+            lost_events: s.lost_events,
             methods: MethodRow::rows(s, p),
             threads: per_thread.map(|list| {
                 list.iter()
@@ -133,6 +137,10 @@ pub struct CallTreeReport {
     pub excl_cpu_us: f64,
     /// Callees.
     pub children: Vec<CallTreeReport>,
+    /// At the root only: events lost while recording (the counts and times
+    /// miss them), when there were any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_events: Option<u64>,
 }
 
 impl CallTreeReport {
@@ -140,7 +148,9 @@ impl CallTreeReport {
     /// when `None`), keeping only the nodes `keep` accepts (and their
     /// ancestors' other kept children).
     pub fn new(s: &Session, t: &CallTree, max_depth: Option<usize>, keep: &dyn Fn(usize) -> bool) -> CallTreeReport {
-        build(s, t, 0, 0, max_depth, keep)
+        let mut root = build(s, t, 0, 0, max_depth, keep);
+        root.lost_events = (s.lost_events > 0).then_some(s.lost_events);
+        root
     }
 }
 
@@ -170,5 +180,6 @@ fn build(
         incl_cpu_us: us(node.incl_cpu_ns),
         excl_cpu_us: us(node.excl_cpu_ns),
         children,
+        lost_events: None,
     }
 }

@@ -26,9 +26,21 @@ pub struct Args {
 
 /// Prints the call tree.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.input)?;
-    let opts = a.select.options(&s)?;
-    let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
+    // A recording is walked as it is read, never held whole.
+    let streamed = if a.select.is_everything() {
+        input::stream_analysis(&a.input, false, true)?
+    } else {
+        None
+    };
+    let (s, tree) = match streamed {
+        Some((s, _, Some(tree))) => (s, tree),
+        _ => {
+            let s = open(&a.input)?;
+            let opts = a.select.options(&s)?;
+            let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
+            (s, tree)
+        }
+    };
     let total = tree.root().incl_real_ns.max(tree.root().incl_cpu_ns).max(1);
     let keep = |n: usize| {
         let node = &tree.nodes[n];
@@ -36,6 +48,9 @@ pub fn run(a: Args) -> Result<()> {
     };
     if a.json {
         return input::print_json(&CallTreeReport::new(&s, &tree, a.depth, &keep));
+    }
+    if let Some(l) = input::lost_line(&s) {
+        println!("{l}");
     }
     println!(
         "{:>12} {:>12} {:>8}  call tree (real ms incl / excl, calls)",

@@ -14,6 +14,44 @@ pub fn open(name: &Path) -> Result<Session> {
 /// [`open`], keeping what the door knows about the input (format, files read).
 pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
     let loaded = tracekit_io::open(name)?;
+    announce(&loaded);
+    Ok(loaded)
+}
+
+/// A session without calls and what was computed from its calls as they were read.
+pub type Streamed = (
+    Session,
+    Option<tracekit_analysis::Profile>,
+    Option<tracekit_analysis::CallTree>,
+);
+
+/// Streams the input's calls into a profile and/or call tree when its
+/// format allows (recording directories), so that memory does not grow
+/// with the number of events; `None` when it must be loaded whole.
+pub fn stream_analysis(name: &Path, profile: bool, tree: bool) -> Result<Option<Streamed>> {
+    struct Feed(tracekit_analysis::StreamAnalysis);
+    impl tracekit_io::CallStream for Feed {
+        fn begin_thread(&mut self, _: ThreadId, _: u64) {
+            self.0.begin_thread();
+        }
+        fn call(&mut self, e: tracekit_model::CallEvent) {
+            self.0.event(&e);
+        }
+        fn end_thread(&mut self, _: ThreadId) {
+            self.0.end_thread();
+        }
+    }
+    let mut feed = Feed(tracekit_analysis::StreamAnalysis::new(profile, tree));
+    let Some(loaded) = tracekit_io::open_streaming(name, &mut feed)? else {
+        return Ok(None);
+    };
+    announce(&loaded);
+    let (p, t) = feed.0.finish(loaded.session.clocks);
+    Ok(Some((loaded.session, p, t)))
+}
+
+/// Prints the loader's notes, the repairs it made and lost events to stderr.
+fn announce(loaded: &tracekit_io::Loaded) {
     for n in &loaded.notes {
         super::note(n);
     }
@@ -26,7 +64,16 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
             loaded.session.lost_events
         ));
     }
-    Ok(loaded)
+}
+
+/// The line every report prints when events were lost while recording.
+pub fn lost_line(s: &Session) -> Option<String> {
+    (s.lost_events > 0).then(|| {
+        format!(
+            "LOST EVENTS: {} events were dropped while recording (buffers full); the counts and times below miss them",
+            s.lost_events
+        )
+    })
 }
 
 /// Refuses an output that would overwrite one of the input's files, and
@@ -71,6 +118,11 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// True when nothing is selected (every thread, all the time).
+    pub fn is_everything(&self) -> bool {
+        self.threads.threads.is_empty() && self.when.is_none()
+    }
+
     /// Resolves the selection against a session.
     pub fn options(&self, s: &Session) -> Result<tracekit_analysis::ProfileOptions> {
         use tracekit_analysis::{problems::horizon, Condition};

@@ -30,6 +30,12 @@ pub struct Args {
 
 /// Computes and prints the profile.
 pub fn run(a: Args) -> Result<()> {
+    // A recording is profiled as it is read, never held whole.
+    if a.select.is_everything() && !a.per_thread {
+        if let Some((s, Some(p), _)) = input::stream_analysis(&a.input, true, false)? {
+            return print(&a, &s, &p, &[], &Default::default());
+        }
+    }
     let s = open(&a.input)?;
     let opts = a.select.options(&s)?;
     let p = Profile::of(&s, &opts);
@@ -48,14 +54,21 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Vec::new()
     };
+    print(&a, &s, &p, &per_thread, &opts)
+}
+
+fn print(a: &Args, s: &Session, p: &Profile, per_thread: &[(ThreadId, Profile)], opts: &ProfileOptions) -> Result<()> {
     if a.json {
-        let threads = a.per_thread.then_some(per_thread.as_slice());
-        return input::print_json(&ProfileReport::new(&s, &p, opts.window.as_ref(), threads));
+        let threads = a.per_thread.then_some(per_thread);
+        return input::print_json(&ProfileReport::new(s, p, opts.window.as_ref(), threads));
     }
-    print_table(&s, &p, a.limit);
-    for (id, tp) in &per_thread {
+    if let Some(l) = input::lost_line(s) {
+        println!("{l}");
+    }
+    print_table(s, p, a.limit);
+    for (id, tp) in per_thread {
         println!("\nThread {} ({}):", safe(&s.thread(*id).label()), s.thread(*id).tid);
-        print_table(&s, tp, a.limit);
+        print_table(s, tp, a.limit);
     }
     if let Some(pat) = &a.method {
         let ids = s.methods.find(pat);
@@ -63,7 +76,7 @@ pub fn run(a: Args) -> Result<()> {
             anyhow::bail!("no method matches {pat:?}");
         }
         for id in ids {
-            print_family(&s, &p, id);
+            print_family(s, p, id);
         }
     }
     Ok(())

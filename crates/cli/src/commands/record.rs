@@ -52,8 +52,9 @@ pub struct Args {
     /// Ring buffer capacity per thread in KiB.
     #[arg(long)]
     ring_kb: Option<usize>,
-    /// What a thread does when its ring is full: drop (and count) the event, or wait for the drainer.
-    #[arg(long, value_enum, default_value = "drop")]
+    /// What a thread does when its ring is full: wait for the drainer (the
+    /// default: nothing is lost), or drop the event (and count it).
+    #[arg(long, value_enum, default_value = "wait")]
     overflow: Overflow,
     /// Event clock (default: tsc).
     #[arg(long, value_enum)]
@@ -153,7 +154,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         clock: a.clock.map(|c| c.name().to_owned()),
         direct: a.direct,
         ring_kb: a.ring_kb,
-        wait_on_overflow: a.overflow == Overflow::Wait,
+        drop_on_overflow: a.overflow == Overflow::Drop,
         runtime: a.runtime,
         replace: a.force,
     };

@@ -67,6 +67,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         };
         println!("{}", serde_json::to_string(&report)?);
     } else {
+        if let Some(l) = input::lost_line(&s) {
+            println!("# {l}");
+        }
         print!("{}", tracekit_safeio::terminal_lines(&render_text(&events)));
     }
     Ok(())

@@ -1,0 +1,106 @@
+//! Profiles and call trees of call events fed one at a time, so that a
+//! reader can stream a recording of any length through them: memory is the
+//! methods, the call stack and (for the call tree) the distinct call paths,
+//! never the events. The results equal [`Profile::of`] and
+//! [`CallTree::of`] on a session holding the same events
+//! (`tests/consistency.rs`).
+//!
+//! ```
+//! use tracekit_analysis::StreamAnalysis;
+//! use tracekit_model::{CallEvent, Clocks, MethodId};
+//! let mut a = StreamAnalysis::new(true, true);
+//! a.begin_thread();
+//! a.event(&CallEvent::enter(MethodId(0), 10, None));
+//! a.event(&CallEvent::exit(MethodId(0), 30, None));
+//! a.end_thread();
+//! let (profile, tree) = a.finish(Clocks::WALL);
+//! assert_eq!(profile.unwrap().methods[0].incl_real_ns, 20);
+//! assert_eq!(tree.unwrap().root().incl_real_ns, 20);
+//! ```
+
+use crate::calltree::Builder;
+use crate::profile::Acc;
+use crate::walk::{Closed, Visitor, Walker};
+use crate::{CallTree, Profile};
+use tracekit_model::{CallEvent, Clocks, MethodId};
+
+struct Both {
+    profile: Option<Acc>,
+    tree: Option<Builder>,
+}
+
+impl Visitor for Both {
+    fn enter(&mut self, method: MethodId, depth: usize, counted: bool) {
+        if let Some(t) = &mut self.tree {
+            t.enter(method, depth, counted);
+        }
+    }
+
+    fn exit(&mut self, closed: &Closed) {
+        if let Some(p) = &mut self.profile {
+            p.exit(closed);
+        }
+        if let Some(t) = &mut self.tree {
+            t.exit(closed);
+        }
+    }
+}
+
+/// A profile and/or call tree built from events fed in order, thread by
+/// thread (each thread's events balanced and in time order, as every
+/// reader of the model delivers them).
+pub struct StreamAnalysis {
+    walker: Walker,
+    out: Both,
+    has_cpu: bool,
+}
+
+impl StreamAnalysis {
+    /// Builds the profile, the call tree, or both.
+    pub fn new(profile: bool, tree: bool) -> StreamAnalysis {
+        StreamAnalysis {
+            walker: Walker::default(),
+            out: Both {
+                profile: profile.then(Acc::default),
+                tree: tree.then(Builder::new),
+            },
+            has_cpu: false,
+        }
+    }
+
+    /// Starts a thread.
+    pub fn begin_thread(&mut self) {
+        self.walker.begin(0);
+        if let Some(t) = &mut self.out.tree {
+            t.restart();
+        }
+    }
+
+    /// One event of the current thread.
+    #[inline]
+    pub fn event(&mut self, e: &CallEvent) {
+        let word = e.method.0 << 2 | e.kind as u32;
+        self.has_cpu |= e.cpu_ns.is_some();
+        self.walker.step(
+            word,
+            e.ts_ns,
+            e.cpu_ns.unwrap_or(0),
+            e.cpu_ns.is_some(),
+            None,
+            &mut self.out,
+        );
+    }
+
+    /// Ends the current thread (closing what is still open at its last time).
+    pub fn end_thread(&mut self) {
+        self.walker.end(&mut self.out);
+    }
+
+    /// The results, on the session's clocks.
+    pub fn finish(self, clocks: Clocks) -> (Option<Profile>, Option<CallTree>) {
+        (
+            self.out.profile.map(|a| Profile::from_acc(a, clocks)),
+            self.out.tree.map(CallTree::from_builder),
+        )
+    }
+}

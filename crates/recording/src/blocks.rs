@@ -1,0 +1,180 @@
+//! Walking the blocks of a version-2 thread file (`tracekit_rt_format::block`)
+//! one at a time: a block's header alone (event counts, time range) or its
+//! payload too. A block cut short at the end of the file (the recorder was
+//! killed while writing it) ends the data; everything before it is read.
+
+use crate::thread_file::{parse_header, read_up_to, ThreadFileError, ThreadStats};
+use std::io::{Seek, SeekFrom};
+use std::path::Path;
+use tracekit_rt_format::block::{BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
+use tracekit_rt_format::HEADER_SIZE;
+
+/// Why walking blocks stopped.
+pub(crate) enum BlockError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// Malformed content at this file offset.
+    Bad(usize, String),
+}
+
+/// Calls `f(file offset, header, payload)` for every complete block from
+/// `start`; with `payload` false, payloads are skipped (and `f` gets an
+/// empty slice). Returns whether the last block was cut short.
+pub(crate) fn for_each_block(
+    file: &mut std::fs::File,
+    start: u64,
+    payload: bool,
+    mut f: impl FnMut(u64, &BlockHeader, &[u8]) -> Result<(), (usize, String)>,
+) -> Result<bool, BlockError> {
+    let len = file.metadata().map_err(BlockError::Io)?.len();
+    let mut at = start;
+    let mut head = [0u8; BLOCK_HEADER];
+    let mut buf = Vec::new();
+    file.seek(SeekFrom::Start(at)).map_err(BlockError::Io)?;
+    loop {
+        if at == len {
+            return Ok(false);
+        }
+        let n = read_up_to(file, &mut head).map_err(BlockError::Io)?;
+        if n < BLOCK_HEADER {
+            return Ok(true);
+        }
+        let h = BlockHeader::read(&head).ok_or_else(|| BlockError::Bad(at as usize, "not a block header".into()))?;
+        let end = at + BLOCK_HEADER as u64 + h.payload_len as u64;
+        if end > len {
+            return Ok(true);
+        }
+        if payload {
+            buf.resize(h.payload_len as usize, 0);
+            let n = read_up_to(file, &mut buf).map_err(BlockError::Io)?;
+            if n < buf.len() {
+                return Ok(true);
+            }
+        } else {
+            file.seek(SeekFrom::Start(end)).map_err(BlockError::Io)?;
+        }
+        f(at, &h, if payload { &buf } else { &[] }).map_err(|(o, w)| BlockError::Bad(o, w))?;
+        at = end;
+    }
+}
+
+/// Counts of a file of blocks from its block headers alone; `None` when
+/// the file is not made of blocks.
+pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFileError> {
+    let io = |error| ThreadFileError::Io {
+        path: path.display().to_string(),
+        error,
+    };
+    let mut file = tracekit_safeio::open_regular(path).map_err(|e| io(std::io::Error::new(e.kind, e.message)))?;
+    let mut head = vec![0u8; HEADER_SIZE];
+    let n = read_up_to(&mut file, &mut head).map_err(io)?;
+    head.truncate(n);
+    let (header, hsize) = parse_header(&head).map_err(|(offset, what)| ThreadFileError::Bad {
+        path: path.display().to_string(),
+        offset,
+        what,
+    })?;
+    if header.version != BLOCK_VERSION {
+        return Ok(None);
+    }
+    let (mut events, mut first, mut end) = (0u64, None, hsize as u64);
+    for_each_block(&mut file, hsize as u64, false, |at, h, _| {
+        events += h.events as u64;
+        first.get_or_insert(h.first_ts);
+        end = at + BLOCK_HEADER as u64 + h.payload_len as u64;
+        Ok(())
+    })
+    .map_err(|e| match e {
+        BlockError::Io(e) => io(e),
+        BlockError::Bad(offset, what) => ThreadFileError::Bad {
+            path: path.display().to_string(),
+            offset,
+            what,
+        },
+    })?;
+    Ok(Some(ThreadStats {
+        header,
+        events,
+        first_clock: first,
+        data_end: end,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::thread_file::{read_thread_file, thread_stats, RawEvent};
+    use tracekit_rt_format::block::{BlockEncoder, BLOCK_VERSION};
+    use tracekit_rt_format::{off, ExtEvent, ExtKind, HEADER_SIZE, MAGIC};
+
+    /// A version-2 file of `blocks` blocks of 3 events each.
+    fn file_of_blocks(blocks: u64) -> Vec<u8> {
+        let mut b = vec![0u8; HEADER_SIZE];
+        b[..8].copy_from_slice(&MAGIC);
+        b[off::VERSION..off::VERSION + 4].copy_from_slice(&BLOCK_VERSION.to_le_bytes());
+        b[off::HEADER_SIZE..off::HEADER_SIZE + 4].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        b[off::PID..off::PID + 4].copy_from_slice(&7u32.to_le_bytes());
+        let marker = ExtEvent {
+            sub: ExtKind::Marker,
+            remote_pid: 0,
+            object_id: 0,
+            value: 0,
+            strings: vec!["brb".into()],
+        };
+        let mut body = vec![0u8; 64];
+        let n = marker.encode(&mut body).unwrap();
+        let mut enc = BlockEncoder::new();
+        for i in 0..blocks {
+            enc.push_call(100 + 10 * i, false, 0x1000 + i);
+            enc.push_ext(101 + 10 * i, &body[..n]);
+            enc.push_call(102 + 10 * i, true, 0x1000 + i);
+            enc.finish_into(&mut b);
+        }
+        b
+    }
+
+    #[test]
+    fn blocks_stream_count_from_headers_and_survive_a_cut() {
+        let dir = std::env::temp_dir().join(format!("tracekit-blocks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("t.tkt");
+        let whole = file_of_blocks(3);
+        std::fs::write(&p, &whole).unwrap();
+        let t = read_thread_file(&p).unwrap();
+        assert_eq!(t.events.len(), 9);
+        assert_eq!(t.events[3], (110, RawEvent::Enter(0x1001)));
+        assert!(matches!(&t.events[4].1, RawEvent::Ext(x) if x.strings == ["brb"]));
+        let st = thread_stats(&p).unwrap();
+        assert_eq!(
+            (st.events, st.first_clock, st.data_end),
+            (9, Some(100), whole.len() as u64)
+        );
+        // Cut inside the last block: the first two stay whole.
+        std::fs::write(&p, &whole[..whole.len() - 5]).unwrap();
+        assert_eq!(read_thread_file(&p).unwrap().events.len(), 6);
+        assert_eq!(thread_stats(&p).unwrap().events, 6);
+        // A block header that is not one: an error naming the offset.
+        let mut bad = whole.clone();
+        bad[HEADER_SIZE] = b'X';
+        std::fs::write(&p, &bad).unwrap();
+        let err = read_thread_file(&p).unwrap_err().to_string();
+        assert!(err.contains(&format!("byte offset {HEADER_SIZE}")), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn mutated_block_files_never_panic(pos in 0usize..200, val: u8, cut in 0usize..300) {
+            let mut b = file_of_blocks(3);
+            let p = HEADER_SIZE + pos.min(b.len() - HEADER_SIZE - 1);
+            b[p] = val;
+            b.truncate((HEADER_SIZE + cut).min(b.len()));
+            let dir = std::env::temp_dir().join(format!("tracekit-blocks-fuzz-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let f = dir.join("t.tkt");
+            std::fs::write(&f, &b).unwrap();
+            let _ = read_thread_file(&f);
+            let _ = thread_stats(&f);
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! The compact event blocks of a version-2 thread file (what `tracekit
+//! record` writes while it drains the rings).
+//!
+//! A version-2 thread file is the usual [`crate::HEADER_SIZE`]-byte header
+//! (`VERSION` = [`BLOCK_VERSION`]) followed by blocks, each readable on its
+//! own:
+//!
+//! ```text
+//! block   = header payload
+//! header  = "TKB2" u32:payload_len u32:events u32:flags u64:first_ts u64:last_ts   (32 bytes, LE)
+//! payload = event*
+//! event   = varint(zigzag(ts - prev_ts) << 2 | code) body
+//!   code 0 (enter), 1 (exit): body = varint(zigzag(address - prev_address))
+//!   code 2 (extended event):  body = varint(len) len bytes (an ExtEvent body)
+//! ```
+//!
+//! `varint` is unsigned LEB128; `prev_ts` starts at the block's `first_ts`
+//! and `prev_address` at 0, so a block decodes without the ones before it.
+//! Time stamps are the runtime's raw clock, 60 bits as in version-1
+//! records (`ts << 4 | kind`), so a delta's zigzag code fits in 62 bits. A
+//! block is written with one `write`, after its events were read from the
+//! ring; a block cut short by a crash of the recorder (its payload runs past
+//! the end of the file) is the end of the data, and every block before it
+//! is complete. `first_ts`/`last_ts` let a reader skip the blocks outside a
+//! time window without decoding them, and `events` lets it count events
+//! from the headers alone.
+
+/// File format version of thread files made of blocks.
+pub const BLOCK_VERSION: u32 = 2;
+/// First bytes of every block.
+pub const BLOCK_MAGIC: [u8; 4] = *b"TKB2";
+/// Bytes of a block header.
+pub const BLOCK_HEADER: usize = 32;
+/// Events per block at most (a block holds at most this many).
+pub const BLOCK_EVENTS: u32 = 8192;
+
+const CODE_ENTER: u64 = 0;
+const CODE_EXIT: u64 = 1;
+const CODE_EXT: u64 = 2;
+
+/// A block header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockHeader {
+    /// Payload bytes after the header.
+    pub payload_len: u32,
+    /// Events in the block.
+    pub events: u32,
+    /// Raw clock of the first event.
+    pub first_ts: u64,
+    /// Raw clock of the last event.
+    pub last_ts: u64,
+}
+
+impl BlockHeader {
+    /// Reads a header; `None` when `b` is too short or not a block.
+    pub fn read(b: &[u8]) -> Option<BlockHeader> {
+        if b.len() < BLOCK_HEADER || b[..4] != BLOCK_MAGIC {
+            return None;
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u64_at = |o: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[o..o + 8]);
+            u64::from_le_bytes(a)
+        };
+        Some(BlockHeader {
+            payload_len: u32_at(4),
+            events: u32_at(8),
+            first_ts: u64_at(16),
+            last_ts: u64_at(24),
+        })
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&BLOCK_MAGIC);
+        out.extend_from_slice(&self.payload_len.to_le_bytes());
+        out.extend_from_slice(&self.events.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&self.first_ts.to_le_bytes());
+        out.extend_from_slice(&self.last_ts.to_le_bytes());
+    }
+}
+
+#[inline(always)]
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+#[inline(always)]
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+#[inline(always)]
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Builds one block at a time from events in the order written.
+#[derive(Debug, Default)]
+pub struct BlockEncoder {
+    payload: Vec<u8>,
+    events: u32,
+    first_ts: u64,
+    prev_ts: u64,
+    prev_addr: u64,
+}
+
+impl BlockEncoder {
+    /// An empty encoder.
+    pub fn new() -> BlockEncoder {
+        BlockEncoder {
+            payload: Vec::with_capacity(64 << 10),
+            ..BlockEncoder::default()
+        }
+    }
+
+    /// Events in the block being built.
+    pub fn events(&self) -> u32 {
+        self.events
+    }
+
+    /// True when the block is full.
+    pub fn is_full(&self) -> bool {
+        self.events >= BLOCK_EVENTS
+    }
+
+    #[inline(always)]
+    fn token(&mut self, ts: u64, code: u64) {
+        if self.events == 0 {
+            self.first_ts = ts;
+            self.prev_ts = ts;
+            self.prev_addr = 0;
+        }
+        let d = ts.wrapping_sub(self.prev_ts) as i64;
+        self.prev_ts = ts;
+        self.events += 1;
+        put_varint(&mut self.payload, zigzag(d) << 2 | code);
+    }
+
+    /// Adds a function entry (`exit` false) or exit at `addr`.
+    #[inline(always)]
+    pub fn push_call(&mut self, ts: u64, exit: bool, addr: u64) {
+        self.token(ts, if exit { CODE_EXIT } else { CODE_ENTER });
+        let d = addr.wrapping_sub(self.prev_addr) as i64;
+        self.prev_addr = addr;
+        put_varint(&mut self.payload, zigzag(d));
+    }
+
+    /// Adds an extended event with this body.
+    pub fn push_ext(&mut self, ts: u64, body: &[u8]) {
+        self.token(ts, CODE_EXT);
+        put_varint(&mut self.payload, body.len() as u64);
+        self.payload.extend_from_slice(body);
+    }
+
+    /// Appends the finished block (header and payload) to `out` and starts
+    /// a new one; nothing when the block is empty.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        if self.events == 0 {
+            return;
+        }
+        BlockHeader {
+            payload_len: self.payload.len() as u32,
+            events: self.events,
+            first_ts: self.first_ts,
+            last_ts: self.prev_ts,
+        }
+        .write(out);
+        out.extend_from_slice(&self.payload);
+        self.payload.clear();
+        self.events = 0;
+    }
+}
+
+/// One decoded event of a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockEvent<'a> {
+    /// Function entered at this address.
+    Enter(u64),
+    /// Function left at this address.
+    Exit(u64),
+    /// An extended event body.
+    Ext(&'a [u8]),
+}
+
+/// Iterates over the events of one block's payload.
+#[derive(Debug, Clone)]
+pub struct BlockDecoder<'a> {
+    b: &'a [u8],
+    at: usize,
+    prev_ts: u64,
+    prev_addr: u64,
+}
+
+impl<'a> BlockDecoder<'a> {
+    /// A decoder of `payload`, whose block header says `first_ts`.
+    pub fn new(payload: &'a [u8], first_ts: u64) -> BlockDecoder<'a> {
+        BlockDecoder {
+            b: payload,
+            at: 0,
+            prev_ts: first_ts,
+            prev_addr: 0,
+        }
+    }
+
+    /// Payload offset of the next event.
+    pub fn offset(&self) -> usize {
+        self.at
+    }
+
+    #[inline(always)]
+    fn varint(&mut self) -> Result<u64, usize> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let Some(&byte) = self.b.get(self.at) else {
+                return Err(self.at);
+            };
+            self.at += 1;
+            if shift == 63 && byte > 1 {
+                return Err(self.at - 1);
+            }
+            v |= ((byte & 0x7f) as u64) << shift;
+            if byte < 0x80 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
+    /// The next event and its raw time stamp; `Ok(None)` at the end of the
+    /// payload; `Err(offset)` for a malformed payload.
+    #[inline]
+    pub fn next_event(&mut self) -> Result<Option<(u64, BlockEvent<'a>)>, usize> {
+        if self.at >= self.b.len() {
+            return Ok(None);
+        }
+        let start = self.at;
+        let token = self.varint()?;
+        let ts = self.prev_ts.wrapping_add(unzigzag(token >> 2) as u64);
+        self.prev_ts = ts;
+        let ev = match token & 3 {
+            CODE_ENTER | CODE_EXIT => {
+                let addr = self.prev_addr.wrapping_add(unzigzag(self.varint()?) as u64);
+                self.prev_addr = addr;
+                if token & 3 == CODE_ENTER {
+                    BlockEvent::Enter(addr)
+                } else {
+                    BlockEvent::Exit(addr)
+                }
+            }
+            CODE_EXT => {
+                let len = self.varint()? as usize;
+                if len > self.b.len() - self.at {
+                    return Err(self.at);
+                }
+                let body = &self.b[self.at..self.at + len];
+                self.at += len;
+                BlockEvent::Ext(body)
+            }
+            _ => return Err(start),
+        };
+        Ok(Some((ts, ev)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Ev {
+        Call(u64, bool, u64),
+        Ext(u64, Vec<u8>),
+    }
+
+    fn ev() -> impl Strategy<Value = Ev> {
+        prop_oneof![
+            (0u64..1 << 60, any::<bool>(), any::<u64>()).prop_map(|(t, x, a)| Ev::Call(t, x, a)),
+            (0u64..1 << 60, proptest::collection::vec(any::<u8>(), 0..40)).prop_map(|(t, b)| Ev::Ext(t, b)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn blocks_round_trip(evs in proptest::collection::vec(ev(), 1..200)) {
+            let mut enc = BlockEncoder::new();
+            for e in &evs {
+                match e {
+                    Ev::Call(t, x, a) => enc.push_call(*t, *x, *a),
+                    Ev::Ext(t, b) => enc.push_ext(*t, b),
+                }
+            }
+            let mut out = Vec::new();
+            enc.finish_into(&mut out);
+            let h = BlockHeader::read(&out).unwrap();
+            prop_assert_eq!(h.events as usize, evs.len());
+            prop_assert_eq!(h.payload_len as usize, out.len() - BLOCK_HEADER);
+            let mut d = BlockDecoder::new(&out[BLOCK_HEADER..], h.first_ts);
+            for e in &evs {
+                let (ts, got) = d.next_event().unwrap().unwrap();
+                match (e, got) {
+                    (Ev::Call(t, false, a), BlockEvent::Enter(g)) => { prop_assert_eq!((*t, *a), (ts, g)); }
+                    (Ev::Call(t, true, a), BlockEvent::Exit(g)) => { prop_assert_eq!((*t, *a), (ts, g)); }
+                    (Ev::Ext(t, b), BlockEvent::Ext(g)) => { prop_assert_eq!((*t, b.as_slice()), (ts, g)); }
+                    (want, got) => prop_assert!(false, "{:?} decoded as {:?}", want, got),
+                }
+            }
+            prop_assert_eq!(d.next_event(), Ok(None));
+        }
+
+        #[test]
+        fn malformed_payloads_never_panic(b in proptest::collection::vec(any::<u8>(), 0..100), first: u64) {
+            let mut d = BlockDecoder::new(&b, first);
+            for _ in 0..200 {
+                match d.next_event() {
+                    Ok(Some(_)) => {}
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_call_loop_costs_about_three_bytes_per_event() {
+        let mut enc = BlockEncoder::new();
+        let mut ts = 1_000_000u64;
+        for i in 0..4000u64 {
+            ts += 20 + i % 7;
+            enc.push_call(ts, i % 2 == 1, 0x5555_5555_1139);
+        }
+        let mut out = Vec::new();
+        enc.finish_into(&mut out);
+        let per_event = out.len() as f64 / 4000.0;
+        assert!(per_event < 3.1, "{per_event} bytes per event");
+    }
+}
