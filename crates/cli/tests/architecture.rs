@@ -38,6 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "recording",
             "ftrace",
             "chrome",
+            "perfetto",
             "power",
         ],
     ),
