@@ -3,12 +3,16 @@
 //! `record` makes itself a *child subreaper* (`PR_SET_CHILD_SUBREAPER`):
 //! when a descendant's parent exits — `daemon()`'s parent, a shell run by
 //! `system()` — the descendant becomes our child instead of init's. Once
-//! the program itself has ended, `record` waits until it has no child left
-//! but the context sampler; every traced process has then written all it
-//! will write. Ctrl-C stops the wait early (what was written is kept).
+//! the program itself has ended, `record` waits until no process that ran
+//! the runtime is alive among its descendants (each announces itself with
+//! its maps file before its first event); every traced process has then
+//! written all it will write. Ctrl-C stops the wait early (what was written
+//! is kept).
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tracekit_rt_format::names::{self, RecordingFile};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -22,37 +26,65 @@ pub fn become_subreaper() {
     unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
 }
 
-/// Our live children (zombies included), except `exclude`, from `/proc`.
-fn children(exclude: u32) -> Vec<u32> {
-    let me = std::process::id();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == exclude || pid == me {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(me) {
-            out.push(pid);
-        }
-    }
-    out
+/// `(state, ppid)` of a process from `/proc/<pid>/stat`.
+fn stat_of(pid: u32) -> Option<(char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    Some((state, ppid))
 }
 
-/// Waits until no child but `sampler` is left, reaping each as it ends.
-pub fn wait_for_descendants(sampler: u32) {
+/// Whether `pid` is a live descendant of ours (reaping it when it is a
+/// child of ours that has ended).
+fn live_descendant(pid: u32) -> bool {
+    let mut st = 0;
+    // SAFETY: waitpid on a pid; ECHILD when it is not our child.
+    match unsafe { libc::waitpid(pid as libc::pid_t, &mut st, libc::WNOHANG) } {
+        0 => return true,                             // our child, still running
+        r if r == pid as libc::pid_t => return false, // our child, just reaped
+        _ => {}
+    }
+    // Not our child: a descendant still has a living parent between it and
+    // us. Walk up its ancestors.
+    let me = std::process::id();
+    let mut p = pid;
+    for _ in 0..64 {
+        match stat_of(p) {
+            Some(('Z', _)) | Some(('X', _)) | None => return false,
+            Some((_, ppid)) if ppid == me => return true,
+            Some((_, ppid)) if ppid <= 1 => return false,
+            Some((_, ppid)) => p = ppid,
+        }
+    }
+    false
+}
+
+/// The processes that ran the runtime: each writes a maps file
+/// (`maps-<pid>-<image>.txt`) as it starts (after `fork` too), before
+/// any event, so every traced process is known by its files.
+fn traced_pids(out: &Path) -> Vec<u32> {
+    let mut pids: Vec<u32> = std::fs::read_dir(out)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| match names::parse(&e.file_name().to_string_lossy()) {
+                    Some(RecordingFile::Maps { pid, .. }) => Some(pid),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
+/// Waits until no process that ran the runtime (found by its files in
+/// `out`) is alive among our descendants, reaping each that ends. (The
+/// context sampler, our other child, is not waited for here.)
+pub fn wait_for_descendants(out: &Path) {
     INTERRUPTED.store(false, Ordering::Relaxed);
     let handler = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
     // SAFETY: installing a handler that only stores to an atomic.
@@ -60,13 +92,7 @@ pub fn wait_for_descendants(sampler: u32) {
     let start = Instant::now();
     let mut told = false;
     loop {
-        let live = children(sampler);
-        for &pid in &live {
-            let mut st = 0;
-            // SAFETY: reaping a child of ours.
-            unsafe { libc::waitpid(pid as libc::pid_t, &mut st, libc::WNOHANG) };
-        }
-        let live = children(sampler);
+        let live: Vec<u32> = traced_pids(out).into_iter().filter(|&p| live_descendant(p)).collect();
         if live.is_empty() {
             break;
         }

@@ -199,8 +199,7 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
     // a child whose parent did not wait). They were reparented to us: wait
     // for them too, so that the recording is complete when we return.
     if status.is_ok() {
-        let sampler_pid = sampler_child.as_ref().map_or(0, |s| s.id());
-        crate::descendants::wait_for_descendants(sampler_pid);
+        crate::descendants::wait_for_descendants(&out);
     }
     // SAFETY: restoring the dispositions saved above.
     unsafe {

@@ -7,6 +7,7 @@ use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
 use crate::symbolize::{MapsHistory, Symbolizer};
 use crate::thread_file::{stream_thread_file, thread_stats, RawEvent, ThreadStats};
 use anyhow::Context as _;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::path::Path;
 use tracekit_model::*;
@@ -170,7 +171,7 @@ pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Re
     let mut b = Builder {
         s: Session::new(name, Clocks::WALL),
         sym: Symbolizer::new(),
-        methods: HashMap::new(),
+        methods: FxHashMap::default(),
         anchor_mono: meta.anchor_mono_ns,
         fork_stacks: HashMap::new(),
         last_ts: None,
@@ -222,7 +223,7 @@ struct Builder {
     s: Session,
     sym: Symbolizer,
     /// (pid, image, address) → method, for addresses whose mapping never changed.
-    methods: HashMap<(u32, u64, u64), MethodId>,
+    methods: FxHashMap<(u32, u64, u64), MethodId>,
     anchor_mono: u64,
     /// (pid, tid, stamp) of each `Fork` event → the frames open there.
     fork_stacks: HashMap<(u32, u32, u64), Vec<MethodId>>,
@@ -315,11 +316,23 @@ impl Builder {
             self.s.inherited_frames.push((tid, inherited.len() as u32));
         }
         let (pid, image) = (h.pid, h.image);
+        // This thread's addresses whose method never depends on the time.
+        let mut local: FxHashMap<u64, MethodId> = FxHashMap::default();
+        let mut method = |b: &mut Builder, a: u64, raw: u64| -> MethodId {
+            if let Some(&m) = local.get(&a) {
+                return m;
+            }
+            let m = b.method_at(pid, image, maps, a, raw);
+            if b.methods.contains_key(&(pid, image, a)) {
+                local.insert(a, m);
+            }
+            m
+        };
         stream_thread_file(path, |raw, ev| {
             let at = ts(raw);
             let step = match ev {
-                RawEvent::Enter(a) => Step::Call(CallKind::Enter, self.method_at(pid, image, maps, a, raw)),
-                RawEvent::Exit(a) => Step::Call(CallKind::Exit, self.method_at(pid, image, maps, a, raw)),
+                RawEvent::Enter(a) => Step::Call(CallKind::Enter, method(self, a, raw)),
+                RawEvent::Exit(a) => Step::Call(CallKind::Exit, method(self, a, raw)),
                 RawEvent::Ext(x) => match x.sub {
                     ExtKind::NamedEnter | ExtKind::NamedExit => {
                         let name = x.strings.first().cloned().unwrap_or_default();

@@ -77,7 +77,9 @@ impl TickConverter {
 
     /// Monotonic ns of a raw clock value.
     pub fn to_mono(&self, t: u64) -> u64 {
-        let d = (t as i128 - self.t0 as i128) as f64 * self.ns_per_tick;
+        // A signed 64-bit difference (no 128-bit arithmetic: this runs once
+        // per event when a recording is read).
+        let d = (t.wrapping_sub(self.t0) as i64) as f64 * self.ns_per_tick;
         (self.m0 as f64 + d).max(0.0) as u64
     }
 }
