@@ -41,12 +41,10 @@ pub struct ListingFilter {
     pub functions: Vec<String>,
 }
 
-fn thread_events(s: &Session, id: ThreadId) -> Vec<(u64, u8, &'static str, String)> {
-    let mut v: Vec<(u64, u8, &'static str, String)> = Vec::new();
-    for e in s.calls(id).iter() {
-        let kind = if e.kind == CallKind::Enter { "enter" } else { "exit" };
-        v.push((e.ts_ns, 1, kind, s.methods.get(e.method).qualified_name()));
-    }
+/// A thread's events that are not calls (objects, proxies, stubs,
+/// markers), in time order: `(ts, kind, name)`. Few next to its calls.
+fn other_events(s: &Session, id: ThreadId) -> Vec<(u64, &'static str, String)> {
+    let mut v: Vec<(u64, &'static str, String)> = Vec::new();
     for o in s.objects.iter().filter(|o| o.thread == Some(id)) {
         let op = || format!("{}.{}", o.class, o.operation.clone().unwrap_or_default());
         let (kind, name) = match o.kind {
@@ -55,7 +53,7 @@ fn thread_events(s: &Session, id: ThreadId) -> Vec<(u64, u8, &'static str, Strin
             ObjectEventKind::OperationEntered => ("enter", op()),
             ObjectEventKind::OperationLeft => ("exit", op()),
         };
-        v.push((o.ts_ns, 0, kind, name));
+        v.push((o.ts_ns, kind, name));
     }
     for r in s.remote_calls.iter().filter(|r| r.thread == Some(id)) {
         let kind = match r.kind {
@@ -63,14 +61,31 @@ fn thread_events(s: &Session, id: ThreadId) -> Vec<(u64, u8, &'static str, Strin
             RemoteCallKind::ProxyAsync => "proxy_async",
             RemoteCallKind::Stub => "stub",
         };
-        v.push((r.ts_ns, 0, kind, format!("{}.{}", r.class, r.operation)));
+        v.push((r.ts_ns, kind, format!("{}.{}", r.class, r.operation)));
     }
     for m in s.markers.iter().filter(|m| m.thread == id) {
-        v.push((m.ts_ns, 0, "marker", m.name.clone()));
+        v.push((m.ts_ns, "marker", m.name.clone()));
     }
-    // Stable: calls keep their recorded order; other events at the same time go first.
-    v.sort_by_key(|e| (e.0, e.1));
+    v.sort_by_key(|e| e.0);
     v
+}
+
+/// For each call event of a thread, the duration until its matching exit
+/// when it is an entry (`u64::MAX` otherwise), from one backward pass.
+fn call_durations(calls: &tracekit_model::CallColumns) -> Vec<u64> {
+    let mut out = vec![u64::MAX; calls.len()];
+    let mut exits: Vec<u64> = Vec::new();
+    for i in (0..calls.len()).rev() {
+        let e = calls.get(i);
+        if e.kind == CallKind::Enter {
+            if let Some(t) = exits.pop() {
+                out[i] = t.saturating_sub(e.ts_ns);
+            }
+        } else {
+            exits.push(e.ts_ns);
+        }
+    }
+    out
 }
 
 fn opens(kind: &str) -> bool {
@@ -79,27 +94,67 @@ fn opens(kind: &str) -> bool {
 
 /// Builds the listing of a session, thread by thread.
 pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
-    let mut out: Vec<ListedEvent> = Vec::new();
-    for (id, t, _) in s.thread_calls() {
+    let mut out = Vec::new();
+    for_each_listed(s, f, |e| out.push(e));
+    out
+}
+
+/// Hands each line of the listing to `out` in order, without holding the
+/// listing: memory is the open frames plus one duration per call event of
+/// the thread being listed (so `replay` of a long recording prints as it
+/// goes). Same lines as [`listing`].
+pub fn for_each_listed(s: &Session, f: &ListingFilter, mut out: impl FnMut(ListedEvent)) {
+    for (id, t, calls) in s.thread_calls() {
         if !f.tids.is_empty() && !f.tids.contains(&t.tid) {
             continue;
         }
         let pid = t.pid.unwrap_or(0);
+        let durations = call_durations(calls);
+        let others = other_events(s, id);
+        // A non-call opening line lasts until the next exit of its name.
+        let other_duration = |i: usize| {
+            let (ts, _, name) = &others[i];
+            others[i + 1..]
+                .iter()
+                .find(|(_, k, n)| *k == "exit" && n == name)
+                .map(|(t2, _, _)| t2.saturating_sub(*ts))
+        };
         let mut depth = 0usize;
-        let mut open: Vec<usize> = Vec::new();
+        // Names and depths of the open lines.
+        let mut open: Vec<String> = Vec::new();
         let mut inside_selected: Option<usize> = None;
-        let mut rows: Vec<ListedEvent> = Vec::new();
-        let mut keep: Vec<bool> = Vec::new();
         let mut inherited_left = s.inherited_frames_of(id);
-        for (ts, is_call, kind, name) in thread_events(s, id) {
-            let inherited = is_call == 1 && kind == "enter" && inherited_left > 0;
+        let (mut ci, mut oi) = (0usize, 0usize);
+        let n_calls = calls.len();
+        loop {
+            // Other events at the same time as a call go first.
+            let take_other = match (calls_ts(calls, ci), others.get(oi)) {
+                (Some(ct), Some(o)) => o.0 <= ct,
+                (None, Some(_)) => true,
+                (Some(_), None) => false,
+                (None, None) => break,
+            };
+            let (ts, kind, name, is_call, duration) = if take_other {
+                let (ts, kind, name) = others[oi].clone();
+                let d = if opens(kind) { other_duration(oi) } else { None };
+                oi += 1;
+                (ts, kind, name, false, d)
+            } else {
+                let e = calls.get(ci);
+                let kind = if e.kind == CallKind::Enter { "enter" } else { "exit" };
+                let d = (durations[ci] != u64::MAX).then_some(durations[ci]);
+                ci += 1;
+                debug_assert!(ci <= n_calls);
+                (e.ts_ns, kind, s.methods.get(e.method).qualified_name(), true, d)
+            };
+            let inherited = is_call && kind == "enter" && inherited_left > 0;
             if inherited {
                 inherited_left -= 1;
             }
             // An exit closes the innermost open entry of the same name; entries
             // above it that never saw their exit (an async proxy, say) end with it.
             let matching = if kind == "exit" {
-                open.iter().rposition(|&i| rows[i].name == name)
+                open.iter().rposition(|n| *n == name)
             } else {
                 None
             };
@@ -113,33 +168,35 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
             }
             let selected = f.functions.is_empty() || inside_selected.is_some();
             let shown = selected && f.max_depth.is_none_or(|m| d < m);
-            rows.push(ListedEvent {
-                pid,
-                tid: t.tid,
-                ts_ns: ts,
-                kind,
-                name,
-                depth: d,
-                duration_ns: None,
-                inherited,
-            });
-            keep.push(shown);
             if opens(kind) {
-                open.push(rows.len() - 1);
+                open.push(name.clone());
                 depth += 1;
             } else if let Some(pos) = matching {
-                let i = open[pos];
-                rows[i].duration_ns = Some(ts.saturating_sub(rows[i].ts_ns));
                 open.truncate(pos);
                 depth = pos;
-                if inside_selected.is_some_and(|sd| sd >= d) {
-                    inside_selected = None;
-                }
+            }
+            let closes_selection = kind == "exit" && matching.is_some() && inside_selected.is_some_and(|sd| sd >= d);
+            if shown {
+                out(ListedEvent {
+                    pid,
+                    tid: t.tid,
+                    ts_ns: ts,
+                    kind,
+                    name,
+                    depth: d,
+                    duration_ns: if opens(kind) { duration } else { None },
+                    inherited,
+                });
+            }
+            if closes_selection {
+                inside_selected = None;
             }
         }
-        out.extend(rows.into_iter().zip(keep).filter_map(|(e, shown)| shown.then_some(e)));
     }
-    out
+}
+
+fn calls_ts(calls: &tracekit_model::CallColumns, i: usize) -> Option<u64> {
+    calls.times().get(i).copied()
 }
 
 /// Whether a function name matches a `-F` glob (`*`, `?`, `[…]`); a
@@ -164,34 +221,76 @@ pub fn format_duration(ns: u64) -> String {
 
 /// Renders the indented call listing.
 pub fn render_text(events: &[ListedEvent]) -> String {
-    let mut s = String::from("#   DURATION    PID/TID      FUNCTION\n");
-    let mut i = 0;
-    while i < events.len() {
-        let e = &events[i];
-        let indent = "  ".repeat(e.depth);
-        let leaf = e.kind == "enter"
-            && events
-                .get(i + 1)
-                .is_some_and(|n| n.kind == "exit" && n.depth == e.depth && n.tid == e.tid && n.name == e.name);
-        let dur = e.duration_ns.map(format_duration).unwrap_or_else(|| " ".repeat(10));
-        let who = format!("[{:>6}/{:<6}]", e.pid, e.tid);
-        let line = match e.kind {
-            "enter" if leaf => {
-                i += 1;
-                let note = if e.inherited { " /* inherited at fork */" } else { "" };
-                format!("{dur} {who} | {indent}{}();{note}", e.name)
-            }
-            "enter" if e.inherited => format!("{dur} {who} | {indent}{}() {{ /* inherited at fork */", e.name),
-            "enter" => format!("{dur} {who} | {indent}{}() {{", e.name),
-            "exit" => format!("{:10} {who} | {indent}}} /* {} */", "", e.name),
-            "proxy_sync" | "proxy_async" | "stub" => format!("{dur} {who} | {indent}{}() {{ /* {} */", e.name, e.kind),
-            k => format!("{dur} {who} | {indent}/* {k} {} */", e.name),
-        };
-        s.push_str(&line);
+    let mut s = String::new();
+    let mut r = TextRenderer::new(|line: &str| {
+        s.push_str(line);
         s.push('\n');
-        i += 1;
+    });
+    for e in events {
+        r.push(e.clone());
     }
+    r.finish();
     s
+}
+
+/// Renders listing lines as they come (an entry is held until the next
+/// line shows whether it is a leaf, printed as `f();`).
+pub struct TextRenderer<F: FnMut(&str)> {
+    pending: Option<ListedEvent>,
+    out: F,
+}
+
+impl<F: FnMut(&str)> TextRenderer<F> {
+    /// A renderer handing each text line (with no newline) to `out`; the
+    /// column header goes out at once.
+    pub fn new(mut out: F) -> TextRenderer<F> {
+        out("#   DURATION    PID/TID      FUNCTION");
+        TextRenderer { pending: None, out }
+    }
+
+    /// The next line of the listing.
+    pub fn push(&mut self, e: ListedEvent) {
+        if let Some(p) = self.pending.take() {
+            if e.kind == "exit" && e.depth == p.depth && e.tid == p.tid && e.name == p.name {
+                let line = line(&p, true);
+                (self.out)(&line);
+                return;
+            }
+            let line = line(&p, false);
+            (self.out)(&line);
+        }
+        if e.kind == "enter" {
+            self.pending = Some(e);
+        } else {
+            let line = line(&e, false);
+            (self.out)(&line);
+        }
+    }
+
+    /// Flushes the last held line.
+    pub fn finish(&mut self) {
+        if let Some(p) = self.pending.take() {
+            let line = line(&p, false);
+            (self.out)(&line);
+        }
+    }
+}
+
+fn line(e: &ListedEvent, leaf: bool) -> String {
+    let indent = "  ".repeat(e.depth);
+    let dur = e.duration_ns.map(format_duration).unwrap_or_else(|| " ".repeat(10));
+    let who = format!("[{:>6}/{:<6}]", e.pid, e.tid);
+    match e.kind {
+        "enter" if leaf => {
+            let note = if e.inherited { " /* inherited at fork */" } else { "" };
+            format!("{dur} {who} | {indent}{}();{note}", e.name)
+        }
+        "enter" if e.inherited => format!("{dur} {who} | {indent}{}() {{ /* inherited at fork */", e.name),
+        "enter" => format!("{dur} {who} | {indent}{}() {{", e.name),
+        "exit" => format!("{:10} {who} | {indent}}} /* {} */", "", e.name),
+        "proxy_sync" | "proxy_async" | "stub" => format!("{dur} {who} | {indent}{}() {{ /* {} */", e.name, e.kind),
+        k => format!("{dur} {who} | {indent}/* {k} {} */", e.name),
+    }
 }
 
 #[cfg(test)]

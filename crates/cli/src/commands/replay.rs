@@ -1,9 +1,9 @@
 //! `tracekit replay INPUT`: the indented call listing of any trace.
 
 use super::input::{self, ThreadFilter};
+use std::io::Write;
 use std::path::PathBuf;
-use tracekit_analysis::listing::{listing, render_text, ListingFilter};
-use tracekit_analysis::reports::ListingReport;
+use tracekit_analysis::listing::{for_each_listed, ListingFilter, TextRenderer};
 
 /// Arguments of `tracekit replay`.
 #[derive(Debug, clap::Args)]
@@ -52,25 +52,51 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         Some(ids) => ids.iter().map(|&id| s.thread(id).tid).collect(),
         None => Vec::new(),
     };
-    let events = listing(
-        &s,
-        &ListingFilter {
-            tids,
-            max_depth: a.depth,
-            functions: a.functions,
-        },
-    );
+    let filter = ListingFilter {
+        tids,
+        max_depth: a.depth,
+        functions: a.functions,
+    };
+    // Lines are printed as they are listed, never all held.
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut failed: Option<std::io::Error> = None;
+    let mut put = |text: &str| {
+        if failed.is_none() {
+            if let Err(e) = w.write_all(text.as_bytes()) {
+                failed = Some(e);
+            }
+        }
+    };
     if a.json {
-        let report = ListingReport {
-            events,
-            lost_events: s.lost_events,
-        };
-        println!("{}", serde_json::to_string(&report)?);
+        // The shape of `ListingReport`: {"events": [...], "lost_events": N}.
+        put("{\"events\":[");
+        let mut first = true;
+        for_each_listed(&s, &filter, |e| {
+            if !first {
+                put(",");
+            }
+            first = false;
+            put(&serde_json::to_string(&e).unwrap_or_default());
+        });
+        put(&format!("],\"lost_events\":{}}}\n", s.lost_events));
     } else {
         if let Some(l) = input::lost_line(&s) {
-            println!("# {l}");
+            put(&format!("# {l}\n"));
         }
-        print!("{}", tracekit_safeio::terminal_lines(&render_text(&events)));
+        let mut r = TextRenderer::new(|line: &str| {
+            put(&tracekit_safeio::terminal(line));
+            put("\n");
+        });
+        for_each_listed(&s, &filter, |e| r.push(e));
+        r.finish();
     }
+    drop(put);
+    if let Some(e) = failed {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
+    }
+    let _ = w.flush();
     Ok(())
 }
