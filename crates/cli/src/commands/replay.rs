@@ -91,7 +91,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         for_each_listed(&s, &filter, |e| r.push(e));
         r.finish();
     }
-    drop(put);
     if let Some(e) = failed {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return Err(e.into());
