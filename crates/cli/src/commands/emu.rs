@@ -61,6 +61,18 @@ struct RunArgs {
     /// Plugin library (default: next to tracekit, or $TRACEKIT_QEMU_PLUGIN).
     #[arg(long)]
     plugin: Option<PathBuf>,
+    /// A label kept in run.json (KEY=VALUE, repeatable), e.g. kernel=fft
+    /// form=jni; `emu study` groups runs by them.
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    labels: Vec<String>,
+    /// For a JVM, do not ask it for its code map at exit (then JIT code,
+    /// interpreter and stubs are reported together as generated code).
+    #[arg(long)]
+    no_jvm_code_map: bool,
+    /// Have QEMU disassemble every instruction (slow; checks tracekit's own
+    /// disassembly of the logged bytes).
+    #[arg(long, hide = true)]
+    disas_all: bool,
     /// Program and its arguments (after `--`).
     #[arg(required = true, last = true)]
     command: Vec<OsString>,
@@ -227,6 +239,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn run_program(a: RunArgs) -> anyhow::Result<()> {
     let mut command = a.command.into_iter();
     let program = PathBuf::from(command.next().context("no program given after --")?);
+    let mut labels = std::collections::BTreeMap::new();
+    for l in &a.labels {
+        let Some((k, v)) = l.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            bail!("--label {l:?} is not KEY=VALUE");
+        };
+        labels.insert(k.to_owned(), v.to_owned());
+    }
     let req = RunRequest {
         arch: a.arch.into(),
         out: a.out.clone(),
@@ -236,14 +255,16 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         qemu: a.qemu,
         plugin: a.plugin,
         profile: a.profile,
+        jvm_code_map: !a.no_jvm_code_map,
+        labels,
+        disas_all: a.disas_all,
     };
-    let (record, analysis) = emurun::run(&req)?;
-    let total = analysis.total();
+    let (record, totals) = emurun::run(&req)?;
     super::note(format_args!(
         "{} process(es), {} instructions, {} block executions; results in {} (tracekit emu report {})",
-        analysis.processes.len(),
-        total.instructions,
-        total.blocks,
+        totals.processes,
+        totals.instructions,
+        totals.blocks,
         a.out.display(),
         a.out.display()
     ));
@@ -278,7 +299,7 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
 fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
     let record = emurun::load_record(&a.dir)?;
     let profile = emurun::resolve_profile(&a.dir, a.profile.as_deref().unwrap_or(&record.profile))?;
-    let symbols = tracekit_emu::symbols::SymbolTable::load(&record.program).ok();
+    let namer = tracekit_emu::regions::Namer::new(Some(&record.program));
     let captures = emurun::load_capture(&a.dir)?;
     if let Some(pid) = a.pid {
         if !captures.iter().any(|c| c.log.pid == pid) {
@@ -287,7 +308,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
     }
     let mut all = Vec::new();
     for cap in captures.iter().filter(|c| a.pid.is_none_or(|p| p == c.log.pid)) {
-        let blocks = hot_block_listing(cap, &profile, symbols.as_ref(), a.limit);
+        let blocks = hot_block_listing(cap, &profile, &namer, a.limit);
         if a.json {
             all.push(ProcessBlocks {
                 pid: cap.log.pid,
