@@ -4,11 +4,13 @@
 # the guest's loader and libraries in the host's own /lib/<triplet> with no
 # -L prefix. Idempotent: does nothing when every JVM is present.
 #
-# TRACEKIT_GUEST_JVMS lists Debian architectures (default: "arm64 armhf";
-# both run under qemu-user 7.2 with HotSpot's JIT. mipsel's OpenJDK is the
-# Zero interpreter only, so it is left out by default).
+# TRACEKIT_GUEST_JVMS lists Debian architectures (default: arm64). armhf
+# (HotSpot with C1/C2 for ARMv7) can be added the same way; it is not the
+# default because it doubles the download and, when this was written, the
+# mirror's armhf security index was mid-sync and broke `apt-get update`.
+# mipsel's OpenJDK is the Zero interpreter only (no JIT to compare).
 set -euo pipefail
-arches=${TRACEKIT_GUEST_JVMS:-arm64 armhf}
+arches=${TRACEKIT_GUEST_JVMS:-arm64}
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 

@@ -226,7 +226,11 @@ pub fn analyze(
             let f = per_file.entry(file.to_owned()).or_insert_with(|| FileStats {
                 path: file.to_owned(),
                 // Anonymous memory holds several regions (a JVM's code cache).
-                region: if file == "[anonymous]" { Region::Generated } else { region },
+                region: if file == "[anonymous]" {
+                    Region::Generated
+                } else {
+                    region
+                },
                 blocks: 0,
                 instructions: 0,
             });

@@ -501,7 +501,10 @@ mod tests {
         assert_eq!(log.blocks.len(), 4);
         assert_eq!(log.blocks[0].mapping.as_ref().unwrap().path, "/bin/prog");
         assert!(log.blocks[1].mapping.as_ref().unwrap().anonymous());
-        assert_eq!(log.blocks[1].vaddr, log.blocks[2].vaddr, "rewritten code: two blocks, one address");
+        assert_eq!(
+            log.blocks[1].vaddr, log.blocks[2].vaddr,
+            "rewritten code: two blocks, one address"
+        );
         assert_ne!(log.blocks[1].insns[0].bytes, log.blocks[2].insns[0].bytes);
         assert!(log.blocks[3].mapping.is_none());
         assert!(log.blocks[0].needs_disassembly());

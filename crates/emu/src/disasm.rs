@@ -76,7 +76,10 @@ fn load_api() -> Result<Api> {
         let sym = |name: &CStr| {
             let p = libc::dlsym(lib, name.as_ptr());
             if p.is_null() {
-                Err(missing(&format!("{} missing from libcapstone.so.4", name.to_string_lossy())))
+                Err(missing(&format!(
+                    "{} missing from libcapstone.so.4",
+                    name.to_string_lossy()
+                )))
             } else {
                 Ok(p)
             }
@@ -216,7 +219,11 @@ fn tracekit_qemu_text_is_address_free(text: &str) -> bool {
             while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
                 i += 1;
             }
-            let run = if digits > start { &text[digits..i] } else { &text[start..i] };
+            let run = if digits > start {
+                &text[digits..i]
+            } else {
+                &text[start..i]
+            };
             if !matches!(u64::from_str_radix(run, 16), Ok(v) if v < 0x1000) {
                 return false;
             }
@@ -250,9 +257,10 @@ mod tests {
 
     #[test]
     fn fills_qemu_style_text_per_target_and_mode() {
-        let mut blocks = vec![
-            block(IsaMode::Single, &[(0x1000, &[0x20, 0x00, 0x80, 0x52]), (0x1004, &[0xff, 0xff, 0xff, 0x17])]),
-        ];
+        let mut blocks = vec![block(
+            IsaMode::Single,
+            &[(0x1000, &[0x20, 0x00, 0x80, 0x52]), (0x1004, &[0xff, 0xff, 0xff, 0x17])],
+        )];
         fill("aarch64", &mut blocks).unwrap();
         assert_eq!(blocks[0].insns[0].disas, "movz w0, #0x1");
         assert_eq!(blocks[0].insns[1].disas, "b #0x1000");
@@ -269,7 +277,10 @@ mod tests {
         let mut b = vec![block(IsaMode::Unknown, &[(0x8000, &[0, 0, 0, 0xe8])])];
         assert!(fill("arm", &mut b).is_err());
         let mut m = vec![block(IsaMode::Single, &[(0x400000, &[0, 0, 0, 0])])];
-        assert!(fill("mipsel", &mut m).unwrap_err().to_string().contains("cannot disassemble"));
+        assert!(fill("mipsel", &mut m)
+            .unwrap_err()
+            .to_string()
+            .contains("cannot disassemble"));
     }
 
     #[test]

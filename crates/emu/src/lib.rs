@@ -45,6 +45,7 @@ pub mod profile;
 pub mod regions;
 pub mod report;
 pub mod run;
+pub mod study;
 pub mod symbols;
 
 pub use error::{EmuError, Result};

@@ -114,15 +114,34 @@ fn basename(path: &str) -> &str {
 }
 
 fn is_libc(name: &str) -> bool {
-    ["libc.so", "libc-", "ld-linux", "ld.so", "ld64.so", "libm.so", "libm-", "libpthread", "libdl.so", "librt.so"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    [
+        "libc.so",
+        "libc-",
+        "ld-linux",
+        "ld.so",
+        "ld64.so",
+        "libm.so",
+        "libm-",
+        "libpthread",
+        "libdl.so",
+        "librt.so",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 fn is_system(path: &str) -> bool {
-    ["/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/local/lib/"]
-        .iter()
-        .any(|p| path.starts_with(p))
+    [
+        "/lib/",
+        "/lib32/",
+        "/lib64/",
+        "/usr/lib/",
+        "/usr/lib32/",
+        "/usr/lib64/",
+        "/usr/local/lib/",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p))
 }
 
 /// Classifies the blocks of one process.
@@ -318,7 +337,7 @@ mod tests {
                 Region::AppNative,
                 Region::Interpreter,
                 Region::Stubs,
-                Region::Jit, // inside the map's span, blob flushed
+                Region::Jit,       // inside the map's span, blob flushed
                 Region::Generated, // anonymous, outside the code map
                 Region::Unmapped,
             ]

@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::analysis::{Analysis, FileStats, HotBlock, ListedBlock, ProcessStats, ProfileInfo, RegionStats};
-use crate::regions::Region;
 use crate::profile::Profile;
+use crate::regions::Region;
 use crate::run::{Arch, CountMode, RunRecord};
 
 fn bar(value: u64, max: u64, width: usize) -> String {

@@ -380,7 +380,9 @@ fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir(raw).map_err(io_err(raw))? {
         let path = entry.map_err(io_err(raw))?.path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
         let Some(pid) = name
             .strip_prefix("pid-")
             .and_then(|n| n.strip_suffix(".blocks"))

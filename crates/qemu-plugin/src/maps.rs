@@ -142,7 +142,10 @@ garbage line
         let e = parse_host_maps(MAPS, 0, u64::MAX);
         assert_eq!(e.len(), 4);
         assert_eq!(e[0].path, "/usr/lib/jvm/java-17-openjdk-arm64/bin/java");
-        assert_eq!((e[1].start, e[1].end, e[1].offset), (0x5500010000, 0x5500020000, 0x10000));
+        assert_eq!(
+            (e[1].start, e[1].end, e[1].offset),
+            (0x5500010000, 0x5500020000, 0x10000)
+        );
         assert_eq!(e[2].path, "");
         let shifted = parse_host_maps(MAPS, 0x5500000000, 1 << 32);
         assert_eq!(shifted.len(), 3, "the host-only mapping past 4 GiB is dropped");

@@ -308,8 +308,7 @@ impl Recorder {
                 overflow: true,
             });
         };
-        self.known
-            .insert(self.key.clone().into_boxed_slice(), (slot, n));
+        self.known.insert(self.key.clone().into_boxed_slice(), (slot, n));
         let text = &mut self.record;
         text.clear();
         let _ = writeln!(text, "B {slot} {vaddr:x} {n} {mode}");
@@ -529,7 +528,8 @@ mod tests {
             },
         ];
         let a = rec.translate(0x1000, &insns, None, |i| format!("op{i}")).unwrap();
-        let b = rec.translate(0x1000, &insns, None, |_| panic!("must not disassemble twice"))
+        let b = rec
+            .translate(0x1000, &insns, None, |_| panic!("must not disassemble twice"))
             .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.slot, 1);
@@ -674,7 +674,10 @@ mod tests {
                 bytes: &[0xc3],
             },
         ];
-        assert_eq!(rec.translate(0x2ffe, &whole, None, |_| "ret".to_owned()).unwrap().insns, 2);
+        assert_eq!(
+            rec.translate(0x2ffe, &whole, None, |_| "ret".to_owned()).unwrap().insns,
+            2
+        );
         // Fixed-width ISAs never have phantoms.
         assert!(!is_phantom("arm", &insns, &["a".into(), ".byte 0xf2".into()]));
     }

@@ -32,8 +32,13 @@ enum EmuCommand {
     Report(ReportArgs),
     /// List the hottest blocks with their instructions, counts, categories.
     Blocks(BlocksArgs),
-    /// Compare two runs side by side.
+    /// Compare runs side by side (e.g. Java with and without the JIT, Java
+    /// calling JNI, and the C program), with instructions per code region.
     Compare(CompareArgs),
+    /// The seed's case study over run directories: Java against JNI, JIT
+    /// on against off, arch against arch, and estimates for two
+    /// organizations.
+    Study(StudyArgs),
     /// Estimate time, power and energy with the AndroProf formulas.
     Estimate(EstimateArgs),
     /// List, export, import and edit categorization profiles.
@@ -113,11 +118,24 @@ struct BlocksArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct StudyArgs {
+    /// Run directories, or folders holding them.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Organizations to estimate for (default: two per arch, e.g.
+    /// armv7-cortex-a8 and armv7-cortex-a9).
+    #[arg(long)]
+    profile: Vec<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
 struct CompareArgs {
-    /// First run directory.
-    a: PathBuf,
-    /// Second run directory.
-    b: PathBuf,
+    /// Run directories (two or more).
+    #[arg(required = true, num_args = 2..)]
+    runs: Vec<PathBuf>,
     /// Profile to analyze both with (default: each run's own).
     #[arg(long)]
     profile: Option<String>,
@@ -231,6 +249,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         EmuCommand::Report(a) => report(a),
         EmuCommand::Blocks(a) => blocks(a),
         EmuCommand::Compare(a) => compare(a),
+        EmuCommand::Study(a) => study(a),
         EmuCommand::Estimate(a) => estimate(a),
         EmuCommand::Profile(c) => profile(c),
     }
@@ -326,7 +345,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
 
 fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let mut columns = Vec::new();
-    for dir in [&a.a, &a.b] {
+    for dir in &a.runs {
         let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
         columns.push(CompareColumn {
             label: format!("{} [{}]", dir.display(), analysis.profile.name),
@@ -339,6 +358,15 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
     }
     let pairs: Vec<_> = columns.into_iter().map(|c| (c.label, c.total)).collect();
     print!("{}", terminal_lines(&render_side_by_side(&pairs)));
+    Ok(())
+}
+
+fn study(a: StudyArgs) -> anyhow::Result<()> {
+    let study = tracekit_emu::study::collect(&a.dirs, &a.profile)?;
+    if a.json {
+        return print_json(&study);
+    }
+    print!("{}", terminal_lines(&tracekit_emu::study::render(&study)));
     Ok(())
 }
 
