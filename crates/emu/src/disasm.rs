@@ -182,8 +182,8 @@ pub fn fill(target: &str, blocks: &mut [Arc<Block>]) -> Result<()> {
                 block.vaddr, block.mode
             )));
         };
-        if !handles.contains_key(&key) {
-            handles.insert(key, Handle::open(&api, key.0, key.1, key.2)?);
+        if let std::collections::hash_map::Entry::Vacant(e) = handles.entry(key) {
+            e.insert(Handle::open(&api, key.0, key.1, key.2)?);
         }
         let handle = &handles[&key];
         let b = Arc::make_mut(block);

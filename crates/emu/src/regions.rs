@@ -207,10 +207,8 @@ impl<'a> Classifier<'a> {
             .any(|h| m.path.starts_with(h.as_str()) && m.path[h.len()..].starts_with('/'))
         {
             Region::JdkNative
-        } else if is_system(&m.path) {
-            Region::System
-        } else if m.path.starts_with('[') {
-            Region::System // [vdso] and the like
+        } else if is_system(&m.path) || m.path.starts_with('[') {
+            Region::System // [vdso] and the like too
         } else {
             Region::AppNative
         }

@@ -585,7 +585,7 @@ mod tests {
         let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
         // guest_base 0: the host map is the guest map. A function of this
         // very test binary is inside a readable mapping.
-        let here = a_block_outside_the_known_map_triggers_a_snapshot as usize as u64;
+        let here = a_block_outside_the_known_map_triggers_a_snapshot as fn() as usize as u64;
         let i = [InsnBytes {
             vaddr: here,
             bytes: &[0x90],
