@@ -21,11 +21,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("perfetto", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
+    ("emu-format", &[]),
     // Capture: formats and the model, never analysis.
     ("rt", &["rt-format", "rt-macros"]),
     ("rt-macros", &[]),
     ("record", &["model", "rt-format", "recording"]),
-    ("qemu-plugin", &[]),
+    ("qemu-plugin", &["emu-format"]),
     ("jvm", &["paths"]),
     // The one door from a path to a session: every format crate.
     (
@@ -40,6 +41,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "chrome",
             "power",
             "perfetto",
+            "emu-format",
         ],
     ),
     ("example", &["model"]),
@@ -48,7 +50,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("seqdiag", &["model"]),
     ("energy", &["model", "analysis"]),
     ("paths", &[]),
-    ("emu", &[]),
+    ("emu", &["emu-format"]),
     // Views: analysis and model, never a format.
     ("report", &["model", "analysis"]),
     ("ui", &["model", "analysis", "report"]),

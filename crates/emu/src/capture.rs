@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tracekit_emu_format::{counts_file, parse_raw_file, perfmap_file, RawFile};
 
 use crate::error::{EmuError, Result};
 use crate::perfmap::PerfMap;
@@ -403,7 +404,7 @@ pub fn load_dir_with(raw_dir: &Path, disassemble: bool) -> Result<Vec<ProcessCap
     for entry in std::fs::read_dir(raw_dir).map_err(io)? {
         let path: PathBuf = entry.map_err(io)?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("pid-") && name.ends_with(".blocks") {
+        if let Some(RawFile::Blocks(_)) = parse_raw_file(name) {
             let text = tracekit_safeio::read_text(&path)?;
             let mut log = parse_log(&path, &text)?;
             if disassemble {
@@ -436,8 +437,8 @@ pub fn load_dir_with(raw_dir: &Path, disassemble: bool) -> Result<Vec<ProcessCap
             .map(|b| b.slot + if log.per_insn { b.insns.len() as u64 } else { 1 })
             .max()
             .unwrap_or(1);
-        let counts = read_counts(&raw_dir.join(format!("pid-{}.counts", log.pid)), slots)?;
-        let map_path = raw_dir.join(format!("pid-{}.perfmap", log.pid));
+        let counts = read_counts(&raw_dir.join(counts_file(log.pid)), slots)?;
+        let map_path = raw_dir.join(perfmap_file(log.pid));
         let perfmap = if map_path.exists() {
             Some(PerfMap::load(&map_path)?)
         } else {

@@ -249,7 +249,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
 
 /// Directory holding the plugin's raw files.
 pub fn raw_dir(out: &Path) -> PathBuf {
-    out.join("raw")
+    out.join(tracekit_emu_format::RAW_DIR)
 }
 
 /// The JVM options that make HotSpot write its code map at exit.
@@ -292,8 +292,8 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     let raw = raw_dir(&req.out);
     std::fs::create_dir_all(&raw).map_err(io_err(&raw))?;
     let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
-    remove_matching(&raw, "pid-")?;
-    remove_matching(&req.out, "analysis-")?;
+    remove_matching(&raw, tracekit_emu_format::PID_PREFIX)?;
+    remove_matching(&req.out, tracekit_emu_format::ANALYSIS_PREFIX)?;
     let injected_args: Vec<String> = if req.jvm_code_map && guest::is_jvm_launcher(&program) {
         JVM_CODE_MAP_ARGS.iter().map(|s| s.to_string()).collect()
     } else {
@@ -344,7 +344,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
         labels: req.labels.clone(),
     };
     let json = serde_json::to_string_pretty(&record).expect("serializable");
-    let run_json = req.out.join("run.json");
+    let run_json = req.out.join(tracekit_emu_format::RUN_FILE);
     std::fs::write(&run_json, json).map_err(io_err(&run_json))?;
     let pids = settle_raw(&raw)?;
     if pids.is_empty() {
@@ -383,11 +383,7 @@ fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        let Some(pid) = name
-            .strip_prefix("pid-")
-            .and_then(|n| n.strip_suffix(".blocks"))
-            .and_then(|n| n.parse().ok())
-        else {
+        let Some(tracekit_emu_format::RawFile::Blocks(pid)) = tracekit_emu_format::parse_raw_file(name) else {
             continue;
         };
         pids.push(pid);
@@ -416,7 +412,7 @@ fn collect_code_maps(raw: &Path, pids: &[u32], started: Instant) -> Result<()> {
         if !fresh {
             continue;
         }
-        let dest = raw.join(format!("pid-{pid}.perfmap"));
+        let dest = raw.join(tracekit_emu_format::perfmap_file(*pid));
         if std::fs::rename(&map, &dest).is_err() {
             std::fs::copy(&map, &dest).map_err(io_err(&map))?;
             let _ = std::fs::remove_file(&map);
@@ -445,7 +441,7 @@ pub fn totals(dir: &Path) -> Result<RunTotals> {
 
 /// Reads `run.json` of a run directory.
 pub fn load_record(dir: &Path) -> Result<RunRecord> {
-    let path = dir.join("run.json");
+    let path = dir.join(tracekit_emu_format::RUN_FILE);
     let text = tracekit_safeio::read_text(&path)?;
     serde_json::from_str(&text).map_err(|e| EmuError::Parse {
         path: path.clone(),
@@ -457,7 +453,7 @@ pub fn load_record(dir: &Path) -> Result<RunRecord> {
 /// Resolves a profile for a run: a profile imported into the run directory
 /// (`DIR/profiles/<name>.profile`), a built-in name, or a file path.
 pub fn resolve_profile(dir: &Path, spec: &str) -> Result<Profile> {
-    let imported = dir.join("profiles").join(format!("{spec}.profile"));
+    let imported = dir.join(tracekit_emu_format::PROFILES_DIR).join(format!("{spec}.profile"));
     if imported.is_file() {
         let text = tracekit_safeio::read_text(&imported)?;
         return Profile::parse(&imported, &text);
@@ -526,7 +522,7 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
     let profile = resolve_profile(dir, spec)?;
     let profile_digest = digest(&profile.to_text());
     let stamp = inputs_stamp(dir, &record.program)?;
-    let cache = dir.join(format!("analysis-{}.json", profile.name));
+    let cache = dir.join(tracekit_emu_format::analysis_file(&profile.name));
     if let Ok(text) = tracekit_safeio::read_text(&cache) {
         if let Ok(c) = serde_json::from_str::<CachedAnalysis>(&text) {
             if c.profile_digest == profile_digest && c.inputs_stamp == stamp {
@@ -551,11 +547,11 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
 /// Stores a profile in the run directory (so `--profile NAME` finds it)
 /// and drops the cached analysis made with an earlier version of it.
 pub fn import_profile(dir: &Path, profile: &Profile) -> Result<PathBuf> {
-    let pdir = dir.join("profiles");
+    let pdir = dir.join(tracekit_emu_format::PROFILES_DIR);
     std::fs::create_dir_all(&pdir).map_err(io_err(&pdir))?;
     let path = pdir.join(format!("{}.profile", profile.name));
     std::fs::write(&path, profile.to_text()).map_err(io_err(&path))?;
-    let cache = dir.join(format!("analysis-{}.json", profile.name));
+    let cache = dir.join(tracekit_emu_format::analysis_file(&profile.name));
     if cache.exists() {
         std::fs::remove_file(&cache).map_err(io_err(&cache))?;
     }

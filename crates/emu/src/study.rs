@@ -105,7 +105,7 @@ pub fn describe_run(record: &RunRecord) -> Option<(String, String, bool)> {
 fn run_dirs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for input in inputs {
-        if input.join("run.json").is_file() {
+        if input.join(tracekit_emu_format::RUN_FILE).is_file() {
             out.push(input.clone());
             continue;
         }
@@ -120,7 +120,7 @@ fn run_dirs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
         found.sort();
         let before = out.len();
         for dir in found {
-            if dir.join("run.json").is_file() {
+            if dir.join(tracekit_emu_format::RUN_FILE).is_file() {
                 out.push(dir);
             } else {
                 out.extend(run_dirs(&[dir]).unwrap_or_default());

@@ -394,11 +394,11 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 }
 
 fn counts_path(opts: &Options, pid: u32) -> PathBuf {
-    opts.out.join(format!("pid-{pid}.counts"))
+    opts.out.join(tracekit_emu_format::counts_file(pid))
 }
 
 fn blocks_path(opts: &Options, pid: u32) -> PathBuf {
-    opts.out.join(format!("pid-{pid}.blocks"))
+    opts.out.join(tracekit_emu_format::blocks_file(pid))
 }
 
 /// True when a disassembly cannot depend on the instruction's address:
@@ -534,7 +534,7 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.slot, 1);
         rec.finish().unwrap();
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         let expected = format!(
             "tracekit-emu-blocks 2\nP {} 0 1 mipsel tb\nB 1 1000 2 -\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
             rec.pid()
@@ -574,7 +574,7 @@ mod tests {
         ];
         assert_ne!(rec.translate(0x4000, &split, None, no_text).unwrap().slot, first);
         rec.finish().unwrap();
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         assert_eq!(log.matches("\nB ").count(), 3, "{log}");
         assert!(log.contains("B 2 4000 1 -\nI 4000 40008052\n"), "{log}");
     }
@@ -597,7 +597,7 @@ mod tests {
         }];
         rec.translate(here + 1, &j, Some(0), |_| String::new()).unwrap();
         rec.finish().unwrap();
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         assert_eq!(log.matches("\nS ").count(), 1, "one snapshot covers both blocks");
         assert!(log.lines().any(|l| l.starts_with("M ") && l.contains("r-xp")), "{log}");
     }
@@ -737,7 +737,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(calls.get(), 3);
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         assert!(log.contains("jmp 0x4002"), "{log}");
     }
 
