@@ -384,9 +384,8 @@ pub(crate) fn verdict(r: &DiffRow, alpha: f64) -> Verdict {
     let excludes_zero = (r.delta > 0.0 && r.ci_low > 0.0) || (r.delta < 0.0 && r.ci_high < 0.0);
     let significant = r.q_value.is_some_and(|q| q < alpha) && excludes_zero;
     if significant && reaches_floor && r.delta != 0.0 {
-        return direction;
-    }
-    if r.ci_low > -floor && r.ci_high < floor {
+        direction
+    } else if !reaches_floor {
         Verdict::Unchanged
     } else {
         Verdict::Inconclusive

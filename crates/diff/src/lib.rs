@@ -25,8 +25,9 @@
 //!   larger of the spread and a minimum (2% by default);
 //! - a **verdict** ([`Verdict`]): *regressed* (or *improved*) when the
 //!   adjusted p-value is below α, the interval excludes 0 and the change
-//!   reaches the noise floor; *unchanged* when the whole interval lies
-//!   within ± the floor; *inconclusive* otherwise;
+//!   reaches the noise floor; *unchanged* when the change is below the
+//!   floor; *inconclusive* when it reaches the floor without being
+//!   significant;
 //! - **exact** differences for counts that every run of a side agrees on
 //!   (call counts of deterministic programs, emulator instruction counts,
 //!   path frequencies): no test, the change is a fact, judged against the

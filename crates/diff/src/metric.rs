@@ -144,6 +144,22 @@ pub enum By {
 }
 
 impl By {
+    /// Every kind of row.
+    pub const ALL: [By; 7] = [
+        By::Method,
+        By::Path,
+        By::Edge,
+        By::Category,
+        By::Process,
+        By::Function,
+        By::Block,
+    ];
+
+    /// Parses a [`By::name`].
+    pub fn parse(s: &str) -> Option<By> {
+        By::ALL.into_iter().find(|b| b.name() == s.trim())
+    }
+
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -171,5 +187,8 @@ mod tests {
         assert_eq!(Metric::parse("wall"), None);
         assert!(!Metric::InclCpu.additive());
         assert_eq!(Metric::Calls.kind(), MetricKind::Count);
+        for b in By::ALL {
+            assert_eq!(By::parse(b.name()), Some(b));
+        }
     }
 }

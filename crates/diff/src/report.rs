@@ -14,11 +14,10 @@ pub enum Verdict {
     Regressed,
     /// B costs less than A, by the same rules.
     Improved,
-    /// The whole confidence interval lies within ± the noise floor (exact
-    /// rows: the change is below the floor).
+    /// The change is smaller than the noise floor.
     Unchanged,
-    /// Neither: too noisy, too few runs, or a significant change whose
-    /// interval still reaches past the floor.
+    /// The change reaches the noise floor but is not significant (too few
+    /// runs, too noisy, or an interval that includes 0).
     Inconclusive,
 }
 
