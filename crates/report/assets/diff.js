@@ -1,7 +1,6 @@
 // tracekit diff: the differential flame graph page. Frames are drawn from
 // the root down; a frame's width is its value in B (or A), its colour the
-// change of its own (exclusive) value: red grew, blue shrank, the
-// saturation in proportion to the largest change of any frame.
+// change of its own (exclusive) value: red grew, blue shrank.
 "use strict";
 (function () {
   var D = JSON.parse(document.getElementById("td-data").textContent);
@@ -15,7 +14,6 @@
   function byName(a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; }
   roots.sort(byName);
   nodes.forEach(function (n) { n.kids.sort(byName); });
-  var maxDelta = nodes.reduce(function (m, n) { return Math.max(m, Math.abs(n.selfB - n.selfA)); }, 0);
 
   function fmt(v, kind, normalized) {
     if (v === null || v === undefined) return "-";
@@ -40,9 +38,16 @@
   }
   function rel(a, b) { return a ? (b - a) / Math.abs(a) : (b ? null : 0); }
 
-  // Colour of a frame from the change of its own value.
+  // Colour of a frame from the change of its own (exclusive) value, as a
+  // share of the frame's width: full saturation when its own value moved
+  // by 20% of its total or more, so a small frame's noise stays pale. A
+  // frame whose row the comparison judged regressed or improved is at
+  // least 70% saturated.
+  var FULL = 0.2;
   function colour(n) {
-    var d = n.selfB - n.selfA, t = maxDelta > 0 ? Math.min(1, Math.abs(d) / maxDelta) : 0;
+    var d = n.selfB - n.selfA, w = Math.max(n.totalA, n.totalB);
+    var t = w > 0 ? Math.min(1, Math.abs(d) / (FULL * w)) : 0;
+    if (n.verdict === "regressed" || n.verdict === "improved") t = Math.max(t, 0.7);
     var base = 232, far = 51, c = Math.round(base - (base - far) * t);
     if (d > 0) return { r: 255, g: c, b: c };
     if (d < 0) return { r: c, g: c, b: 255 };
@@ -62,8 +67,8 @@
 
   var state = { mode: "after", focus: null, boxes: [] };
   var tw = function (n) { return state.mode === "after" ? n.totalB : n.totalA; };
-  $("td-legend-text").textContent = "saturation: change of the frame's own value (largest: " +
-    fmt(maxDelta, D.flameKind, D.normalized) + "); outlined: the comparison judged the row regressed or improved";
+  $("td-legend-text").textContent = "saturation: change of the frame's own value, full at 20% of the frame's width; " +
+    "outlined: the comparison judged the row regressed or improved";
   function setButton() {
     $("td-widths").textContent = state.mode === "after" ? "widths: B (after) — show A" : "widths: A (before) — show B";
   }
