@@ -561,3 +561,37 @@ fn path_frequencies_of_a_deterministic_program_differ_exactly() {
     assert_eq!(row["delta"], 15.0, "{row}");
     assert_eq!(row["verdict"], "regressed");
 }
+
+#[test]
+fn bad_inputs_are_named_and_nothing_is_compared() {
+    let dir = workdir("bad");
+    let spec = RunsSpec {
+        methods: 10,
+        calls: 200,
+        ..RunsSpec::default()
+    };
+    let (a, b) = write_runs(&dir, &spec, 2);
+    let junk = dir.join("junk.trace");
+    std::fs::write(&junk, b"*version\n3\nthis is not a trace").unwrap();
+    let out = tk(&["diff", &a[0], &a[1], s(&junk), "--vs", &b[0], &b[1]]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("tracekit: error:") && err.contains("junk.trace"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // Choices are checked by the parser (status 2).
+    for bad in [&["--by", "line"][..], &["--metric", "watts"], &["--alpha", "2"]] {
+        let mut args = vec!["diff", &a[0], "--vs", &b[0]];
+        args.extend_from_slice(bad);
+        assert_eq!(tk(&args).status.code(), Some(2), "{bad:?}");
+    }
+    // A kind of row the inputs do not have, and energy no run carries.
+    let out = tk(&["diff", &a[0], "--vs", &b[0], "--by", "category"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not apply to traces"));
+    let out = tk(&["diff", &a[0], "--vs", &b[0], "--metric", "excl-energy"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("energy"));
+}

@@ -399,3 +399,71 @@ mod tests {
         assert!((quantile_sorted(&v, 0.1) - 1.4).abs() < 1e-12);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Two-sided p-value by enumerating every split of the pooled values
+    /// into groups of the two sizes (the permutation distribution of U).
+    fn brute_force_p(a: &[f64], b: &[f64]) -> f64 {
+        let all: Vec<f64> = a.iter().chain(b).copied().collect();
+        let (n, na) = (all.len(), a.len());
+        let (u_obs, _) = mann_whitney_u(a, b);
+        let mean = (a.len() * b.len()) as f64 / 2.0;
+        let (mut extreme, mut total) = (0u64, 0u64);
+        for mask in 0u32..(1 << n) {
+            if mask.count_ones() as usize != na {
+                continue;
+            }
+            let (mut xa, mut xb) = (Vec::new(), Vec::new());
+            for (i, &v) in all.iter().enumerate() {
+                if mask >> i & 1 == 1 {
+                    xa.push(v);
+                } else {
+                    xb.push(v);
+                }
+            }
+            let (u, _) = mann_whitney_u(&xa, &xb);
+            total += 1;
+            if (u - mean).abs() >= (u_obs - mean).abs() - 1e-9 {
+                extreme += 1;
+            }
+        }
+        extreme as f64 / total as f64
+    }
+
+    proptest! {
+        #[test]
+        fn exact_p_values_equal_the_permutation_distribution(
+            values in proptest::collection::btree_set(0u32..10_000, 2..=11),
+            split in 1usize..10,
+        ) {
+            // Distinct values (the exact test assumes no ties), split in two.
+            let v: Vec<f64> = values.into_iter().map(f64::from).collect();
+            let na = split.min(v.len() - 1);
+            let mut shuffled = v.clone();
+            shuffled.rotate_left(na / 2);
+            let (a, b) = shuffled.split_at(na);
+            let (u, _) = mann_whitney_u(a, b);
+            let p = MannWhitney::new(a.len(), b.len()).p_value(a, b, u);
+            // The U distribution is symmetric, so "at least as far from the
+            // mean" is twice the smaller tail.
+            prop_assert!((p - brute_force_p(a, b)).abs() < 1e-9, "{p} vs {}", brute_force_p(a, b));
+        }
+
+        #[test]
+        fn adjusted_p_values_keep_the_order_and_never_shrink(p in proptest::collection::vec(0.0f64..=1.0, 0..40)) {
+            let q = benjamini_hochberg(&p);
+            for i in 0..p.len() {
+                prop_assert!(q[i] >= p[i] - 1e-15 && q[i] <= 1.0);
+                for j in 0..p.len() {
+                    if p[i] < p[j] {
+                        prop_assert!(q[i] <= q[j] + 1e-15);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -413,17 +413,16 @@ fn in_parallel<T: Send>(paths: &[PathBuf], f: impl Fn(&Path) -> Result<T> + Sync
             });
         }
     });
-    let mut out = Vec::with_capacity(paths.len());
-    for slot in slots {
-        match slot {
-            Some(r) => out.push(r?),
-            None => break, // after an error, the rest was not read
+    // The first error in input order wins; after one, later inputs may be unread.
+    if let Some(i) = slots.iter().position(|s| matches!(s, Some(Err(_)))) {
+        if let Some(Err(e)) = slots.swap_remove(i) {
+            return Err(e);
         }
     }
-    if out.len() < paths.len() {
-        bail!("inputs left unread after an error");
-    }
-    Ok(out)
+    slots
+        .into_iter()
+        .map(|s| s.unwrap_or_else(|| Err(anyhow::anyhow!("an input was left unread"))))
+        .collect()
 }
 
 /// Writes `--folded` and `--html`.
