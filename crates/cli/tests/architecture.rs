@@ -39,6 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ftrace",
             "chrome",
             "power",
+            "perfetto",
         ],
     ),
     ("example", &["model"]),
