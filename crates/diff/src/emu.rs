@@ -112,6 +112,8 @@ mod tests {
             overflow: 0,
             mnemonics: Vec::new(),
             hottest: Vec::new(),
+            regions: Vec::new(),
+            files: Vec::new(),
         }
     }
 
