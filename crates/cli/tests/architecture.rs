@@ -49,10 +49,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("analysis", &["model"]),
     ("seqdiag", &["model"]),
     ("energy", &["model", "analysis"]),
+    // Comparing runs: traces (model, analysis), emulator runs and path
+    // logs (their own data types); it reads no file.
+    ("diff", &["model", "analysis", "emu", "jvm"]),
     ("paths", &[]),
     ("emu", &["emu-format"]),
     // Views: analysis and model, never a format.
-    ("report", &["model", "analysis"]),
+    ("report", &["model", "analysis", "diff"]),
     ("ui", &["model", "analysis", "report"]),
     ("export", &["model", "analysis"]),
     ("browser", &[]),
