@@ -3,7 +3,10 @@
 //! and (for entries) its duration — what `tracekit replay` prints.
 
 use serde::Serialize;
-use tracekit_model::{CallKind, ObjectEventKind, RemoteCallKind, Session, ThreadId};
+use tracekit_model::{CallEvent, CallKind, ObjectEventKind, RemoteCallKind, Session, ThreadId};
+
+mod streamed;
+pub use streamed::{LongCalls, StreamedListing, WINDOW};
 
 /// One line of the listing (the `tracekit replay --json` event).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -101,102 +104,149 @@ pub fn listing(s: &Session, f: &ListingFilter) -> Vec<ListedEvent> {
 
 /// Hands each line of the listing to `out` in order, without holding the
 /// listing: memory is the open frames plus one duration per call event of
-/// the thread being listed (so `replay` of a long recording prints as it
-/// goes). Same lines as [`listing`].
+/// the thread being listed. Same lines as [`listing`]. (A recording too
+/// large for that is listed by [`StreamedListing`] instead.)
 pub fn for_each_listed(s: &Session, f: &ListingFilter, mut out: impl FnMut(ListedEvent)) {
     for (id, t, calls) in s.thread_calls() {
-        if !f.tids.is_empty() && !f.tids.contains(&t.tid) {
+        if !f.wants(t.tid) {
             continue;
         }
-        let pid = t.pid.unwrap_or(0);
         let durations = call_durations(calls);
-        let others = other_events(s, id);
-        // A non-call opening line lasts until the next exit of its name.
-        let other_duration = |i: usize| {
-            let (ts, _, name) = &others[i];
-            others[i + 1..]
-                .iter()
-                .find(|(_, k, n)| *k == "exit" && n == name)
-                .map(|(t2, _, _)| t2.saturating_sub(*ts))
-        };
-        let mut depth = 0usize;
-        // Names and depths of the open lines.
-        let mut open: Vec<String> = Vec::new();
-        let mut inside_selected: Option<usize> = None;
-        let mut inherited_left = s.inherited_frames_of(id);
-        let (mut ci, mut oi) = (0usize, 0usize);
-        let n_calls = calls.len();
-        loop {
-            // Other events at the same time as a call go first.
-            let take_other = match (calls_ts(calls, ci), others.get(oi)) {
-                (Some(ct), Some(o)) => o.0 <= ct,
-                (None, Some(_)) => true,
-                (Some(_), None) => false,
-                (None, None) => break,
-            };
-            let (ts, kind, name, is_call, duration) = if take_other {
-                let (ts, kind, name) = others[oi].clone();
-                let d = if opens(kind) { other_duration(oi) } else { None };
-                oi += 1;
-                (ts, kind, name, false, d)
-            } else {
-                let e = calls.get(ci);
-                let kind = if e.kind == CallKind::Enter { "enter" } else { "exit" };
-                let d = (durations[ci] != u64::MAX).then_some(durations[ci]);
-                ci += 1;
-                debug_assert!(ci <= n_calls);
-                (e.ts_ns, kind, s.methods.get(e.method).qualified_name(), true, d)
-            };
-            let inherited = is_call && kind == "enter" && inherited_left > 0;
-            if inherited {
-                inherited_left -= 1;
-            }
-            // An exit closes the innermost open entry of the same name; entries
-            // above it that never saw their exit (an async proxy, say) end with it.
-            let matching = if kind == "exit" {
-                open.iter().rposition(|n| *n == name)
-            } else {
-                None
-            };
-            let d = match (kind, matching) {
-                ("exit", Some(pos)) => pos,
-                ("exit", None) => depth.saturating_sub(1),
-                _ => depth,
-            };
-            if opens(kind) && inside_selected.is_none() && f.functions.iter().any(|g| glob_matches(g, &name)) {
-                inside_selected = Some(d);
-            }
-            let selected = f.functions.is_empty() || inside_selected.is_some();
-            let shown = selected && f.max_depth.is_none_or(|m| d < m);
-            if opens(kind) {
-                open.push(name.clone());
-                depth += 1;
-            } else if let Some(pos) = matching {
-                open.truncate(pos);
-                depth = pos;
-            }
-            let closes_selection = kind == "exit" && matching.is_some() && inside_selected.is_some_and(|sd| sd >= d);
-            if shown {
-                out(ListedEvent {
-                    pid,
-                    tid: t.tid,
-                    ts_ns: ts,
-                    kind,
-                    name,
-                    depth: d,
-                    duration_ns: if opens(kind) { duration } else { None },
-                    inherited,
-                });
-            }
-            if closes_selection {
-                inside_selected = None;
-            }
+        let mut l = ThreadListing::new(s, f, id);
+        for (i, &d) in durations.iter().enumerate() {
+            l.call(&calls.get(i), (d != u64::MAX).then_some(d), &mut out);
         }
+        l.finish(&mut out);
     }
 }
 
-fn calls_ts(calls: &tracekit_model::CallColumns, i: usize) -> Option<u64> {
-    calls.times().get(i).copied()
+impl ListingFilter {
+    /// Whether the thread `tid` is listed.
+    pub fn wants(&self, tid: u32) -> bool {
+        self.tids.is_empty() || self.tids.contains(&tid)
+    }
+}
+
+/// The listing of one thread, built from its call events handed over one
+/// at a time in time order (each entry with its duration when known); its
+/// other events (objects, proxies, markers: few) are merged in by time.
+pub(crate) struct ThreadListing<'s> {
+    s: &'s Session,
+    f: &'s ListingFilter,
+    pid: u32,
+    tid: u32,
+    others: Vec<(u64, &'static str, String)>,
+    oi: usize,
+    depth: usize,
+    /// Names of the open lines.
+    open: Vec<String>,
+    inside_selected: Option<usize>,
+    inherited_left: u32,
+}
+
+impl<'s> ThreadListing<'s> {
+    pub(crate) fn new(s: &'s Session, f: &'s ListingFilter, id: ThreadId) -> ThreadListing<'s> {
+        let t = s.thread(id);
+        ThreadListing {
+            s,
+            f,
+            pid: t.pid.unwrap_or(0),
+            tid: t.tid,
+            others: other_events(s, id),
+            oi: 0,
+            depth: 0,
+            open: Vec::new(),
+            inside_selected: None,
+            inherited_left: s.inherited_frames_of(id),
+        }
+    }
+
+    /// The next call event (other events at or before its time go first).
+    pub(crate) fn call(&mut self, e: &CallEvent, duration: Option<u64>, out: &mut impl FnMut(ListedEvent)) {
+        while self.others.get(self.oi).is_some_and(|o| o.0 <= e.ts_ns) {
+            self.other(out);
+        }
+        let kind = if e.kind == CallKind::Enter { "enter" } else { "exit" };
+        let name = self.s.methods.get(e.method).qualified_name();
+        self.line(e.ts_ns, kind, name, true, duration, out);
+    }
+
+    /// The thread's calls are over: its remaining other events.
+    pub(crate) fn finish(&mut self, out: &mut impl FnMut(ListedEvent)) {
+        while self.oi < self.others.len() {
+            self.other(out);
+        }
+    }
+
+    fn other(&mut self, out: &mut impl FnMut(ListedEvent)) {
+        let (ts, kind, name) = self.others[self.oi].clone();
+        // A non-call opening line lasts until the next exit of its name.
+        let d = if opens(kind) {
+            self.others[self.oi + 1..]
+                .iter()
+                .find(|(_, k, n)| *k == "exit" && *n == name)
+                .map(|(t2, _, _)| t2.saturating_sub(ts))
+        } else {
+            None
+        };
+        self.oi += 1;
+        self.line(ts, kind, name, false, d, out);
+    }
+
+    fn line(
+        &mut self,
+        ts: u64,
+        kind: &'static str,
+        name: String,
+        is_call: bool,
+        duration: Option<u64>,
+        out: &mut impl FnMut(ListedEvent),
+    ) {
+        let inherited = is_call && kind == "enter" && self.inherited_left > 0;
+        if inherited {
+            self.inherited_left -= 1;
+        }
+        // An exit closes the innermost open entry of the same name; entries
+        // above it that never saw their exit (an async proxy, say) end with it.
+        let matching = if kind == "exit" {
+            self.open.iter().rposition(|n| *n == name)
+        } else {
+            None
+        };
+        let d = match (kind, matching) {
+            ("exit", Some(pos)) => pos,
+            ("exit", None) => self.depth.saturating_sub(1),
+            _ => self.depth,
+        };
+        if opens(kind) && self.inside_selected.is_none() && self.f.functions.iter().any(|g| glob_matches(g, &name)) {
+            self.inside_selected = Some(d);
+        }
+        let selected = self.f.functions.is_empty() || self.inside_selected.is_some();
+        let shown = selected && self.f.max_depth.is_none_or(|m| d < m);
+        if opens(kind) {
+            self.open.push(name.clone());
+            self.depth += 1;
+        } else if let Some(pos) = matching {
+            self.open.truncate(pos);
+            self.depth = pos;
+        }
+        let closes_selection = kind == "exit" && matching.is_some() && self.inside_selected.is_some_and(|sd| sd >= d);
+        if shown {
+            out(ListedEvent {
+                pid: self.pid,
+                tid: self.tid,
+                ts_ns: ts,
+                kind,
+                name,
+                depth: d,
+                duration_ns: if opens(kind) { duration } else { None },
+                inherited,
+            });
+        }
+        if closes_selection {
+            self.inside_selected = None;
+        }
+    }
 }
 
 /// Whether a function name matches a `-F` glob (`*`, `?`, `[…]`); a

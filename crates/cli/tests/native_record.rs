@@ -199,6 +199,14 @@ fn a_full_buffer_counts_every_lost_event() {
         if overflow == "wait" {
             assert_eq!(lost, 0, "waiting loses nothing");
             assert_eq!(events(&v).len() as u64, expected);
+            // `replay` streams the recording in two passes: main encloses far
+            // more events than the second pass holds, and still shows its
+            // duration (kept by the first pass).
+            let text = run(Command::new(TRACEKIT).arg("replay").arg(&rec));
+            let main = text.lines().find(|l| l.contains("| main() {")).expect("main's line");
+            let unit = main.split_whitespace().nth(1).unwrap_or("");
+            assert!(["us", "ms", "s"].contains(&unit), "main's duration: {main}");
+            assert_eq!(text.lines().filter(|l| l.contains("before_crash();")).count(), 200_000);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -50,6 +50,17 @@ pub fn stream_analysis(name: &Path, profile: bool, tree: bool) -> Result<Option<
     Ok(Some((loaded.session, p, t)))
 }
 
+/// Opens the input handing its calls to `sink` as they are read, when its
+/// format allows (recording directories), and prints what [`open`] prints;
+/// `None` when it must be loaded whole.
+pub fn open_streaming(name: &Path, sink: &mut impl tracekit_io::CallStream) -> Result<Option<tracekit_io::Loaded>> {
+    let Some(loaded) = tracekit_io::open_streaming(name, sink)? else {
+        return Ok(None);
+    };
+    announce(&loaded);
+    Ok(Some(loaded))
+}
+
 /// Prints the loader's notes, the repairs it made and lost events to stderr.
 fn announce(loaded: &tracekit_io::Loaded) {
     for n in &loaded.notes {

@@ -3,7 +3,38 @@
 use super::input::{self, ThreadFilter};
 use std::io::Write;
 use std::path::PathBuf;
-use tracekit_analysis::listing::{for_each_listed, ListingFilter, TextRenderer};
+use tracekit_analysis::listing::{
+    for_each_listed, ListedEvent, ListingFilter, LongCalls, StreamedListing, TextRenderer,
+};
+use tracekit_model::{CallEvent, ThreadId};
+
+/// The first pass over a recording's calls.
+struct FirstPass(LongCalls);
+
+impl tracekit_io::CallStream for FirstPass {
+    fn begin_thread(&mut self, t: ThreadId, _: u64) {
+        self.0.begin_thread(t);
+    }
+    fn call(&mut self, e: CallEvent) {
+        self.0.event(&e);
+    }
+    fn end_thread(&mut self, _: ThreadId) {}
+}
+
+/// The second pass, listing as it reads.
+struct SecondPass<'s, F: FnMut(ListedEvent)>(StreamedListing<'s, F>);
+
+impl<F: FnMut(ListedEvent)> tracekit_io::CallStream for SecondPass<'_, F> {
+    fn begin_thread(&mut self, t: ThreadId, _: u64) {
+        self.0.begin_thread(t);
+    }
+    fn call(&mut self, e: CallEvent) {
+        self.0.event(&e);
+    }
+    fn end_thread(&mut self, _: ThreadId) {
+        self.0.end_thread();
+    }
+}
 
 /// Arguments of `tracekit replay`.
 #[derive(Debug, clap::Args)]
@@ -47,15 +78,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let s = input::open(&a.input)?;
-    let tids = match a.threads.resolve(&s)? {
-        Some(ids) => ids.iter().map(|&id| s.thread(id).tid).collect(),
-        None => Vec::new(),
-    };
-    let filter = ListingFilter {
-        tids,
-        max_depth: a.depth,
-        functions: a.functions,
+    let filter_of = |s: &tracekit_model::Session| -> anyhow::Result<ListingFilter> {
+        let tids = match a.threads.resolve(s)? {
+            Some(ids) => ids.iter().map(|&id| s.thread(id).tid).collect(),
+            None => Vec::new(),
+        };
+        Ok(ListingFilter {
+            tids,
+            max_depth: a.depth,
+            functions: a.functions.clone(),
+        })
     };
     // Lines are printed as they are listed, never all held.
     let stdout = std::io::stdout();
@@ -68,28 +100,73 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             }
         }
     };
-    if a.json {
-        // The shape of `ListingReport`: {"events": [...], "lost_events": N}.
-        put("{\"events\":[");
-        let mut first = true;
-        for_each_listed(&s, &filter, |e| {
-            if !first {
-                put(",");
+    // A recording is read twice and never held: the first pass keeps the
+    // durations of the few long calls, the second lists as it reads.
+    let mut first = FirstPass(LongCalls::default());
+    let mut changed = false;
+    if let Some(loaded) = input::open_streaming(&a.input, &mut first)? {
+        let s = loaded.session;
+        let filter = filter_of(&s)?;
+        if a.json {
+            put("{\"events\":[");
+            let mut first_line = true;
+            let mut second = SecondPass(StreamedListing::new(&s, &filter, first.0, |e| {
+                if !first_line {
+                    put(",");
+                }
+                first_line = false;
+                put(&serde_json::to_string(&e).unwrap_or_default());
+            }));
+            tracekit_io::open_streaming(&a.input, &mut second)?;
+            changed = second.0.changed();
+            drop(second);
+            put(&format!("],\"lost_events\":{}}}\n", s.lost_events));
+        } else {
+            if let Some(l) = input::lost_line(&s) {
+                put(&format!("# {l}\n"));
             }
-            first = false;
-            put(&serde_json::to_string(&e).unwrap_or_default());
-        });
-        put(&format!("],\"lost_events\":{}}}\n", s.lost_events));
-    } else {
-        if let Some(l) = input::lost_line(&s) {
-            put(&format!("# {l}\n"));
+            let mut r = TextRenderer::new(|line: &str| {
+                put(&tracekit_safeio::terminal(line));
+                put("\n");
+            });
+            let mut second = SecondPass(StreamedListing::new(&s, &filter, first.0, |e| r.push(e)));
+            tracekit_io::open_streaming(&a.input, &mut second)?;
+            changed = second.0.changed();
+            drop(second);
+            r.finish();
         }
-        let mut r = TextRenderer::new(|line: &str| {
-            put(&tracekit_safeio::terminal(line));
-            put("\n");
-        });
-        for_each_listed(&s, &filter, |e| r.push(e));
-        r.finish();
+    } else {
+        let s = input::open(&a.input)?;
+        let filter = filter_of(&s)?;
+        if a.json {
+            // The shape of `ListingReport`: {"events": [...], "lost_events": N}.
+            put("{\"events\":[");
+            let mut first_line = true;
+            for_each_listed(&s, &filter, |e| {
+                if !first_line {
+                    put(",");
+                }
+                first_line = false;
+                put(&serde_json::to_string(&e).unwrap_or_default());
+            });
+            put(&format!("],\"lost_events\":{}}}\n", s.lost_events));
+        } else {
+            if let Some(l) = input::lost_line(&s) {
+                put(&format!("# {l}\n"));
+            }
+            let mut r = TextRenderer::new(|line: &str| {
+                put(&tracekit_safeio::terminal(line));
+                put("\n");
+            });
+            for_each_listed(&s, &filter, |e| r.push(e));
+            r.finish();
+        }
+    }
+    if changed {
+        super::warning(format_args!(
+            "{}: the recording changed while it was read (still being written?): the listing may stop early",
+            a.input.display()
+        ));
     }
     if let Some(e) = failed {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
