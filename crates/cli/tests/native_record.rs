@@ -168,12 +168,19 @@ fn a_full_buffer_counts_every_lost_event() {
     // Through a tiny ring: whatever the drainer misses is counted too.
     for overflow in ["drop", "wait"] {
         let rec = dir.join(overflow);
-        let v = record_and_replay(
+        let (record_err, v) = record_ending(
             &rec,
             &["--ring-kb", "64", "--overflow", overflow],
             &[exe.to_str().unwrap(), "none", "200000"],
+            0,
         );
         let (recorded, lost) = stats(&rec);
+        // `record` itself says so at the end.
+        assert_eq!(
+            record_err.contains(&format!("{lost} events were lost")),
+            lost > 0,
+            "{overflow}: {record_err}"
+        );
         assert_eq!(
             recorded + lost,
             expected,

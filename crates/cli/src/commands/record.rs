@@ -160,6 +160,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let outcome = record(&opts, sampler)?;
     super::note(format_args!("recorded into {}", a.out.display()));
+    // Read from the block headers alone: cheap however long the recording.
+    if let Ok(stats) = tracekit_recording::recording_stats(&a.out) {
+        let (events, lost) = stats
+            .iter()
+            .fold((0u64, 0u64), |(e, l), t| (e + t.events, l + t.header.lost));
+        if lost > 0 {
+            super::warning(format_args!(
+                "{lost} events were lost (buffers full; {events} recorded): every report of this recording says so; \
+                 leave out --overflow drop, or enlarge --ring-kb/--buffer-mb, to lose none"
+            ));
+        }
+    }
     super::exit_like_program(
         outcome.exit_code,
         outcome.signal,
