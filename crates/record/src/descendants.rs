@@ -5,8 +5,9 @@
 //! `system()` — the descendant becomes our child instead of init's. Once
 //! the program itself has ended, `record` waits until no process that ran
 //! the runtime is alive among its descendants (each announces itself with
-//! its maps file before its first event); every traced process has then
-//! written all it will write. Ctrl-C stops the wait early (what was written
+//! its maps file before its first event; a child adopted before it could
+//! is known by the `TRACEKIT_DIR` it inherited); every traced process has
+//! then written all it will write. Ctrl-C stops the wait early (what was written
 //! is kept).
 
 use std::path::Path;
@@ -81,6 +82,31 @@ fn traced_pids(out: &Path) -> Vec<u32> {
     pids
 }
 
+/// Our own children (orphans adopted as subreaper included) whose
+/// environment names this recording. A traced process is known by its maps
+/// file only once it has run; a daemon's child that was not yet scheduled
+/// when its parent exited has none yet, but it is already our child, and
+/// it inherited `TRACEKIT_DIR`.
+fn children_recording_into(out: &Path) -> Vec<u32> {
+    use std::os::unix::ffi::OsStrExt;
+    let me = std::process::id();
+    let mut pids: Vec<u32> = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{me}/task")) {
+        for t in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(t.path().join("children")) {
+                pids.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+            }
+        }
+    }
+    let mut want = b"TRACEKIT_DIR=".to_vec();
+    want.extend_from_slice(out.as_os_str().as_bytes());
+    pids.retain(|p| {
+        std::fs::read(format!("/proc/{p}/environ"))
+            .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_slice()))
+    });
+    pids
+}
+
 /// Waits until no process that ran the runtime (found by its files in
 /// `out`) is alive among our descendants, reaping each that ends. (The
 /// context sampler, our other child, is not waited for here.)
@@ -92,7 +118,11 @@ pub fn wait_for_descendants(out: &Path) {
     let start = Instant::now();
     let mut told = false;
     loop {
-        let live: Vec<u32> = traced_pids(out).into_iter().filter(|&p| live_descendant(p)).collect();
+        let mut candidates = traced_pids(out);
+        candidates.extend(children_recording_into(out));
+        candidates.sort_unstable();
+        candidates.dedup();
+        let live: Vec<u32> = candidates.into_iter().filter(|&p| live_descendant(p)).collect();
         if live.is_empty() {
             break;
         }
