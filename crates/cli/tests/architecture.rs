@@ -46,6 +46,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("analysis", &["model"]),
     ("seqdiag", &["model"]),
     ("energy", &["model", "analysis"]),
+    ("powermodel", &["model"]),
+    ("attribution", &["model", "analysis", "energy", "powermodel"]),
     ("paths", &[]),
     ("emu", &[]),
     // Views: analysis and model, never a format.
