@@ -19,8 +19,10 @@
 //!      frequency, so a thread on a fast big core carries more than one on
 //!      a slow little core;
 //!    - without them, from the method trace: the thread's CPU time over
-//!      wall time between its consecutive events (its share of a CPU), or,
-//!      for a trace without a thread-CPU clock, 1 while it is inside a call.
+//!      wall time between its consecutive events (its share of a CPU; a
+//!      share below [`MIN_CPU_SHARE`] counts as 0, since a blocked
+//!      thread's clock still creeps), or, for a trace without a
+//!      thread-CPU clock, 1 while it is inside a call.
 //! 3. **Split.** The excess of each instant is shared in proportion to the
 //!    weights. When no thread has weight it is *unattributed*.
 //! 4. **Methods.** A thread's share goes to the method on top of its stack
@@ -58,6 +60,10 @@ use serde::Serialize;
 use tracekit_analysis::IntervalSet;
 use tracekit_model::{MethodId, Session, ThreadId};
 use tracekit_powermodel::CorePower;
+
+/// A thread whose CPU time grows by less than this share of the wall time
+/// between two of its events is taken as blocked (weight 0).
+pub const MIN_CPU_SHARE: f64 = 0.01;
 
 /// How the base power is set.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -328,10 +334,11 @@ pub fn attribute(session: &Session, power: &PowerSamples, o: &Options<'_>) -> At
     }
 }
 
-/// The process of thread `t`: its pid, or the session's only process.
+/// The process of thread `t`: its pid, or, in a method trace (no
+/// scheduling data: one app's threads), the session's only process.
 pub(crate) fn pid_of(session: &Session, t: ThreadId) -> Option<u32> {
     session.thread(t).pid.or(match session.processes.as_slice() {
-        [only] => Some(only.pid),
+        [only] if session.sched.is_empty() => Some(only.pid),
         _ => None,
     })
 }

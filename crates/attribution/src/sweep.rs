@@ -575,7 +575,12 @@ pub(crate) fn run(inp: &Input<'_>) -> Output {
                         if dt == 0 {
                             st.th[i].w
                         } else {
-                            (c as f64 / dt as f64).clamp(0.0, 1.0)
+                            let share = (c as f64 / dt as f64).clamp(0.0, 1.0);
+                            if share < crate::MIN_CPU_SHARE {
+                                0.0
+                            } else {
+                                share
+                            }
                         }
                     } else {
                         f64::from(u8::from(!st.th[i].stack.is_empty()))

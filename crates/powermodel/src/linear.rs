@@ -1,6 +1,7 @@
 //! A PowerTutor-style component model: power is linear in each CPU
-//! cluster's busy cores and busy cores × frequency, screen state and
-//! brightness, Wi-Fi state and traffic, mobile radio and GPS, plus a base.
+//! cluster's busy cores and busy cores × frequency (or, without per-CPU
+//! tracks, the device's CPU utilisation), screen state and brightness,
+//! Wi-Fi state and traffic, mobile radio and GPS, plus a base.
 //!
 //! **Fitting.** Each sample of the measured power track is taken as the
 //! mean power over the interval since the previous sample (how fuel
@@ -60,6 +61,8 @@ pub enum Feature {
     Radio,
     /// GPS on (0/1).
     Gps,
+    /// Device CPU utilisation (0–1), when no CPU's running state is known.
+    CpuUtilisation,
 }
 
 impl Feature {
@@ -76,6 +79,7 @@ impl Feature {
             Feature::WifiTx => "wifi sending".into(),
             Feature::Radio => "radio active".into(),
             Feature::Gps => "gps on".into(),
+            Feature::CpuUtilisation => "cpu utilisation".into(),
         }
     }
 }
@@ -260,7 +264,11 @@ fn design(sig: &Signals, clusters: &[FitCluster]) -> Design {
             }
         }
     }
-    for (f, s) in [(Feature::Radio, &sig.radio), (Feature::Gps, &sig.gps)] {
+    for (f, s) in [
+        (Feature::Radio, &sig.radio),
+        (Feature::Gps, &sig.gps),
+        (Feature::CpuUtilisation, &sig.cpu_utilisation),
+    ] {
         if let Some(s) = s {
             features.push(f);
             steps.push(s.clone());
@@ -501,7 +509,8 @@ impl LinearFit {
     /// `screen.full`, the Wi-Fi controller's idle/rx/tx (rx and tx include
     /// the idle current, as the profile means them), `radio.active`,
     /// `gps.on`. `base` supplies what the capture cannot tell (the battery
-    /// capacity).
+    /// capacity). A device-utilisation term has no place in the profile's
+    /// per-core form and is not written.
     pub fn to_power_profile(&self, base: Option<&PowerProfile>) -> PowerProfile {
         let ma = |w: f64| w / NOMINAL_VOLTAGE_V * 1e3;
         let mut p = PowerProfile::new("Android");
@@ -533,11 +542,11 @@ impl LinearFit {
             p.set_array(&format!("cpu.core_speeds.cluster{k}"), speeds);
         }
         let has = |f: &Feature| self.terms.iter().any(|t| &t.feature == f);
-        if has(&Feature::ScreenOn) {
+        if has(&Feature::ScreenOn) || has(&Feature::ScreenBrightness) {
             p.set_item("screen.on", ma(self.coef(&Feature::ScreenOn)));
             p.set_item("screen.full", ma(self.coef(&Feature::ScreenBrightness)));
         }
-        if has(&Feature::WifiOn) {
+        if has(&Feature::WifiOn) || has(&Feature::WifiRx) || has(&Feature::WifiTx) {
             let on = self.coef(&Feature::WifiOn);
             p.set_item("wifi.controller.idle", ma(on));
             p.set_item("wifi.controller.rx", ma(on + self.coef(&Feature::WifiRx)));

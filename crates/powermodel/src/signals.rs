@@ -198,6 +198,9 @@ pub struct Drivers {
     pub radio: Option<String>,
     /// GPS on (non-zero).
     pub gps: Option<String>,
+    /// CPU utilisation of the whole device (0–1, or %), when no CPU's
+    /// running state is known (seed 000's `CPU` item).
+    pub cpu_utilisation: Option<String>,
     /// What could not be found.
     pub missing: Vec<String>,
 }
@@ -259,6 +262,9 @@ impl Drivers {
         d.tx_bytes = first_present(session, &["Total sent traffic"]);
         d.radio = first_present(session, &["radio active", "Mobile radio active"]);
         d.gps = first_present(session, &["gps on", "GPS"]);
+        if d.cpu_running.is_empty() {
+            d.cpu_utilisation = first_present(session, &["CPU", "CPU usage", "cpu utilisation", "cpu utilization"]);
+        }
         for (what, v) in [
             ("screen state", &d.screen_on),
             ("brightness", &d.brightness),
@@ -294,6 +300,8 @@ pub struct Signals {
     pub radio: Option<Step>,
     /// GPS on: 1 / 0.
     pub gps: Option<Step>,
+    /// Device CPU utilisation, 0–1.
+    pub cpu_utilisation: Option<Step>,
 }
 
 fn nonzero(v: f64) -> f64 {
@@ -407,6 +415,12 @@ impl Signals {
         s.tx_active = bytes(&d.tx_bytes);
         s.radio = level(&d.radio, &nonzero);
         s.gps = level(&d.gps, &nonzero);
+        if let Some((t, v)) = d.cpu_utilisation.as_ref().and_then(|l| numeric(session, l)) {
+            let percent = v.iter().any(|&x| x > 1.5);
+            let v: Vec<f64> = v.iter().map(|&x| if percent { x / 100.0 } else { x }).collect();
+            let first = v.first().copied().unwrap_or(0.0);
+            s.cpu_utilisation = Some(Step::new(t, v, first));
+        }
         s
     }
 }
