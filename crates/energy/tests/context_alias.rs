@@ -29,7 +29,11 @@ fn logger_items_are_read_with_their_units_and_sign() {
     let s = logger_session();
     let r = analyse(&s, &[Window::new(0, 10 * S)], &Options::default()).unwrap();
     // 0.5 A × 4 V × 10 s.
-    assert!((r.total.energy_j.unwrap() - 20.0).abs() < 1e-9, "{:?}", r.total.energy_j);
+    assert!(
+        (r.total.energy_j.unwrap() - 20.0).abs() < 1e-9,
+        "{:?}",
+        r.total.energy_j
+    );
     assert_eq!(r.current_sign.basis, SignBasis::Declared);
     let roles: Vec<(&str, &str)> = r.sources.iter().map(|t| (t.track.as_str(), t.role.as_str())).collect();
     assert!(roles.contains(&("Battery current", "current")), "{roles:?}");
