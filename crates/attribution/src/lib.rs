@@ -194,9 +194,16 @@ impl Attribution {
     }
 
     /// Σ exclusive method energies + idle + unattributed + outside methods,
-    /// which equals [`Attribution::measured_j`] up to rounding.
+    /// which equals [`Attribution::measured_j`] up to rounding. Without
+    /// per-method energies ([`Options::methods`] off) the threads' energy
+    /// inside calls stands for the methods' sum.
     pub fn accounted_j(&self) -> f64 {
-        self.methods.iter().map(|m| m.excl_j).sum::<f64>() + self.idle_j + self.unattributed_j + self.outside_methods_j
+        let in_methods = if self.methods.is_empty() {
+            self.attributed_j() - self.outside_methods_j
+        } else {
+            self.methods.iter().map(|m| m.excl_j).sum::<f64>()
+        };
+        in_methods + self.idle_j + self.unattributed_j + self.outside_methods_j
     }
 
     /// The merged row of `method`.

@@ -148,7 +148,8 @@ impl State<'_> {
         self.out.thread_j[i] += e;
         match t.stack.last() {
             Some(f) if self.methods => t.acc[f.local as usize].excl += e,
-            _ => self.out.outside_methods_j += e,
+            Some(_) => {}
+            None => self.out.outside_methods_j += e,
         }
     }
 
@@ -358,14 +359,14 @@ pub(crate) fn run(inp: &Input<'_>) -> Output {
         None => Vec::new(),
     };
     let mut inside = inp.window.is_none();
-    let use_calls = inp.methods || inp.record_calls || matches!(inp.mode, Mode::Calls { .. });
+    // Calls are always walked, even for processes and threads only: a
+    // thread's share while no call is open is "outside methods" whatever
+    // was asked for.
     let cols: Vec<_> = s.thread_calls().map(|(_, _, c)| c.columns()).collect();
     let mut heap = Merge::new(cols.iter().filter(|c| !c.1.is_empty()).count());
-    if use_calls {
-        for (i, (_, ts, _)) in cols.iter().enumerate() {
-            if let Some(&t0) = ts.first() {
-                heap.push(t0 as i64, i as u32);
-            }
+    for (i, (_, ts, _)) in cols.iter().enumerate() {
+        if let Some(&t0) = ts.first() {
+            heap.push(t0 as i64, i as u32);
         }
     }
     if inp.record_calls {

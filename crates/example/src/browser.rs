@@ -68,11 +68,13 @@ pub(crate) fn trace_threads(s: &mut Session, sc: &Scenario, rng: &mut Rng) -> Me
     let m = Methods::register(s);
     let frames = sc.frames();
     let threads = [(1, "main"), (11, "GLThread 12"), (13, "Gecko"), (17, "Socket Thread")];
-    let mut built = Vec::new();
-    built.push(main_thread(&m, sc, &frames, rng));
-    built.push(render_thread(&m, sc, &frames, rng));
-    built.push(gecko_thread(&m, sc, rng));
-    built.push(network_thread(&m, sc, rng));
+    // Built in this order: each thread draws from the one generator.
+    let built = vec![
+        main_thread(&m, sc, &frames, rng),
+        render_thread(&m, sc, &frames, rng),
+        gecko_thread(&m, sc, rng),
+        network_thread(&m, sc, rng),
+    ];
     for ((tid, name), events) in threads.into_iter().zip(built) {
         let id = s.add_thread(Thread::new(tid, name));
         let calls = s.calls_mut(id);

@@ -201,7 +201,7 @@ fn charge(a: &Args, s: &tracekit_model::Session, windows: &[Window]) -> Result<(
         if report.is_some() {
             println!();
         }
-        print_power_hints(h, a.limit.min(15).max(1));
+        print_power_hints(h, a.limit.clamp(1, 15));
     }
     Ok(())
 }
