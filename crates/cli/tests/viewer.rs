@@ -105,6 +105,21 @@ fn html_report_is_self_contained_and_shows_the_session() {
         context.len() >= 15 && context.contains(&"Screen orientation".to_owned()),
         "{context:?}"
     );
+    // The example's battery log: power from V·I and cumulative energy as
+    // rows, the energy charged to every call, power stacked by process.
+    let counters = labels(&mut b, "counter");
+    assert!(
+        counters.contains(&"Power (Battery voltage × Battery current)".to_owned())
+            && counters.contains(&"Energy (cumulative)".to_owned()),
+        "{counters:?}"
+    );
+    let e = b
+        .eval("(() => { const c = TK.meta.counters.find(c => c.name === 'Energy (cumulative)'); return [c.values[c.values.length - 1], TK.meta.energy.measuredJ, TK.meta.hasEnergy]; })()")
+        .unwrap();
+    let (last, measured) = (e[0].as_f64().unwrap(), e[1].as_f64().unwrap());
+    assert!(measured > 0.0 && (last - measured).abs() <= 1e-9 * measured, "{e}");
+    assert_eq!(e[2], true);
+    assert_eq!(labels(&mut b, "power"), ["Power by process", "Power by thread"]);
     // The ready-made problems: BRB presses and the condition from the command line.
     let presets = b
         .eval("Array.from(document.querySelectorAll('.tk-preset')).map(e => e.textContent)")
@@ -195,6 +210,12 @@ fn ui_serves_the_same_views_on_loopback() {
             10.0,
         )
         .unwrap();
+        // The server's selection profile carries the calls' energy.
+        let heads = b
+            .eval("Array.from(document.querySelectorAll('#tk-profile-table th')).map(e => e.dataset.key)")
+            .unwrap();
+        assert!(heads.as_array().unwrap().iter().any(|h| h == "excl_energy"), "{heads}");
+        assert!(labels(&mut b, "counter").contains(&"Energy (cumulative)".to_owned()));
         b.screenshot(&artifacts_dir().join("cli-ui.png")).unwrap();
         assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
     });

@@ -42,7 +42,43 @@ pub struct Prepared {
     pub power_tracks: Vec<String>,
 }
 
+/// Bins of the stacked power rows in the viewer.
+pub const VIEW_BINS: usize = 2048;
+
 impl PowerArgs {
+    /// True when the user asked for a power source.
+    pub fn given(&self) -> bool {
+        self.power.is_some() || self.power_profile.is_some() || self.base_w.is_some()
+    }
+
+    /// Charges the power to every call and adds the energy columns and the
+    /// stacked power rows to `view`. Without power data it does nothing
+    /// (an error when the user asked for power).
+    pub fn attach_to_view(&self, view: &mut tracekit_report::ViewModel, s: &Session) -> Result<()> {
+        let prepared = match self.prepare(s) {
+            Ok(p) => p,
+            Err(e) if self.given() => return Err(e),
+            Err(_) => return Ok(()),
+        };
+        derived_rows(view, &prepared);
+        let at = self.attribute(s, &prepared, None, false, true, VIEW_BINS);
+        if !tracekit_attribution::calls::attach(&mut view.threads, s, &at) {
+            super::note("the call slices do not match the session; energy columns left out");
+            return Ok(());
+        }
+        let summary = serde_json::json!({
+            "source": prepared.source,
+            "measuredJ": at.measured_j,
+            "idleJ": at.idle_j,
+            "unattributedJ": at.unattributed_j,
+            "baseW": at.base_w,
+            "weights": at.weights,
+        });
+        let stack = serde_json::to_value(&at.bins)?;
+        view.set_energy(summary, stack);
+        Ok(())
+    }
+
     /// Lines up `--power` with `s` (opened from `input`).
     pub fn line_up(&self, s: &mut Session, input: &Path) -> Result<()> {
         if let Some(p) = &self.power {
@@ -147,4 +183,42 @@ impl PowerArgs {
         }
         a
     }
+}
+
+/// The power the attribution charges, as timeline rows: P in W (when it is
+/// derived, from V·I or a model, rather than read as one power track) and
+/// the cumulative energy in J, integrated by the same rule.
+fn derived_rows(view: &mut tracekit_report::ViewModel, p: &Prepared) {
+    let (t, w) = (&p.power.times, &p.power.watts);
+    if t.is_empty() {
+        return;
+    }
+    if p.power_tracks.len() != 1 {
+        let name = match p.power_tracks.len() {
+            0 => "Power (modelled)".to_string(),
+            _ => format!("Power ({})", p.power_tracks.join(" × ")),
+        };
+        view.add_derived_counter(&name, "W", t, w);
+    }
+    view.add_derived_counter("Energy (cumulative)", "J", t, &cumulative_j(&p.power));
+}
+
+/// Energy from the first sample to each sample, J.
+fn cumulative_j(p: &PowerSamples) -> Vec<f64> {
+    let mut e = 0.0;
+    let mut out = Vec::with_capacity(p.times.len());
+    for k in 0..p.times.len() {
+        if k > 0 {
+            let dt = (p.times[k] - p.times[k - 1]) as f64 * 1e-9;
+            let (a, b) = (p.watts[k - 1], p.watts[k]);
+            e += dt
+                * match p.rule {
+                    Rule::Trapezoid => 0.5 * (a + b),
+                    Rule::LeftHold => a,
+                    Rule::RightHold => b,
+                };
+        }
+        out.push(e);
+    }
+    out
 }
