@@ -50,7 +50,7 @@ mod window_profile;
 
 pub use calltree::{CallNode, CallTree};
 pub use condition::{find_track, Condition, Op, MAX_COMPARISONS, MAX_NESTING};
-pub use hints::{Hint, HintStats, ValueShare};
+pub use hints::{Hint, HintKind, HintOptions, HintStats, ValueShare};
 pub use intervals::{Interval, IntervalSet};
 pub use problems::{Occurrence, ProblemDef, ProblemMatch};
 pub use profile::{EdgeProfile, MethodProfile, Profile, ProfileOptions};

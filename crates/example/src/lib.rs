@@ -8,6 +8,9 @@
 //! presses the big red button. The generator only *acts out* that story; the
 //! analysis has to discover the portrait pattern from the files.
 //!
+//! [`hint_scenarios`] generates small sessions for judging ranked hints:
+//! one cause among the same distractors each time.
+//!
 //! ```
 //! let s = tracekit_example::browser_session(&tracekit_example::Options::default());
 //! assert_eq!(s.threads.len(), 4);
@@ -16,6 +19,7 @@
 
 mod browser;
 mod context;
+pub mod hint_scenarios;
 mod rng;
 mod scenario;
 mod threads;
