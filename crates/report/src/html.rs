@@ -7,11 +7,12 @@ use serde_json::Value;
 const TEMPLATE: &str = include_str!("../assets/index.html");
 const STYLE: &str = include_str!("../assets/viewer.css");
 /// The viewer's scripts, in load order.
-const SCRIPTS: [&str; 5] = [
+const SCRIPTS: [&str; 6] = [
     include_str!("../assets/core.js"),
     include_str!("../assets/sources.js"),
     include_str!("../assets/timeline.js"),
     include_str!("../assets/tables.js"),
+    include_str!("../assets/hints.js"),
     include_str!("../assets/problems.js"),
 ];
 
