@@ -39,6 +39,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ftrace",
             "chrome",
             "power",
+            "perfetto",
         ],
     ),
     ("example", &["model"]),
@@ -50,6 +51,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("emu", &[]),
     // Views: analysis and model, never a format.
     ("report", &["model", "analysis"]),
+    ("callgraph", &["model", "analysis"]),
     ("ui", &["model", "analysis", "report"]),
     ("export", &["model", "analysis"]),
     ("browser", &[]),
