@@ -5,7 +5,8 @@
 //! 2. every node gets the layer of its longest path from a source;
 //! 3. edges spanning several layers get a dummy node in each layer between;
 //! 4. each layer is ordered by barycentres, sweeping down and up and keeping
-//!    the order with the fewest crossings (counted exactly, by inversions);
+//!    the order with the fewest crossings (counted exactly, by inversions),
+//!    until two sweeps in a row remove none;
 //! 5. nodes are placed left to right in that order, then pulled towards the
 //!    centre of their neighbours without overlapping or changing order;
 //! 6. edges run from the bottom of the caller to the top of the callee
@@ -20,7 +21,8 @@ pub const NODE_GAP: f64 = 24.0;
 pub const MARGIN: f64 = 16.0;
 /// Width of the slot a long edge takes in a layer it crosses (px).
 const DUMMY_WIDTH: f64 = 12.0;
-/// Ordering sweeps (each down and up).
+/// Most ordering sweeps (each down and up); they stop early after two
+/// sweeps that remove no crossing.
 const SWEEPS: usize = 8;
 
 /// Where one node is drawn: its box, top-left corner and size.
@@ -271,7 +273,12 @@ fn ordering(layer_of: &[usize], layers: usize, links: &[(usize, usize)]) -> Vec<
     };
     index(&order, &mut pos);
     let mut best = (crossings(&order, &pos, &down), order.clone());
+    let mut stale = 0;
     for _ in 0..SWEEPS {
+        if best.0 == 0 || stale >= 2 {
+            break;
+        }
+        let before = best.0;
         for (range, nbrs) in [
             ((1..layers).collect::<Vec<_>>(), &up),
             ((0..layers.saturating_sub(1)).rev().collect(), &down),
@@ -300,6 +307,7 @@ fn ordering(layer_of: &[usize], layers: usize, links: &[(usize, usize)]) -> Vec<
                 best = (c, order.clone());
             }
         }
+        stale = if best.0 < before { 0 } else { stale + 1 };
     }
     best.1
 }

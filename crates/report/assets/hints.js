@@ -226,7 +226,7 @@ TK.Hints = {
       var at = TK.lower(values, x), exact = values[at] === x;
       if (!ordered) return exact ? [at, at] : null;
       var lo = below[at] - q, hi = (exact ? below[at + 1] : below[at]) + q;
-      var a = TK.upper(below.slice(1), lo), b = TK.lower(below.slice(0, m), hi);
+      var a = TK.upper(below, lo, 1) - 1, b = TK.lower(below, hi, 0, m);
       a = Math.min(a, at); b = Math.max(b, at + (exact ? 1 : 0));
       return b > a ? [a, b - 1] : null;
     });
