@@ -396,7 +396,9 @@ fn time_hint(occurrences: &[Occurrence], ends: &[i64], explained: Option<(f64, S
         (a.min(e), b.max(e))
     });
     let span = if ends.len() > 1 && emax - emin > 0.05 {
-        format!("sessions {emin:.1}–{emax:.1} s long")
+        format!("{} sessions {emin:.1}–{emax:.1} s long", ends.len())
+    } else if ends.len() > 1 {
+        format!("{} sessions {emax:.1} s long", ends.len())
     } else {
         format!("a {emax:.1} s session")
     };
