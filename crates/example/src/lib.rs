@@ -12,6 +12,12 @@
 //! 100 ms). The generator only *acts out* that story; the analysis has to
 //! discover the portrait pattern, and what it costs, from the files.
 //!
+//! [`runs`] acts out repeated runs of a synthetic program with realistic
+//! noise and planted changes, for comparing runs (`tracekit diff`).
+//!
+//! [`hint_scenarios`] generates small sessions for judging ranked hints:
+//! one cause among the same distractors each time.
+//!
 //! ```
 //! let s = tracekit_example::browser_session(&tracekit_example::Options::default());
 //! assert_eq!(s.threads.len(), 4);
@@ -21,7 +27,9 @@
 mod battery;
 mod browser;
 mod context;
+pub mod hint_scenarios;
 mod rng;
+pub mod runs;
 mod scenario;
 mod threads;
 
