@@ -191,11 +191,23 @@ fn alias_series(session: &Session, name: &str, base: &str, aliases: &[ContextAli
         if t.times.windows(2).any(|w| w[1] < w[0]) {
             return Err(Error::Unsorted { track: a.label.clone() });
         }
+        let mut times = t.times.clone();
+        // An int or long item is logged when it changes and holds its value
+        // (seed 000 §6.6): the last one lasts as long as the log does.
+        if !t.kind().is_continuous() {
+            let log_end = session.context.iter().filter_map(|c| c.times.last().copied()).max();
+            if let (Some(end), Some(&last), Some(&v)) = (log_end, times.last(), values.last()) {
+                if end > last {
+                    times.push(end);
+                    values.push(v);
+                }
+            }
+        }
         return Ok(Some(Series {
             name: a.label.clone(),
             unit: base.to_owned(),
             kind: CounterKind::Sampled,
-            times: t.times.clone(),
+            times,
             pids: vec![None; values.len()],
             values,
             tracks: 1,

@@ -71,3 +71,16 @@ fn power_samples_integrate_like_the_index() {
     let half = idx.energy_j(S / 2, 5 * S / 2).unwrap();
     assert!((half - (1.5 + 0.0 + 3.5)).abs() < 1e-12, "{half}");
 }
+
+#[test]
+fn a_held_voltage_lasts_as_long_as_the_log() {
+    // The logger writes the voltage only when it changes: once, at 0 s,
+    // while the current is read every 100 ms for 10 s.
+    let mut s = logger_session();
+    s.context[1] = ContextTrack::new("Battery voltage", ContextType::Int);
+    s.context[1].push(0, ContextValue::Int(4000));
+    let r = analyse(&s, &[Window::new(5 * S, 10 * S)], &Options::default()).unwrap();
+    // 0.5 A × 4 V × 5 s, not nothing after the voltage's only record.
+    let e = r.windows[0].energy_j.unwrap();
+    assert!((e - 10.0).abs() < 1e-9, "{e}");
+}
