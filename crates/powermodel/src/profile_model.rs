@@ -63,8 +63,8 @@ impl ModelledPower {
 
 const COMPONENTS: [&str; 6] = ["base", "cpu", "screen", "wifi", "radio", "gps"];
 
-/// Drives `device` with `session`'s tracks over `span` (ns; the session's
-/// tracks' extent when `None`).
+/// Drives `device` with `session`'s tracks over `span` (ns; when `None`,
+/// from the earliest to the latest of its tracks, calls and scheduling).
 pub fn drive(device: &DeviceProfile, session: &Session, span: Option<(i64, i64)>) -> ModelledPower {
     let drivers = Drivers::discover(session);
     let sig = Signals::build(session, &drivers);
@@ -189,7 +189,17 @@ pub fn drive(device: &DeviceProfile, session: &Session, span: Option<(i64, i64)>
     let mut times: Vec<i64> = inputs.iter().flat_map(|s| s.times().iter().copied()).collect();
     times.sort_unstable();
     times.dedup();
-    let span = span.unwrap_or_else(|| (times.first().copied().unwrap_or(0), times.last().copied().unwrap_or(0)));
+    // By default the tracks' extent and the session's (calls, scheduling):
+    // a method trace without tracks is modelled over its own time.
+    let span = span.unwrap_or_else(|| {
+        let own = session.time_span().map(|(a, b)| (a as i64, b as i64));
+        match (times.first(), times.last(), own) {
+            (Some(&a), Some(&b), Some((c, d))) => (a.min(c), b.max(d)),
+            (Some(&a), Some(&b), None) => (a, b),
+            (_, _, Some(x)) => x,
+            _ => (0, 0),
+        }
+    });
     let mut idx: Vec<usize> = inputs
         .iter()
         .map(|s| s.times().partition_point(|&x| x <= span.0))

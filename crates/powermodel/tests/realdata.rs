@@ -122,3 +122,24 @@ fn frequencies_alone_do_not_say_when_cpus_ran() {
     assert!(m.notes.iter().any(|n| n.contains("not modelled")), "{:?}", m.notes);
     assert!(m.components.iter().all(|c| c.component != "cpu"));
 }
+
+#[test]
+fn a_method_trace_without_tracks_is_modelled_over_its_calls() {
+    use tracekit_model::{CallEvent, Clocks, Method, Session, Thread};
+    let mut s = Session::new("calls", Clocks::WALL);
+    let t = s.add_thread(Thread::new(1, "main"));
+    let m = s.methods.intern(Method::new("A", "run", "()V"));
+    s.calls_mut(t).push(CallEvent::enter(m, 1_000_000_000, None));
+    s.calls_mut(t).push(CallEvent::exit(m, 3_000_000_000, None));
+    let dev = pixel4();
+    let p = drive(&dev, &s, None);
+    assert_eq!(p.span_ns, (1_000_000_000, 3_000_000_000));
+    // Nothing but the base for the 2 s the calls span.
+    let base = dev.watts(dev.suspend_ma + dev.idle_ma);
+    assert!(
+        (p.energy_j - 2.0 * base).abs() < 1e-9 * base,
+        "{} vs {}",
+        p.energy_j,
+        2.0 * base
+    );
+}
