@@ -120,7 +120,7 @@ pub fn fit(a: FitArgs) -> Result<()> {
                 super::note(n);
             }
             let profile = f.to_power_profile(base.as_ref());
-            let header = vec![
+            let mut header = vec![
                 format!(
                     "Fitted by tracekit {} to {}",
                     env!("CARGO_PKG_VERSION"),
@@ -135,6 +135,19 @@ pub fn fit(a: FitArgs) -> Result<()> {
                     tracekit_powermodel::NOMINAL_VOLTAGE_V
                 ),
             ];
+            let util = f
+                .terms
+                .iter()
+                .find(|t| t.feature == tracekit_powermodel::Feature::CpuUtilisation);
+            if let Some(t) = util {
+                let lost = format!(
+                    "the device CPU utilisation term ({:.3} W at 100%) has no place in power_profile.xml's per-core form and is not written: \
+                     the profile models less power than the fit (record per-CPU scheduling or cpu_idle to fit per-core terms)",
+                    t.coefficient_w
+                );
+                super::warning(&lost);
+                header.push(format!("Note: {lost}."));
+            }
             let notes = |name: &str| -> Option<String> {
                 match name {
                     "cpu.idle" => Some("the fit's base: everything idle and off".into()),
