@@ -53,8 +53,14 @@ fn main() {
     let (mut freq, mut run, mut bright) = ([0.0f64; 4], [false; 4], 128.0f64);
     let (mut times, mut watts) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
     const TICK: i64 = 10_000_000; // 100 Hz
-    for k in 0..samples {
+                                  // The meter's sample at t is the mean power over the 10 ms before t.
+    let mut p = 0.0;
+    for k in 0..=samples {
         let t = k as i64 * TICK;
+        if k > 0 {
+            times.push(t);
+            watts.push(p * (1.0 + 0.02 * (rnd() - 0.5)));
+        }
         for c in 0..4 {
             if k == 0 || rnd() < 0.05 {
                 freq[c] = speeds[c / 2][(rnd() * 3.0) as usize % 3];
@@ -69,14 +75,12 @@ fn main() {
             bright = (rnd() * 255.0).floor();
             bright_t.push(t, ContextValue::Int(bright as i32));
         }
-        let mut p = 0.4 + 0.8 * bright / 255.0;
+        p = 0.4 + 0.8 * bright / 255.0;
         for c in 0..4 {
             if run[c] {
                 p += [0.05, 0.12][c / 2] + [0.09, 0.31][c / 2] * freq[c] * 1e-6;
             }
         }
-        times.push(t);
-        watts.push(p * (1.0 + 0.02 * (rnd() - 0.5)));
     }
     s.counters.extend(freq_t);
     s.counters.extend(idle_t);
