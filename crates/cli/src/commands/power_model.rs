@@ -346,14 +346,28 @@ pub fn model(a: ModelArgs) -> Result<()> {
         "\n{:>12} {:>10} {:>10} {:>9}  model",
         "energy J", "mean W", "time s", "vs ref"
     );
+    // Fixed decimals, or four significant digits for what they would show
+    // as 0 (an emulated run of microseconds).
+    let num = |x: f64, decimals: usize| {
+        if x != 0.0 && x.abs() < 10f64.powi(-(decimals as i32)) {
+            format!("{x:.3e}")
+        } else {
+            format!("{x:.decimals$}")
+        }
+    };
     for r in &rows {
         let e = &r.estimate;
         println!(
-            "{:>12.4} {:>10.4} {:>10.3} {:>9}  {}",
-            e.energy_j,
+            "{:>12} {:>10.4} {:>10} {:>9}  {}",
+            num(e.energy_j, 4),
             e.mean_power_w,
-            e.duration_s,
-            r.energy_vs_reference_pct.map_or("—".into(), |p| format!("{p:.1}%")),
+            num(e.duration_s, 3),
+            r.energy_vs_reference_pct
+                .map_or("—".into(), |p| if p != 0.0 && p < 0.1 {
+                    format!("{p:.1e}%")
+                } else {
+                    format!("{p:.1}%")
+                }),
             safe(&e.model)
         );
     }
