@@ -198,6 +198,30 @@ fn html_report_is_self_contained_and_shows_the_session() {
         10.0,
     )
     .unwrap();
+    // The problem's measured energy inside its intervals, as the CLI says.
+    let page = b
+        .eval("(() => { const e = TK.energyInOut(TK.state.problem.intervals); return [e.inside, e.insideS, document.getElementById('tk-problem-energy').textContent]; })()")
+        .unwrap();
+    let cli = serde_json::from_str::<serde_json::Value>(&ok(&[
+        "problems",
+        &base,
+        "--method",
+        "GeckoLayerClient.setPageRect",
+        "--when",
+        "Screen orientation == 1",
+        "--json",
+    ]))
+    .unwrap();
+    let (inside, secs) = (
+        cli["energy"]["inside_j"].as_f64().unwrap(),
+        cli["energy"]["inside_s"].as_f64().unwrap(),
+    );
+    assert!(
+        inside > 0.0 && (page[0].as_f64().unwrap() - inside).abs() <= 1e-9 * inside,
+        "{page} vs {inside}"
+    );
+    assert!((page[1].as_f64().unwrap() - secs).abs() < 1e-6, "{page} vs {secs} s");
+    assert!(page[2].as_str().unwrap().starts_with("Energy: "), "{page}");
     b.screenshot(&artifacts_dir().join("cli-report-condition.png")).unwrap();
     assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
 }

@@ -176,6 +176,17 @@ impl ViewModel {
         }
     }
 
+    /// Gives the last derived counter (the cumulative energy, J) the power
+    /// it integrates (W, at the same times) and the rule joining the
+    /// samples (`trapezoid`, `left-hold`, `right-hold`), so that the page
+    /// can take the energy of any interval exactly.
+    pub fn set_energy_curve(&mut self, watts: &[f64], rule: &str) {
+        if let Some(c) = self.meta["counters"].as_array_mut().and_then(|l| l.last_mut()) {
+            c["power"] = json!(watts);
+            c["rule"] = json!(rule);
+        }
+    }
+
     /// Total number of calls over all threads.
     pub fn call_count(&self) -> usize {
         self.threads.iter().map(ThreadSlices::call_count).sum()

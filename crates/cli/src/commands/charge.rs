@@ -201,6 +201,14 @@ fn derived_rows(view: &mut tracekit_report::ViewModel, p: &Prepared) {
         view.add_derived_counter(&name, "W", t, w);
     }
     view.add_derived_counter("Energy (cumulative)", "J", t, &cumulative_j(&p.power));
+    // The power and its rule beside it, so the page can take the energy of
+    // any interval exactly (a problem's inside and outside).
+    let rule = match p.power.rule {
+        Rule::Trapezoid => "trapezoid",
+        Rule::LeftHold => "left-hold",
+        Rule::RightHold => "right-hold",
+    };
+    view.set_energy_curve(w, rule);
 }
 
 /// Energy from the first sample to each sample, J.
