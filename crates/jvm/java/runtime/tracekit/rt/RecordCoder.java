@@ -200,9 +200,17 @@ final class RecordCoder {
         int node = t.entry[m];
         int wi = 0, used = 0, len = 0;
         long word = n > 0 ? b[off] : state;
+        int[] chainEnd = wantNodes ? null : t.chainEnd(m);
+        int[] chainLen = wantNodes ? null : t.chainLen[m];
         while (true) {
             boolean spent = wi == n && used == sh;
             if (aborted && spent && node == cur) break;
+            if (chainEnd != null && !(aborted && spent) && succ[node].length == 1) {
+                // A run of blocks with one successor each: jump to its end.
+                len += chainLen[node];
+                node = chainEnd[node];
+                continue;
+            }
             if (node == exit) {
                 if (aborted) throw new IllegalStateException("method " + m + ": digits reach EXIT before the abort block " + cur);
                 break;

@@ -175,6 +175,36 @@ final class Tables {
         }
     }
 
+    /** Per method, per node (made on first use): where following single successors from the node ends (a choice or EXIT), and in how many steps. */
+    int[][] chainEnd, chainLen;
+
+    /** {@link #chainEnd} of method {@code m} (fills {@link #chainLen} too). Single-threaded use (the coder). */
+    int[] chainEnd(int m) {
+        if (chainEnd == null) {
+            chainEnd = new int[methodCount()][];
+            chainLen = new int[methodCount()][];
+        }
+        int[] end = chainEnd[m];
+        if (end != null) return end;
+        int[][] s = succ[m];
+        int nodes = s.length;
+        end = new int[nodes];
+        int[] len = new int[nodes];
+        for (int v = 0; v < nodes; v++) {
+            int w = v, steps = 0;
+            // Runs are acyclic: a cycle of single successors could not reach EXIT.
+            while (s[w] != null && s[w].length == 1 && steps <= nodes) {
+                w = s[w][0];
+                steps++;
+            }
+            end[v] = w;
+            len[v] = steps;
+        }
+        chainLen[m] = len;
+        chainEnd[m] = end;
+        return end;
+    }
+
     /** Index of {@code to} among {@code from}'s out-edges. */
     int outIndex(int method, int from, int to) {
         int[] s = succ[method][from];
