@@ -306,7 +306,11 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     corrupt[header_end] = 9;
     std::fs::write(&bad, &corrupt).unwrap();
     let o = decode_log(&bad, &out);
-    assert!(err(&o).contains(&format!("byte {header_end}: unknown chunk kind 9")), "{}", err(&o));
+    assert!(
+        err(&o).contains(&format!("byte {header_end}: unknown chunk kind 9")),
+        "{}",
+        err(&o)
+    );
     // A log cut short keeps every complete block and says so.
     std::fs::write(&bad, &good[..good.len() - 1]).unwrap();
     let o = decode_log(&bad, &out);
@@ -321,7 +325,10 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     let vlog = dir.join("verify.log");
     assert!(run(&pjar, &vlog, &["Shapes", "5"]));
     let good = ok(decode_log(&vlog, &pjar));
-    assert!(good.contains("decoded paths equal the blocks recorded in the same run"), "{good}");
+    assert!(
+        good.contains("decoded paths equal the blocks recorded in the same run"),
+        "{good}"
+    );
     let side = dir.join("verify.log.verify");
     let mut text = std::fs::read(&side).unwrap();
     let at = text.len() - 2;
@@ -356,7 +363,10 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
     at = skip(&bytes, at + 1, 3);
     bytes[at] ^= 0x80;
     std::fs::write(&clog, &bytes).unwrap();
-    assert!(!decode_log(&clog, &cjar).status.success(), "a flipped bit cannot decode to the recorded run");
+    assert!(
+        !decode_log(&clog, &cjar).status.success(),
+        "a flipped bit cannot decode to the recorded run"
+    );
     let o = try_instrument(&jar, &dir.join("y.jar"), &["--scheme", "pap", "--stream"]);
     assert!(err(&o).contains("AdapTracer modes"), "{}", err(&o));
     // Instrumenting an instrumented jar, or a non-jar, is refused.

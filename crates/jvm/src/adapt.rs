@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::compare::{run_scheme, JavaCommand};
-use crate::instrument::tempdir;
 use crate::decode::{decode_file, Options};
+use crate::instrument::tempdir;
 use crate::schemes::{CoreProgram, ModelUpdate};
 use crate::tables::{Config, Scheme};
 
@@ -47,7 +47,8 @@ pub fn adapt(
     let mut current: Option<PathBuf> = model.map(Path::to_path_buf);
     let mut out = Vec::new();
     for run in 1..=runs {
-        let r = run_scheme(&cmd, &config, current.as_deref(), &dir, |_, _| Ok(())).with_context(|| format!("run {run}"))?;
+        let r =
+            run_scheme(&cmd, &config, current.as_deref(), &dir, |_, _| Ok(())).with_context(|| format!("run {run}"))?;
         let replay = r.summary.replay.expect("AdapTracer runs are replayed");
         out.push(AdaptRun {
             run,
@@ -59,7 +60,9 @@ pub fn adapt(
         let stored = crate::program::Program::from_instrumented_jar(&r.jar)?;
         let core = CoreProgram::new(&stored)?;
         let mut update = ModelUpdate::new(&core);
-        decode_file(&stored, &core, &r.log, Options::default(), |d| update.observe(d.method, d.nodes))?;
+        decode_file(&stored, &core, &r.log, Options::default(), |d| {
+            update.observe(d.method, d.nodes)
+        })?;
         let next = update.finish();
         let path = dir.join(format!("model-{run}.tsv"));
         next.save(&path).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -222,7 +222,13 @@ pub fn push_choices(program: &Program, d: &Decoding, out: &mut impl Write) -> Re
 
 /// Size in bits of `zstd -19` over the file `f`, or `None` without a zstd binary.
 pub fn zstd_bits(f: &Path) -> Option<u64> {
-    let out = Command::new("zstd").arg("-19").arg("-q").arg("-c").arg(f).output().ok()?;
+    let out = Command::new("zstd")
+        .arg("-19")
+        .arg("-q")
+        .arg("-c")
+        .arg(f)
+        .output()
+        .ok()?;
     out.status.success().then(|| out.stdout.len() as u64 * 8)
 }
 

@@ -154,7 +154,8 @@ pub fn decode_file(
     } else {
         None
     };
-    let mut summary = decode_stream(stored, core, log, sidecar, options, sink).with_context(|| path.display().to_string())?;
+    let mut summary =
+        decode_stream(stored, core, log, sidecar, options, sink).with_context(|| path.display().to_string())?;
     summary.log_bytes = bytes;
     Ok(summary)
 }
@@ -280,7 +281,12 @@ struct BlockDecoder<'a> {
 }
 
 impl<'a> BlockDecoder<'a> {
-    fn new(stored: &'a StoredProgram, core: &'a CoreProgram, layout: Option<&'a ContextLayout>, options: Options) -> Result<Self> {
+    fn new(
+        stored: &'a StoredProgram,
+        core: &'a CoreProgram,
+        layout: Option<&'a ContextLayout>,
+        options: Options,
+    ) -> Result<Self> {
         let n = stored.program.methods.len();
         Ok(BlockDecoder {
             stored,
@@ -341,15 +347,22 @@ impl<'a> BlockDecoder<'a> {
                     .record(t, m, mcfg, &mut r, &mut record_words)
                     .with_context(|| format!("record {} ({})", k + 1, self.stored.program.methods[m].display_name()))?,
             }
-            check_path(mcfg, &self.nodes)
-                .with_context(|| format!("record {}: decoded path of {} is not a CFG path", k + 1, self.stored.program.methods[m].display_name()))?;
+            check_path(mcfg, &self.nodes).with_context(|| {
+                format!(
+                    "record {}: decoded path of {} is not a CFG path",
+                    k + 1,
+                    self.stored.program.methods[m].display_name()
+                )
+            })?;
             let aborted_after = match cur {
                 Some(c) => Some(
                     self.nodes
                         .iter()
                         .rposition(|&v| v == c)
                         .filter(|&i| i > 0)
-                        .with_context(|| format!("record {}: the path never reaches block {c} where it ended", k + 1))?,
+                        .with_context(|| {
+                            format!("record {}: the path never reaches block {c} where it ended", k + 1)
+                        })?,
                 ),
                 None => None,
             };
@@ -403,7 +416,14 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// Decodes one record's body (records mode) into `self.nodes`.
-    fn record(&mut self, t: &mut ThreadDec<'a>, m: usize, cfg: &MethodCfg, r: &mut BitReader, words_out: &mut Vec<u64>) -> Result<()> {
+    fn record(
+        &mut self,
+        t: &mut ThreadDec<'a>,
+        m: usize,
+        cfg: &MethodCfg,
+        r: &mut BitReader,
+        words_out: &mut Vec<u64>,
+    ) -> Result<()> {
         let width = self.stored.config.width;
         let cut = || anyhow!("cut short");
         let mid = MethodId(m as u32);
@@ -445,7 +465,11 @@ impl<'a> BlockDecoder<'a> {
                     items.push(PapItem::Node(BlockId(r.get(nb).ok_or_else(cut)? as u32)));
                 }
                 items.push(PapItem::Value(r.get(width).ok_or_else(cut)?));
-                let p = self.pap[m].as_ref().expect("made above").decode(&items).map_err(|e| anyhow!("{e}"))?;
+                let p = self.pap[m]
+                    .as_ref()
+                    .expect("made above")
+                    .decode(&items)
+                    .map_err(|e| anyhow!("{e}"))?;
                 self.set_path(&p);
             }
             Scheme::Adaptracer => {
@@ -466,7 +490,13 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// Re-encodes the invocation in `self.nodes` with the core encoder.
-    fn replay_record(&mut self, t: &mut ThreadDec<'a>, m: usize, stream: Option<&mut ChoiceEncoder>, words: &[u64]) -> Result<()> {
+    fn replay_record(
+        &mut self,
+        t: &mut ThreadDec<'a>,
+        m: usize,
+        stream: Option<&mut ChoiceEncoder>,
+        words: &[u64],
+    ) -> Result<()> {
         let model = t.replay_model.get_or_insert_with(|| self.core.initial_model().clone());
         self.path.clear();
         self.path.extend(self.nodes.iter().map(|&v| BlockId(v)));
@@ -515,7 +545,8 @@ impl<'a> BlockDecoder<'a> {
                 nodes.clear();
                 nodes.extend(inv.path.iter().map(|v| v.0));
                 let m = inv.method.index();
-                check_path(&methods[m].cfg, nodes).map_err(|e| tracekit_paths::PathError::InvalidParameter(format!("{e:#}")))?;
+                check_path(&methods[m].cfg, nodes)
+                    .map_err(|e| tracekit_paths::PathError::InvalidParameter(format!("{e:#}")))?;
                 if let Some(enc) = &mut replay {
                     enc.append(inv.method, &inv.path, inv.aborted_after)?;
                 }
@@ -556,7 +587,10 @@ fn finish(
         let exit = *d.nodes.last().unwrap_or(&0);
         let reached: Vec<u32> = d.reached().iter().copied().filter(|&x| x != exit).collect();
         if reached != v {
-            bail!("invocation {}: decoded path differs from the blocks recorded in the same run", k + 1);
+            bail!(
+                "invocation {}: decoded path differs from the blocks recorded in the same run",
+                k + 1
+            );
         }
         summary.verified += 1;
     }

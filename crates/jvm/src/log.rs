@@ -308,7 +308,10 @@ impl<R: Read> LogReader<R> {
             };
             let mut r = BitReader::new(&raw, raw.len() as u64 * 8);
             b.words = (0..n)
-                .map(|_| r.get(self.header.width).with_context(|| format!("byte {at}: words cut short")))
+                .map(|_| {
+                    r.get(self.header.width)
+                        .with_context(|| format!("byte {at}: words cut short"))
+                })
                 .collect::<Result<_>>()?;
         }
         Ok(Some(Chunk::Block(b)))

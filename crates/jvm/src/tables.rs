@@ -138,8 +138,9 @@ pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
 /// FNV-1a hash of the tables' rows: the fingerprint a log carries so that
 /// it is decoded only against the jar that wrote it.
 pub fn fingerprint(rows: &str) -> u64 {
-    rows.bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    rows.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Writes the runtime tables; `scheme_rows` appends each method's scheme

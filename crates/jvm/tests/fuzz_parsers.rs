@@ -110,7 +110,14 @@ fn decode_bytes(scheme: Scheme, mode: u8, log: &[u8]) {
     };
     let core = CoreProgram::new(&stored).unwrap();
     if let Ok(reader) = LogReader::new(log) {
-        let _ = decode_stream(&stored, &core, reader, None::<SidecarReader<&[u8]>>, Options { replay: true }, |_| Ok(()));
+        let _ = decode_stream(
+            &stored,
+            &core,
+            reader,
+            None::<SidecarReader<&[u8]>>,
+            Options { replay: true },
+            |_| Ok(()),
+        );
     }
 }
 

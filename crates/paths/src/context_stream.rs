@@ -304,17 +304,11 @@ impl<'p> ContextBlockDecoder<'p> {
     ) -> Result<()> {
         let mut dec = Decoder::new(words, self.width);
         for _ in 0..count {
-            let inv = next_invocation(
-                self.program,
-                self.layout,
-                &mut self.model,
-                &mut dec,
-                self.max_steps,
-            )?
-            .ok_or_else(|| PathError::InvalidTrace {
-                method: String::new(),
-                message: "end marker inside a block".into(),
-            })?;
+            let inv = next_invocation(self.program, self.layout, &mut self.model, &mut dec, self.max_steps)?
+                .ok_or_else(|| PathError::InvalidTrace {
+                    method: String::new(),
+                    message: "end marker inside a block".into(),
+                })?;
             f(inv)?;
         }
         Ok(())
@@ -403,7 +397,13 @@ impl<'p, 'w> ContextDecoder<'p, 'w> {
         if self.done {
             return Ok(None);
         }
-        let inv = next_invocation(self.program, self.layout, &mut self.model, &mut self.dec, self.max_steps)?;
+        let inv = next_invocation(
+            self.program,
+            self.layout,
+            &mut self.model,
+            &mut self.dec,
+            self.max_steps,
+        )?;
         self.done = inv.is_none();
         Ok(inv)
     }

@@ -235,7 +235,10 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             }
             let reports = builder.finish();
             if !summary.complete {
-                super::warning(format_args!("{} was cut short; the report covers what it holds", a.log.display()));
+                super::warning(format_args!(
+                    "{} was cut short; the report covers what it holds",
+                    a.log.display()
+                ));
             }
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&reports)?);
@@ -356,7 +359,11 @@ fn decode_log(a: &DecodeLogArgs) -> Result<()> {
             summary.log_bytes as f64 * 8.0 / summary.bits.max(1) as f64
         )?;
         if summary.verified > 0 {
-            writeln!(out, "{} decoded paths equal the blocks recorded in the same run", summary.verified)?;
+            writeln!(
+                out,
+                "{} decoded paths equal the blocks recorded in the same run",
+                summary.verified
+            )?;
         }
     }
     out.flush()?;
