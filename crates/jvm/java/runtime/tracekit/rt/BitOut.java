@@ -11,6 +11,13 @@ final class BitOut {
 
     /** Appends the low {@code n} bits of {@code v} (0 ≤ n ≤ 64), most significant first. */
     void put(long v, int n) {
+        if (n == 64 && filled == 0) {
+            // A whole word on a byte boundary: eight bytes.
+            if (len + 8 > bytes.length) bytes = java.util.Arrays.copyOf(bytes, Math.max(len * 2, len + 8));
+            for (int i = 56; i >= 0; i -= 8) bytes[len++] = (byte) (v >>> i);
+            bits += 64;
+            return;
+        }
         if (n > 32) {
             put32(v >>> 32, n - 32);
             put32(v, 32);

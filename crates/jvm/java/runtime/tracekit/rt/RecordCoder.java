@@ -24,6 +24,8 @@ final class RecordCoder {
     private final LongList values = new LongList();
     private final LongList bpNodes = new LongList();
     private final BitOut body = new BitOut();
+    /** AdapTracer words per invocation: one coder, reset per record. */
+    private Coder single;
 
     RecordCoder(Tables t) {
         this.t = t;
@@ -157,7 +159,9 @@ final class RecordCoder {
             if (ts.coder == null) ts.coder = new Coder(t);
             c = ts.coder;
         } else {
-            c = new Coder(t);
+            if (single == null) single = new Coder(t);
+            c = single;
+            c.reset();
         }
         if (notedLen > 0) {
             int[] counts = ts.methodCounters(m);
