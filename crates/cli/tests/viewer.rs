@@ -204,3 +204,29 @@ fn ui_serves_the_same_views_on_loopback() {
         std::panic::resume_unwind(e);
     }
 }
+
+/// A Perfetto capture from a real phone: one row per CPU with the threads it
+/// ran, its counters as rows, and no empty rows for threads without calls.
+#[test]
+fn system_trace_report_draws_cpu_rows() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/realdata/perfetto/mstools_samsung_s20_test_trace.perfetto-trace");
+    if !p.exists() {
+        eprintln!("skipped: realdata folder absent");
+        return;
+    }
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("viewer-cpus");
+    std::fs::create_dir_all(&d).unwrap();
+    let out = d.join("s20.html");
+    ok(&["report", p.to_str().unwrap(), "--html", "-o", out.to_str().unwrap()]);
+    let Some(mut b) = browser() else { return };
+    b.navigate(&format!("file://{}", out.display())).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
+    let cpus = labels(&mut b, "cpu");
+    assert!(cpus.len() >= 4 && cpus[0] == "CPU 0", "{cpus:?}");
+    let counters = labels(&mut b, "counter");
+    assert!(counters.iter().any(|c| c == "cpu0 freq"), "{counters:?}");
+    // 162 threads, nearly all without calls: only those with calls or markers get rows.
+    assert!(labels(&mut b, "thread").len() < 10);
+    b.screenshot(&artifacts_dir().join("cli-report-cpus.png")).unwrap();
+}
