@@ -4,7 +4,8 @@
 # scheme (medians of REPEAT runs, whole JVM: wall time, and CPU time of all
 # its threads — the coder thread included), the log's bytes on disk against
 # the trace bits `decode-log` counts, and the decode time and peak memory of
-# `tracekit paths report` (two streaming passes over the log).
+# `tracekit paths report` (two streaming passes over the log; wall and CPU
+# seconds).
 #
 #   scripts/bench/paths-real.sh [OUT_DIR]
 #
@@ -89,7 +90,7 @@ for row in "${rows[@]}"; do
     invs=$(echo "$summary" | awk '{print $1}')
     bits=$(echo "$summary" | awk '{print $3}')
     bytes=$(stat -c %s "$log")
-    /usr/bin/time -o "$out/time.txt" -f '%e %M' "$tk" paths report "$log" --program "$tjar" >/dev/null
+    /usr/bin/time -o "$out/time.txt" -f '%e %M %U %S' "$tk" paths report "$log" --program "$tjar" >/dev/null
     dec=$(tail -1 "$out/time.txt")
     echo "$name $scheme ${secs}s $invs invocations $bits bits $bytes bytes; report $dec" >&2
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$scheme" "${secs// /	}" "$invs" "$bits" "$bytes" "$dec" >>"$results"

@@ -16,7 +16,8 @@ for r in rows:
         schemes.append(scheme)
     wall, cpu, invs, bits, nbytes = float(r[2]), float(r[3]), int(r[4]), int(r[5]), int(r[6])
     dec = r[7].split()
-    data[(name, scheme)] = (wall, invs, bits, nbytes, float(dec[0]), int(dec[1]) / 1024, cpu)
+    dcpu = float(dec[2]) + float(dec[3]) if len(dec) >= 4 else float("nan")
+    data[(name, scheme)] = (wall, invs, bits, nbytes, float(dec[0]), int(dec[1]) / 1024, cpu, dcpu)
 
 
 def gm(v):
@@ -38,19 +39,21 @@ for title, k, bk in [("Wall time", 0, 0), ("CPU time (user + system, every threa
     print()
 
 print("\n### Log bytes on disk against the counted trace bits\n")
-print("| workload | scheme | invocations | trace bits | log bytes | bytes × 8 / bits |")
-print("|---|---|---:|---:|---:|---:|")
+print("| workload | scheme | invocations | trace bits | log bytes | bytes × 8 / bits | bytes beyond the bits |")
+print("|---|---|---:|---:|---:|---:|---:|")
 for n in order:
     for s in schemes:
         if (n, s) in data:
-            _, invs, bits, nbytes, _, _, _ = data[(n, s)]
-            print(f"| {n} | {s} | {invs} | {bits} | {nbytes} | {nbytes * 8 / max(bits, 1):.4f} |")
+            _, invs, bits, nbytes = data[(n, s)][:4]
+            print(f"| {n} | {s} | {invs} | {bits} | {nbytes} | {nbytes * 8 / max(bits, 1):.4f} | {nbytes - (bits + 7) // 8} |")
 
-print("\n### Decoding: `tracekit paths report` (two streaming passes), seconds, peak MB, invocations per second\n")
-print("| workload | scheme | invocations | seconds | peak MB | M invocations/s (both passes) |")
-print("|---|---|---:|---:|---:|---:|")
+print("\n### Decoding: `tracekit paths report` (two streaming passes): wall and CPU seconds, peak MB, invocations decoded per second\n")
+print("| workload | scheme | invocations | wall s | CPU s | peak MB | M invocations/s (both passes, wall) | M/s (CPU) |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
 for n in order:
     for s in schemes:
         if (n, s) in data:
-            _, invs, _, _, secs, mb, _ = data[(n, s)]
-            print(f"| {n} | {s} | {invs} | {secs:.2f} | {mb:.0f} | {2 * invs / max(secs, 1e-9) / 1e6:.1f} |")
+            _, invs, _, _, secs, mb, _, dcpu = data[(n, s)]
+            rate = lambda t: f"{2 * invs / t / 1e6:.1f}" if t == t and t > 0 else "—"
+            cpu = f"{dcpu:.2f}" if dcpu == dcpu else "—"
+            print(f"| {n} | {s} | {invs} | {secs:.2f} | {cpu} | {mb:.0f} | {rate(secs)} | {rate(dcpu)} |")
