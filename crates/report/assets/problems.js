@@ -50,6 +50,13 @@ TK.Problems.prototype.show = function (p) {
   if (p.def.kind === "method" && p.def.when) counts += " · " + p.calls_inside.length + " calls inside, " + p.calls_outside.length + " outside the " + p.intervals.length + " intervals where the condition holds";
   out.appendChild(TK.el("div", { "class": "tk-counts", id: "tk-occurrence-count", text: counts }));
   if (p.note) out.appendChild(TK.el("div", { "class": "tk-note", text: p.note }));
+  var en = p.intervals && p.intervals.length ? TK.energyInOut(p.intervals) : null;
+  if (en) {
+    var mean = function (j, s) { return s > 0 ? (j / s).toFixed(3) + " W" : "—"; };
+    out.appendChild(TK.el("div", { "class": "tk-counts", id: "tk-problem-energy",
+      text: "Energy: " + TK.fmtJ(en.inside) + " inside (" + en.insideS.toFixed(1) + " s, mean " + mean(en.inside, en.insideS) + "), " +
+        TK.fmtJ(en.outside) + " outside (" + en.outsideS.toFixed(1) + " s, mean " + mean(en.outside, en.outsideS) + ")" }));
+  }
   var occ = TK.el("div", { "class": "tk-note" });
   p.occurrences.slice(0, 12).forEach(function (o) {
     occ.appendChild(TK.el("button", { type: "button", "class": "tk-occ-link", text: TK.fmtTime(o.ts_ns), onclick: function () { TK.timeline.centerOn(o.ts_ns); } }));
@@ -58,14 +65,26 @@ TK.Problems.prototype.show = function (p) {
   out.appendChild(occ);
   if (p.hints.length) {
     var table = TK.el("table", { "class": "tk-table", id: "tk-hints" });
-    table.appendChild(TK.el("thead", null, [TK.el("tr", null, ["#", "Context item", "At the occurrences", "Score"].map(function (h) { return TK.el("th", { text: h }); }))]));
+    table.appendChild(TK.el("thead", null, [TK.el("tr", null, ["#", "Context item", "Compared by", "At the occurrences", "Score", "Raw"].map(function (h) {
+      return TK.el("th", { text: h, title: h === "Score" ? "how unlike the item at nearby times (0–1): what ranks" : h === "Raw" ? "how unlike the whole session (0–1)" : "" });
+    }))]));
     var body = TK.el("tbody"), maxScore = Math.max.apply(null, p.hints.map(function (h) { return h.score || 0; }).concat([1e-9]));
+    var confoundedShown = false;
     p.hints.forEach(function (h, i) {
+      if (h.confounded_with_time && !confoundedShown) {
+        confoundedShown = true;
+        body.appendChild(TK.el("tr", { "class": "tk-hint-group" }, [TK.el("td", { colspan: "6", text: "Confounded with time — no stronger than when the occurrences happened; not suspects:" })]));
+      }
+      var unit = h.kind && h.kind !== "value" && h.unit ? " " + h.unit : "";
       var what = h.top_values ? h.top_values.map(function (v) { return v.value + " " + Math.round(100 * v.share) + "%"; }).join(", ")
-        : (h.p5 != null ? "5–95%: " + TK.fmtNum(h.p5) + " – " + TK.fmtNum(h.p95) : "—");
+        : (h.p5 != null ? "5–95%: " + TK.fmtNum(h.p5) + " – " + TK.fmtNum(h.p95) + unit : "—");
       var score = TK.el("td");
       if (h.score != null) { score.appendChild(TK.el("span", { "class": "tk-hint-bar", style: "width:" + Math.round(40 * h.score / maxScore) + "px" })); score.appendChild(document.createTextNode(h.score.toFixed(2))); }
-      body.appendChild(TK.el("tr", { "class": "tk-hint" }, [TK.el("td", { text: String(i + 1) }), TK.el("td", { text: h.label + " (" + h.type + ")" }), TK.el("td", { text: what, title: what }), score]));
+      var item = TK.el("td", null, [h.label + " (" + h.type + ")"]);
+      if (h.note) item.appendChild(TK.el("div", { "class": "tk-hint-note", text: h.note }));
+      var cls = "tk-hint" + (h.confounded_with_time ? " tk-confounded" : "") + (h.kind ? " tk-kind-" + h.kind : "");
+      body.appendChild(TK.el("tr", { "class": cls, "data-label": h.label }, [TK.el("td", { text: String(i + 1) }), item, TK.el("td", { "class": "tk-hint-kind", text: h.kind || "value" }),
+        TK.el("td", { text: what, title: what }), score, TK.el("td", { text: h.raw_score != null ? h.raw_score.toFixed(2) : "—" })]));
     });
     table.appendChild(body);
     out.appendChild(TK.el("h2", { text: "Hints" }));
@@ -146,55 +165,21 @@ TK.topValues = function (vals) {
     .map(function (e) { return { value: String(e[0]), share: e[1] / vals.length }; });
 };
 
-// Hints at the given times, ranked: for discrete items by how much more
-// often their values occur at the occurrences than over the session's time
-// (total variation), for measurements by how far the median moved
-// relative to the item's range. (tracekit's analysis ranks the hints of the
-// problems a report is written with; this is the browser's own estimate.)
-TK.hintsAt = function (times) {
-  var hints = [];
-  TK.meta.context.forEach(function (c) {
-    var vals = times.map(function (t) { return TK.contextAt(c, t); }).filter(function (v) { return v !== undefined; });
-    if (!vals.length) return;
-    var h = { label: c.label, type: c.type, score: null, top_values: null, p5: null, p95: null };
-    var distinct = new Set(c.values).size;
-    // Numbers with many distinct values are ranked like measurements.
-    var measured = c.type === "float" || c.type === "double" || (c.type !== "string" && distinct > 10);
-    if (measured) {
-      var s = vals.slice().sort(function (a, b) { return a - b; }), q = function (f) { return s[Math.min(s.length - 1, Math.floor(f * (s.length - 1) + 0.5))]; };
-      if (c.type === "float" || c.type === "double") { h.p5 = q(0.05); h.p95 = q(0.95); }
-      else h.top_values = TK.topValues(vals);
-      var all = c.values.slice().sort(function (a, b) { return a - b; }), range = (all[all.length - 1] - all[0]) || 1;
-      h.score = Math.abs(q(0.5) - all[Math.floor(all.length / 2)]) / range;
-    } else {
-      var freq = new Map();
-      vals.forEach(function (v) { freq.set(v, (freq.get(v) || 0) + 1); });
-      h.top_values = TK.topValues(vals);
-      var base = new Map(), total = 0;
-      for (var i = 0; i < c.times.length; i++) {
-        var dt = (i + 1 < c.times.length ? c.times[i + 1] : TK.span[1]) - c.times[i];
-        base.set(c.values[i], (base.get(c.values[i]) || 0) + dt); total += dt;
-      }
-      var tv = 0;
-      freq.forEach(function (k, v) { tv += Math.max(0, k / vals.length - (base.get(v) || 0) / (total || 1)); });
-      h.score = tv;
-    }
-    hints.push(h);
-  });
-  hints.sort(function (a, b) { return b.score - a.score; });
-  return hints;
-};
+// Hints at the given times, ranked by tracekit-analysis's rules (hints.js).
+TK.hintsAt = function (times) { return TK.Hints.rank(TK.meta, times); };
 
 TK.solveInBrowser = function (source, def) {
   var ids = TK.findMethods(def.method);
-  if (!ids.length) return { error: "no method matches '" + def.method + "'" };
+  var markers = def.kind === "brb" ? (TK.meta.markers || []).filter(function (m) { return m.name === def.method; }) : [];
+  if (!ids.length && !markers.length) return { error: "no method " + (def.kind === "brb" ? "or marker " : "") + "matches '" + def.method + "'" };
   var want = new Set(ids), calls = [];
   source.threads.forEach(function (th, ti) {
     th.levels.forEach(function (l) {
       for (var i = 0; i < l.start.length; i++) if (want.has(l.method[i] & 0x7fffffff)) calls.push({ ts_ns: l.start[i], thread: ti });
     });
   });
-  calls.sort(function (a, b) { return a.ts_ns - b.ts_ns; });
+  markers.forEach(function (m) { calls.push({ ts_ns: m.ts, thread: m.thread }); });
+  calls.sort(function (a, b) { return a.ts_ns - b.ts_ns || a.thread - b.thread; });
   var intervals = [], inside = calls, outside = [];
   if (def.kind === "method" && def.when) {
     try { intervals = TK.conditionIntervals(def.when, TK.span); } catch (e) { return { error: e.message }; }
@@ -208,4 +193,29 @@ TK.solveInBrowser = function (source, def) {
   var title = def.kind === "brb" ? "BRB (" + def.method + ")" : def.when ? def.method + " when " + def.when : def.method;
   var note = "Evaluated in the browser" + (source.summary.summarised ? " over the calls this summarised report draws individually." : ".");
   return { view: { def: def, title: title, occurrences: inside, intervals: intervals, calls_inside: def.when ? inside : [], calls_outside: outside, hints: TK.hintsAt(inside.map(function (c) { return c.ts_ns; })), note: note } };
+};
+
+// Measured energy inside and outside `intervals` (ns pairs), from the
+// cumulative energy row and the power it integrates, under the same rule
+// (exact, as the CLI's); null without power data.
+TK.energyInOut = function (intervals) {
+  var c = (TK.meta.counters || []).filter(function (x) { return x.derived && x.power && x.rule; })[0];
+  if (!c || c.times.length < 2) return null;
+  var t = c.times, cum = c.values, w = c.power, n = t.length;
+  function at(x) {
+    if (x <= t[0]) return 0;
+    if (x >= t[n - 1]) return cum[n - 1];
+    var i = TK.upper(t, x) - 1, dt = (x - t[i]) * 1e-9;
+    if (c.rule === "left-hold") return cum[i] + w[i] * dt;
+    if (c.rule === "right-hold") return cum[i] + w[i + 1] * dt;
+    var wx = w[i] + (w[i + 1] - w[i]) * (x - t[i]) / (t[i + 1] - t[i]);
+    return cum[i] + 0.5 * (w[i] + wx) * dt;
+  }
+  var inside = 0, insideNs = 0;
+  intervals.forEach(function (iv) {
+    var a = Math.max(iv[0], t[0]), b = Math.min(iv[1], t[n - 1]);
+    if (b > a) { inside += at(b) - at(a); insideNs += b - a; }
+  });
+  var spanNs = t[n - 1] - t[0];
+  return { inside: inside, insideS: insideNs * 1e-9, outside: cum[n - 1] - inside, outsideS: (spanNs - insideNs) * 1e-9 };
 };
