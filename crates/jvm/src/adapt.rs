@@ -7,8 +7,9 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::compare::{run_scheme, JavaCommand};
+use crate::decode::{decode_file, Options};
 use crate::instrument::tempdir;
-use crate::schemes::{updated_model, CoreProgram};
+use crate::schemes::{CoreProgram, ModelUpdate};
 use crate::tables::{Config, Scheme};
 
 /// Sizes of one run of the loop.
@@ -18,8 +19,8 @@ pub struct AdaptRun {
     pub run: usize,
     /// Trace size (W-bit words and method references).
     pub bits: u64,
-    /// Packed form.
-    pub packed_bits: u64,
+    /// Bytes of the log file.
+    pub log_bytes: u64,
     /// Ideal code length under the run's adaptive model.
     pub ideal_bits: f64,
     /// Branch choices coded.
@@ -46,18 +47,23 @@ pub fn adapt(
     let mut current: Option<PathBuf> = model.map(Path::to_path_buf);
     let mut out = Vec::new();
     for run in 1..=runs {
-        let r = run_scheme(&cmd, &config, current.as_deref(), &dir).with_context(|| format!("run {run}"))?;
-        let replay = r.replay.expect("AdapTracer runs are replayed");
+        let r =
+            run_scheme(&cmd, &config, current.as_deref(), &dir, |_, _| Ok(())).with_context(|| format!("run {run}"))?;
+        let replay = r.summary.replay.expect("AdapTracer runs are replayed");
         out.push(AdaptRun {
             run,
-            bits: r.decoded.bits,
-            packed_bits: r.decoded.packed_bits,
+            bits: r.summary.bits,
+            log_bytes: r.summary.log_bytes,
             ideal_bits: replay.ideal_bits,
             choices: replay.choices,
         });
         let stored = crate::program::Program::from_instrumented_jar(&r.jar)?;
         let core = CoreProgram::new(&stored)?;
-        let next = updated_model(&stored, &core, &r.decoded.completed_paths(&stored.program))?;
+        let mut update = ModelUpdate::new(&core);
+        decode_file(&stored, &core, &r.log, Options::default(), |d| {
+            update.observe(d.method, d.nodes)
+        })?;
+        let next = update.finish();
         let path = dir.join(format!("model-{run}.tsv"));
         next.save(&path).map_err(|e| anyhow::anyhow!("{e}"))?;
         current = Some(path);

@@ -1,5 +1,6 @@
 //! `tracekit paths compare`: run one Java command under every scheme, check
-//! each decoded trace against the raw ground truth, and tabulate sizes.
+//! each decoded trace against the blocks recorded in the same run, and
+//! tabulate sizes (counted bits and bytes on disk) and run times.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -8,11 +9,12 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::decode::{decode_log, Decoded};
+use std::io::Write;
+
+use crate::decode::{decode_file, Decoding, Options, Summary};
 use crate::instrument::{instrument_jar, tempdir};
-use crate::log::parse_log;
 use crate::program::Program;
-use crate::schemes::{replay_adaptracer, CoreProgram, Decoder, Replay};
+use crate::schemes::CoreProgram;
 use crate::tables::{Config, Scheme};
 
 /// The jar to instrument in a Java command line and where it sits.
@@ -107,17 +109,17 @@ pub fn run_java(argv: &[String], log: Option<&Path>) -> Result<f64> {
 pub struct SchemeRow {
     /// Scheme name.
     pub scheme: String,
-    /// Trace size in bits (W-bit words, breakpoint nodes, method references).
+    /// Trace size in bits (every record's bits and word, as the log stores them).
     pub bits: u64,
-    /// Size of the packed, self-delimiting form of the same trace.
-    pub packed_bits: u64,
-    /// Part of `bits` spent on method references.
+    /// Size of the log file in bytes.
+    pub log_bytes: u64,
+    /// Part of `bits` spent on record heads (method references).
     pub method_ref_bits: u64,
     /// Invocations recorded.
-    pub invocations: usize,
+    pub invocations: u64,
     /// Wall time of the instrumented run, seconds (median of the repeats).
     pub seconds: f64,
-    /// Every decoded path equals the nodes recorded beside it in the same run.
+    /// Every decoded path equals the blocks recorded beside it in the same run.
     pub exact: bool,
     /// AdapTracer variants: ideal code length `Σ −log2 p` of the same run under its own model.
     pub ideal_bits: Option<f64>,
@@ -142,33 +144,49 @@ pub struct Comparison {
     pub rows: Vec<SchemeRow>,
 }
 
-/// Instruments `cmd`'s jar under `config` into `dir` and runs it; returns the
-/// decoded log, its wall time and the instrumented jar.
-pub fn run_scheme(cmd: &JavaCommand, config: &Config, model: Option<&Path>, dir: &Path) -> Result<SchemeRun> {
+/// One instrumented run, decoded as a stream.
+pub struct SchemeRun {
+    /// Sizes, counts and (AdapTracer) the core encoder's replay.
+    pub summary: Summary,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// The instrumented jar.
+    pub jar: PathBuf,
+    /// The log.
+    pub log: PathBuf,
+    /// Branch choices of the run.
+    pub branches: u64,
+}
+
+/// Instruments `cmd`'s jar under `config` into `dir`, runs it and decodes
+/// its log; `each` sees every invocation (with the program).
+pub fn run_scheme(
+    cmd: &JavaCommand,
+    config: &Config,
+    model: Option<&Path>,
+    dir: &Path,
+    mut each: impl FnMut(&Program, &Decoding) -> Result<()>,
+) -> Result<SchemeRun> {
     let name = variant_name(config);
     let jar = dir.join(format!("{name}.jar"));
     let log = dir.join(format!("{name}.log"));
     instrument_jar(&cmd.jar(), &jar, config, model, &cmd.other_entries())?;
     let secs = run_java(&cmd.with_jar(&jar), Some(&log))?;
     let stored = Program::from_instrumented_jar(&jar)?;
-    let text = tracekit_safeio::read_text(&log).context("the run wrote no readable path log")?;
-    let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
     let core = CoreProgram::new(&stored)?;
-    let mut decoder = Decoder::new(&stored, &core);
-    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
-    let replay = if config.is_context() {
-        Some(crate::context::replay_context(&stored, &core, &parsed, &decoded)?)
-    } else if config.scheme == Scheme::Adaptracer {
-        Some(replay_adaptracer(&stored, &core, &parsed, &decoded)?)
-    } else {
-        None
-    };
+    let mut branches = 0u64;
+    let summary = decode_file(&stored, &core, &log, Options { replay: true }, |d| {
+        let cfg = &stored.program.methods[d.method].cfg;
+        branches += d.blocks().filter(|&b| cfg.succs[b as usize + 1].len() > 1).count() as u64;
+        each(&stored.program, d)
+    })
+    .with_context(|| format!("decoding {}", log.display()))?;
     Ok(SchemeRun {
-        decoded,
+        summary,
         seconds: secs,
         jar,
-        replay,
-        program: stored.program,
+        log,
+        branches,
     })
 }
 
@@ -185,50 +203,30 @@ pub fn variant_name(config: &Config) -> String {
     format!("{}{suffix}", config.scheme.name())
 }
 
-/// One instrumented run, decoded.
-pub struct SchemeRun {
-    /// Decoded invocations and sizes.
-    pub decoded: Decoded,
-    /// Wall time, seconds.
-    pub seconds: f64,
-    /// The instrumented jar.
-    pub jar: PathBuf,
-    /// AdapTracer only: ideal length and bit-exactness check.
-    pub replay: Option<Replay>,
-    /// The program description.
-    pub program: Program,
-}
-
-/// The raw branch-choice stream: for every visit of a block with several
-/// out-edges, the index of the edge taken, one byte each (saturated at 255).
-pub fn choice_stream(program: &Program, decoded: &Decoded) -> Vec<u8> {
-    let mut out = Vec::new();
-    for inv in &decoded.invocations {
-        let cfg = &program.methods[inv.method_id].cfg;
-        let mut nodes = vec![0u32];
-        nodes.extend(inv.path.iter().map(|b| b + 1));
-        if !inv.aborted {
-            nodes.push(cfg.exit());
+/// Appends an invocation's branch choices to the raw choice stream: for
+/// every visit of a block with several out-edges, the index of the edge
+/// taken, one byte each (saturated at 255).
+pub fn push_choices(program: &Program, d: &Decoding, out: &mut impl Write) -> Result<()> {
+    let cfg = &program.methods[d.method].cfg;
+    let reached = d.reached();
+    let mut prev = d.nodes[0];
+    for &v in reached {
+        let s = &cfg.succs[prev as usize];
+        if s.len() > 1 {
+            out.write_all(&[s.iter().position(|&x| x == v).unwrap_or(255).min(255) as u8])?;
         }
-        for w in nodes.windows(2) {
-            let s = &cfg.succs[w[0] as usize];
-            if s.len() > 1 {
-                out.push(s.iter().position(|&x| x == w[1]).unwrap_or(255).min(255) as u8);
-            }
-        }
+        prev = v;
     }
-    out
+    Ok(())
 }
 
-/// Size in bits of `zstd -19` over `data`, or `None` without a zstd binary.
-pub fn zstd_bits(data: &[u8], dir: &Path) -> Option<u64> {
-    let f = dir.join("choices.bin");
-    std::fs::write(&f, data).ok()?;
+/// Size in bits of `zstd -19` over the file `f`, or `None` without a zstd binary.
+pub fn zstd_bits(f: &Path) -> Option<u64> {
     let out = Command::new("zstd")
         .arg("-19")
         .arg("-q")
         .arg("-c")
-        .arg(&f)
+        .arg(f)
         .output()
         .ok()?;
     out.status.success().then(|| out.stdout.len() as u64 * 8)
@@ -253,57 +251,62 @@ pub fn compare(
     let repeat = repeat.max(1);
     let baseline_seconds = median((0..repeat).map(|_| run_java(argv, None)).collect::<Result<Vec<_>>>()?);
     let mut rows = Vec::new();
-    let mut raw: Option<Decoded> = None;
     let (mut branches, mut ideal_bits, mut words_equal, mut zstd) = (0, 0.0, true, None);
     let variants = Scheme::ALL
         .iter()
         .map(|&s| (s, false, false))
         .chain([(Scheme::Adaptracer, true, false), (Scheme::Adaptracer, true, true)]);
     for (scheme, stream, context) in variants {
-        // Sizes and exactness: the probes also record every node, and each
-        // decoded path is checked against the same run (nondeterministic
-        // programs included). Times: separate runs without that sidecar.
-        let verify = scheme != Scheme::Raw;
+        // Sizes and exactness: separate probes also record every block in a
+        // sidecar, and each decoded path is checked against the same run
+        // (nondeterministic programs included). Times: separate runs
+        // without that sidecar.
         let config = Config {
             scheme,
-            verify,
+            verify: true,
             stream,
             context,
             ..base.clone()
         };
         let name = variant_name(&config);
-        let run = run_scheme(&cmd, &config, model, &dir).with_context(|| format!("scheme {name}"))?;
-        let mut times = Vec::new();
-        let timed = if verify {
-            let jar = dir.join(format!("{name}-timed.jar"));
-            instrument_jar(
-                &cmd.jar(),
-                &jar,
-                &Config {
-                    verify: false,
-                    ..config.clone()
-                },
-                model,
-                &cmd.other_entries(),
-            )?;
-            jar
-        } else {
-            times.push(run.seconds);
-            run.jar.clone()
-        };
-        while times.len() < repeat {
-            times.push(run_java(&cmd.with_jar(&timed), Some(&dir.join("again.log")))?);
+        let choices_file = dir.join("choices.bin");
+        let mut choices = (scheme == Scheme::Raw)
+            .then(|| std::fs::File::create(&choices_file).map(std::io::BufWriter::new))
+            .transpose()?;
+        let run = run_scheme(&cmd, &config, model, &dir, |p, d| match &mut choices {
+            Some(w) => push_choices(p, d, w),
+            None => Ok(()),
+        })
+        .with_context(|| format!("scheme {name}"))?;
+        if let Some(mut w) = choices.take() {
+            w.flush()?;
+            drop(w);
+            branches = run.branches;
+            zstd = zstd_bits(&choices_file);
+            let _ = std::fs::remove_file(&choices_file);
         }
-        let exact = if raw.is_none() {
-            let choices = choice_stream(&run.program, &run.decoded);
-            branches = choices.len() as u64;
-            zstd = zstd_bits(&choices, &dir);
-            true
-        } else {
-            run.decoded.verified == run.decoded.invocations.len()
-        };
-        let row_ideal = run.replay.map(|rp| rp.ideal_bits);
-        if let Some(rp) = run.replay {
+        let timed = dir.join(format!("{name}-timed.jar"));
+        instrument_jar(
+            &cmd.jar(),
+            &timed,
+            &Config {
+                verify: false,
+                ..config.clone()
+            },
+            model,
+            &cmd.other_entries(),
+        )?;
+        let mut times = Vec::new();
+        let mut log_bytes = 0;
+        while times.len() < repeat {
+            let log = dir.join("timed.log");
+            times.push(run_java(&cmd.with_jar(&timed), Some(&log))?);
+            log_bytes = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+        }
+        let s = &run.summary;
+        let exact = s.complete && s.verified == s.invocations;
+        let row_ideal = s.replay.map(|rp| rp.ideal_bits);
+        if let Some(rp) = s.replay {
             if !stream {
                 ideal_bits = rp.ideal_bits;
             }
@@ -311,17 +314,16 @@ pub fn compare(
         }
         rows.push(SchemeRow {
             scheme: name,
-            bits: run.decoded.bits,
-            packed_bits: run.decoded.packed_bits,
-            method_ref_bits: run.decoded.method_ref_bits,
-            invocations: run.decoded.invocations.len(),
+            bits: s.bits,
+            log_bytes,
+            method_ref_bits: s.method_ref_bits,
+            invocations: s.invocations,
             seconds: median(times),
             exact,
             ideal_bits: row_ideal,
         });
-        if raw.is_none() {
-            raw = Some(run.decoded);
-        }
+        let _ = std::fs::remove_file(&run.log);
+        let _ = std::fs::remove_file(crate::decode::sidecar_path(&run.log));
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Comparison {
@@ -353,16 +355,17 @@ pub fn render_comparison(c: &Comparison) -> String {
             .unwrap_or_else(|| "n/a (no zstd)".into())
     );
     s += &format!(
-        "{:<17} {:>14} {:>10} {:>14} {:>9} {:>8}  {}\n",
-        "scheme", "bits", "bits/br", "packed bits", "time s", "x base", "paths = raw"
+        "{:<19} {:>14} {:>10} {:>13} {:>8} {:>9} {:>8}  {}\n",
+        "scheme", "bits", "bits/br", "log bytes", "bytes/b", "time s", "x base", "paths = raw"
     );
     for r in &c.rows {
         s += &format!(
-            "{:<17} {:>14} {:>10.3} {:>14} {:>9.3} {:>8.2}  {}\n",
+            "{:<19} {:>14} {:>10.3} {:>13} {:>8.3} {:>9.3} {:>8.2}  {}\n",
             r.scheme,
             r.bits,
             r.bits as f64 / c.branches.max(1) as f64,
-            r.packed_bits,
+            r.log_bytes,
+            r.log_bytes as f64 * 8.0 / r.bits.max(1) as f64,
             r.seconds,
             r.seconds / c.baseline_seconds.max(1e-9),
             if r.exact { "yes" } else { "NO" }

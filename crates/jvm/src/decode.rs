@@ -1,15 +1,26 @@
-//! `tracekit paths decode-log`: a trace log plus the instrumented jar's
-//! program description give every invocation's exact block path.
+//! Decoding a trace log as a stream: `tracekit paths decode-log`, `report`,
+//! `compare` and the model update all read the log chunk by chunk and see
+//! each invocation once, so memory is the program (CFGs, numberings,
+//! per-thread adaptive models) plus one block per thread, never the run.
 
-use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
+use tracekit_paths::{
+    AdapTracer, AdaptiveModel, BlockId, Blpp, ChoiceEncoder, ContextBlockDecoder, ContextEncoder, ContextLayout,
+    MethodId, Pap, PapItem,
+};
 
-use crate::log::{Token, TraceLog};
+use crate::cfg::MethodCfg;
+use crate::log::{BitReader, Block, Chunk, LogReader, Mode, SidecarReader};
 use crate::program::StoredProgram;
-use crate::schemes::Decoder;
+use crate::schemes::{CoreProgram, Replay};
 use crate::tables::Scheme;
 
-/// One decoded invocation.
+/// One decoded invocation, as `decode-log --json` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Invocation {
     /// `class.name(descriptor)`.
@@ -18,7 +29,7 @@ pub struct Invocation {
     pub thread: String,
     /// Executed basic blocks (bytecode order ids, without the virtual ENTRY/EXIT).
     pub path: Vec<u32>,
-    /// True when the invocation ended by an exception or JVM exit.
+    /// True when the invocation ended by an exception.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub aborted: bool,
     /// Method id (index into the program).
@@ -27,253 +38,584 @@ pub struct Invocation {
     /// Bits this invocation's record costs in the trace.
     #[serde(skip)]
     pub bits: u64,
-    /// Aborted invocations: the coded node sequence, completed to EXIT.
-    #[serde(skip)]
-    pub completed: Option<Vec<u32>>,
-    /// Recursive invocation, coded with its own copy of the model.
-    #[serde(skip)]
-    pub nested: bool,
     /// Index of the thread in the log.
     #[serde(skip)]
     pub thread_index: usize,
-    /// Bits of the same record in the self-delimiting packed form ([`packed_record_bits`]).
-    #[serde(skip)]
-    pub packed_bits: u64,
 }
 
-/// A decoded log.
-#[derive(Debug, Clone, Serialize)]
-pub struct Decoded {
-    /// Total trace size in bits (see [`record_bits`]).
+/// One invocation as the stream decoder hands it over (borrowed).
+#[derive(Debug, Clone, Copy)]
+pub struct Decoding<'a> {
+    /// Thread index.
+    pub thread: usize,
+    /// Thread name.
+    pub thread_name: &'a str,
+    /// Method id.
+    pub method: usize,
+    /// Nodes from ENTRY to EXIT as coded (an aborted invocation completed to EXIT).
+    pub nodes: &'a [u32],
+    /// `Some(n)`: ended by an exception after `n` nodes past ENTRY.
+    pub aborted_after: Option<usize>,
+    /// Bits of its record (stream mode: its head; context stream: its ideal code length).
     pub bits: u64,
-    /// Total size of the packed form (see [`packed_record_bits`]).
-    #[serde(skip)]
-    pub packed_bits: u64,
-    /// Part of `bits` spent on method references (`ceil(log2 #methods)` per record).
-    #[serde(skip)]
+}
+
+impl Decoding<'_> {
+    /// The nodes it really reached after ENTRY (EXIT included when it returned).
+    pub fn reached(&self) -> &[u32] {
+        match self.aborted_after {
+            Some(n) => &self.nodes[1..=n],
+            None => &self.nodes[1..],
+        }
+    }
+
+    /// The blocks it ran (bytecode order ids), as in [`Invocation::path`].
+    pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
+        let exit = *self.nodes.last().unwrap_or(&0);
+        self.reached().iter().filter(move |&&v| v != exit).map(|&v| v - 1)
+    }
+
+    /// The owned form.
+    pub fn to_invocation(&self, stored: &StoredProgram) -> Invocation {
+        Invocation {
+            method: stored.program.methods[self.method].display_name(),
+            thread: self.thread_name.to_string(),
+            path: self.blocks().collect(),
+            aborted: self.aborted_after.is_some(),
+            method_id: self.method,
+            bits: self.bits,
+            thread_index: self.thread,
+        }
+    }
+}
+
+/// What a whole log holds, besides its invocations.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// Trace size in bits: every record's bits plus `width` per word.
+    pub bits: u64,
+    /// Part of `bits` spent on record heads (method references, abort marks).
     pub method_ref_bits: u64,
-    /// Records whose decoded path was checked against the same run's nodes.
+    /// Invocations decoded.
+    pub invocations: u64,
+    /// Invocations checked against the verification sidecar.
+    pub verified: u64,
+    /// Thread names, by index.
+    pub threads: Vec<String>,
+    /// False when the log was cut short (no end mark).
+    pub complete: bool,
+    /// Bytes of the log file.
+    pub log_bytes: u64,
+    /// With [`Options::replay`] on an AdapTracer log: the core encoder's re-encoding.
     #[serde(skip)]
-    pub verified: usize,
-    /// Every invocation, per thread in completion order.
-    pub invocations: Vec<Invocation>,
+    pub replay: Option<Replay>,
+}
+
+/// Decoding options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Re-encode every AdapTracer invocation with the core encoder and
+    /// compare its words with the log's (bit-exactness on a real run).
+    pub replay: bool,
 }
 
 /// Bits needed to name one of `n` things.
-pub fn bits_for(n: usize) -> u64 {
+pub fn bits_for(n: usize) -> u32 {
     if n <= 1 {
         0
     } else {
-        64 - ((n - 1) as u64).leading_zeros() as u64
+        usize::BITS - (n - 1).leading_zeros()
     }
 }
 
-/// Size of one record: the method reference (`ceil(log2 #methods)`), every
-/// word (`W` bits; a raw node id costs `ceil(log2 #nodes)`), every PAP
-/// breakpoint node (`ceil(log2 #nodes)`), and for an aborted invocation its
-/// length (`W` bits).
-pub fn record_bits(scheme: Scheme, width: u32, methods: usize, nodes: usize, tokens: &[Token], aborted: bool) -> u64 {
-    let node_bits = bits_for(nodes);
-    let words: u64 = tokens
-        .iter()
-        .map(|t| match (t, scheme) {
-            (Token::Value(_), Scheme::Raw) => node_bits,
-            (Token::Value(_), _) => width as u64,
-            (Token::Breakpoint(_), _) => node_bits,
-        })
-        .sum();
-    bits_for(methods) + words + if aborted { width as u64 } else { 0 }
+/// The sidecar of a log, `LOG.verify`.
+pub fn sidecar_path(log: &Path) -> PathBuf {
+    let mut s = log.as_os_str().to_owned();
+    s.push(".verify");
+    PathBuf::from(s)
 }
 
-impl Decoded {
-    /// Every invocation as `(method id, nodes from ENTRY to EXIT)`, aborted
-    /// ones completed as the probes coded them.
-    pub fn completed_paths(&self, program: &crate::program::Program) -> Vec<(usize, Vec<u32>)> {
-        self.invocations
-            .iter()
-            .map(|i| {
-                if let Some(c) = &i.completed {
-                    return (i.method_id, c.clone());
-                }
-                let exit = program.methods[i.method_id].cfg.exit();
-                let mut nodes = Vec::with_capacity(i.path.len() + 2);
-                nodes.push(0);
-                nodes.extend(i.path.iter().map(|b| b + 1));
-                nodes.push(exit);
-                (i.method_id, nodes)
-            })
-            .collect()
-    }
-}
-
-/// Length of the Elias-gamma code of `n ≥ 1`.
-pub fn gamma_bits(n: u64) -> u64 {
-    2 * (63 - n.max(1).leading_zeros() as u64) + 1
-}
-
-/// Size of one record in a packed, self-delimiting serialization of the
-/// same trace, for logs kept as one bit stream per thread: the method
-/// reference, then for AdapTracer the record's bit string up to its last 1
-/// bit (the decoder reads zeros after it) preceded by its Elias-gamma coded
-/// length; for BLPP/PAP/raw each value Elias-gamma coded (`v + 1`) and each
-/// breakpoint node in `ceil(log2 #nodes)` bits; an aborted record adds its
-/// gamma-coded length.
-pub fn packed_record_bits(
-    scheme: Scheme,
-    width: u32,
-    methods: usize,
-    nodes: usize,
-    tokens: &[Token],
-    aborted_after: Option<usize>,
-) -> u64 {
-    let body: u64 = match scheme {
-        Scheme::Adaptracer => {
-            let words: Vec<u64> = tokens
-                .iter()
-                .filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None })
-                .collect();
-            let len = match words.iter().rposition(|&w| w != 0) {
-                Some(i) => i as u64 * width as u64 + (width as u64 - words[i].trailing_zeros() as u64),
-                None => 0,
-            };
-            gamma_bits(len + 1) + len
-        }
-        _ => tokens
-            .iter()
-            .map(|t| match t {
-                Token::Value(v) => gamma_bits(v.saturating_add(1)),
-                Token::Breakpoint(_) => bits_for(nodes),
-            })
-            .sum(),
-    };
-    bits_for(methods) + body + aborted_after.map(|n| gamma_bits(n as u64 + 1)).unwrap_or(0)
-}
-
-/// Decodes every record of `log` against the program stored in the jar.
-pub fn decode_log(stored: &StoredProgram, log: &TraceLog, decoder: &mut Decoder) -> Result<Decoded> {
-    let program = &stored.program;
-    let scheme = stored.config.scheme;
-    if log.scheme != scheme.name() || log.width != stored.config.width {
-        bail!(
-            "log was written with scheme={} width={}, but the jar was instrumented with scheme={} width={}",
-            log.scheme,
-            log.width,
-            scheme.name(),
-            stored.config.width
-        );
-    }
-    if stored.config.is_context() {
-        return crate::context::decode_context_log(stored, decoder.core(), log);
-    }
-    let streamed = if stored.config.stream {
-        Some(decoder.decode_streams(log)?)
+/// Decodes the log at `path` (with its sidecar when there is one), handing
+/// every invocation to `sink` in log order.
+pub fn decode_file(
+    stored: &StoredProgram,
+    core: &CoreProgram,
+    path: &Path,
+    options: Options,
+    sink: impl FnMut(&Decoding) -> Result<()>,
+) -> Result<Summary> {
+    let file = tracekit_safeio::open_regular(path)?;
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let log = LogReader::new(BufReader::with_capacity(1 << 16, file)).with_context(|| path.display().to_string())?;
+    let side = sidecar_path(path);
+    let sidecar = if side.is_file() {
+        let f = tracekit_safeio::open_regular(&side)?;
+        Some(SidecarReader::new(BufReader::new(f)).with_context(|| side.display().to_string())?)
     } else {
         None
     };
-    let mut out = Decoded {
-        bits: 0,
-        packed_bits: 0,
-        method_ref_bits: 0,
-        verified: 0,
-        invocations: Vec::with_capacity(log.records.len()),
-    };
-    for (k, rec) in log.records.iter().enumerate() {
-        let m = program
-            .methods
-            .get(rec.method)
-            .with_context(|| format!("record {}: unknown method id {}", k + 1, rec.method))?;
-        let cfg = &m.cfg;
-        let mut path = match &streamed {
-            Some(paths) => paths[k].clone(),
-            None => decoder
-                .decode(rec)
-                .with_context(|| format!("record {} ({} on thread {})", k + 1, m.display_name(), rec.thread))?,
-        };
-        check_path(cfg, &path).with_context(|| {
-            format!(
-                "record {}: decoded path of {} is not a CFG path",
-                k + 1,
-                m.display_name()
-            )
-        })?;
-        if let Some(raw) = &rec.raw {
-            if path.len() != raw.len() + 1 || path[1..] != raw[..] {
-                bail!(
-                    "record {} ({}): decoded path differs from the nodes recorded in the same run",
-                    k + 1,
-                    m.display_name()
-                );
-            }
-            out.verified += 1;
-        }
-        let mut completed = None;
-        if let Some(n) = rec.aborted_after {
-            if n + 1 > path.len() {
-                bail!(
-                    "record {}: aborted after {n} nodes, but the path has only {}",
-                    k + 1,
-                    path.len()
-                );
-            }
-            completed = Some(path.clone());
-            path.truncate(n + 1);
-        }
-        let bits = record_bits(
-            scheme,
-            log.width,
-            program.methods.len(),
-            cfg.node_count(),
-            &rec.tokens,
-            rec.aborted_after.is_some(),
-        );
-        out.bits += bits;
-        out.method_ref_bits += bits_for(program.methods.len());
-        let packed_bits = packed_record_bits(
-            scheme,
-            log.width,
-            program.methods.len(),
-            cfg.node_count(),
-            &rec.tokens,
-            rec.aborted_after,
-        );
-        out.packed_bits += packed_bits;
-        let exit = cfg.exit();
-        out.invocations.push(Invocation {
-            method: m.display_name(),
-            thread: log.threads[rec.thread].name.clone(),
-            path: path.iter().filter(|&&v| v != 0 && v != exit).map(|&v| v - 1).collect(),
-            aborted: rec.aborted_after.is_some(),
-            method_id: rec.method,
-            bits,
-            packed_bits,
-            completed,
-            nested: rec.nested,
-            thread_index: rec.thread,
-        });
-    }
-    if streamed.is_some() {
-        // The threads' word lists, W bits per word.
-        let words: u64 = log
-            .threads
-            .iter()
-            .map(|t| t.words.as_ref().map_or(0, |w| w.len() as u64))
-            .sum();
-        out.bits += words * log.width as u64;
-        out.packed_bits += words * log.width as u64;
-    }
-    Ok(out)
+    let mut summary =
+        decode_stream(stored, core, log, sidecar, options, sink).with_context(|| path.display().to_string())?;
+    summary.log_bytes = bytes;
+    Ok(summary)
 }
 
-fn check_path(cfg: &crate::cfg::MethodCfg, path: &[u32]) -> Result<()> {
+/// Decodes every invocation of the log at `path` into memory (small logs: tests, examples).
+pub fn decode_log(stored: &StoredProgram, core: &CoreProgram, path: &Path) -> Result<(Summary, Vec<Invocation>)> {
+    let mut invs = Vec::new();
+    let summary = decode_file(stored, core, path, Options::default(), |d| {
+        invs.push(d.to_invocation(stored));
+        Ok(())
+    })?;
+    Ok((summary, invs))
+}
+
+/// Per-thread decoding state.
+struct ThreadDec<'a> {
+    model: Option<AdaptiveModel>,
+    context: Option<ContextBlockDecoder<'a>>,
+    replay_model: Option<AdaptiveModel>,
+    replay_context: Option<ContextEncoder<'a>>,
+}
+
+/// Decodes a log stream (and its sidecar) against the jar's program.
+pub fn decode_stream<R: Read, S: Read>(
+    stored: &StoredProgram,
+    core: &CoreProgram,
+    mut log: LogReader<R>,
+    mut sidecar: Option<SidecarReader<S>>,
+    options: Options,
+    mut sink: impl FnMut(&Decoding) -> Result<()>,
+) -> Result<Summary> {
+    let h = log.header().clone();
+    let config = &stored.config;
+    let want_mode = if config.is_context() {
+        Mode::Context
+    } else if config.stream && config.scheme == Scheme::Adaptracer {
+        Mode::Stream
+    } else {
+        Mode::Records
+    };
+    if h.scheme != config.scheme || h.width != config.width || h.mode != want_mode {
+        bail!(
+            "the log was written with scheme={} width={} ({:?}), but the jar was instrumented with scheme={} width={} ({want_mode:?})",
+            h.scheme.name(),
+            h.width,
+            h.mode,
+            config.scheme.name(),
+            config.width
+        );
+    }
+    if h.methods != stored.program.methods.len() || (stored.fingerprint != 0 && h.fingerprint != stored.fingerprint) {
+        bail!("the log was written by another instrumented jar (its tables differ from this jar's)");
+    }
+    if let Some(s) = &sidecar {
+        if s.run != h.run {
+            bail!("the verification sidecar belongs to another run than the log (a stale LOG.verify?)");
+        }
+    }
+    let layout = match h.mode {
+        Mode::Context => Some(ContextLayout::new(core.program(), core.initial_model()).map_err(|e| anyhow!("{e}"))?),
+        _ => None,
+    };
+    let mut dec = BlockDecoder::new(stored, core, layout.as_ref(), options)?;
+    let mut summary = Summary::default();
+    let mut threads: Vec<ThreadDec> = Vec::new();
+    loop {
+        let at = log.offset();
+        let Some(chunk) = log.next_chunk()? else { break };
+        match chunk {
+            Chunk::Thread { index, name, .. } => {
+                if index != threads.len() {
+                    bail!("byte {at}: thread {index} out of order");
+                }
+                summary.threads.push(name);
+                threads.push(ThreadDec {
+                    model: None,
+                    context: None,
+                    replay_model: None,
+                    replay_context: None,
+                });
+            }
+            Chunk::Block(b) => {
+                let t = threads
+                    .get_mut(b.thread)
+                    .with_context(|| format!("byte {at}: block of unknown thread {}", b.thread))?;
+                let verify = match &mut sidecar {
+                    Some(s) => {
+                        let (thread, recs) = s
+                            .next_block()?
+                            .with_context(|| format!("byte {at}: the sidecar ends before the log"))?;
+                        if thread != b.thread || recs.len() != b.count {
+                            bail!("byte {at}: the sidecar's block does not match the log's");
+                        }
+                        Some(recs)
+                    }
+                    None => None,
+                };
+                dec.block(t, &b, &mut summary, verify.as_deref(), &mut sink)
+                    .with_context(|| format!("block at byte {at} (thread {})", b.thread))?;
+            }
+        }
+    }
+    summary.complete = log.complete;
+    if options.replay && config.scheme == Scheme::Adaptracer {
+        summary.replay = Some(dec.replay);
+    }
+    Ok(summary)
+}
+
+/// Decodes blocks; one per log.
+struct BlockDecoder<'a> {
+    stored: &'a StoredProgram,
+    core: &'a CoreProgram,
+    layout: Option<&'a ContextLayout>,
+    options: Options,
+    at: AdapTracer<'a>,
+    blpp: Vec<Option<Blpp<'a>>>,
+    pap: Vec<Option<Pap<'a>>>,
+    head_bits: u32,
+    nodes: Vec<u32>,
+    path: Vec<BlockId>,
+    replay: Replay,
+}
+
+impl<'a> BlockDecoder<'a> {
+    fn new(
+        stored: &'a StoredProgram,
+        core: &'a CoreProgram,
+        layout: Option<&'a ContextLayout>,
+        options: Options,
+    ) -> Result<Self> {
+        let n = stored.program.methods.len();
+        Ok(BlockDecoder {
+            stored,
+            core,
+            layout,
+            options,
+            at: AdapTracer::new(core.program(), stored.config.width.max(3)).map_err(|e| anyhow!("{e}"))?,
+            blpp: (0..n).map(|_| None).collect(),
+            pap: (0..n).map(|_| None).collect(),
+            head_bits: bits_for(n + 1),
+            nodes: Vec::new(),
+            path: Vec::new(),
+            replay: Replay {
+                ideal_bits: 0.0,
+                choices: 0,
+                words_equal: true,
+            },
+        })
+    }
+
+    fn block(
+        &mut self,
+        t: &mut ThreadDec<'a>,
+        b: &Block,
+        summary: &mut Summary,
+        verify: Option<&[Vec<u32>]>,
+        sink: &mut impl FnMut(&Decoding) -> Result<()>,
+    ) -> Result<()> {
+        let width = self.stored.config.width;
+        summary.bits += b.record_bits + b.words.len() as u64 * u64::from(width);
+        if let Some(layout) = self.layout {
+            return self.context_block(t, layout, b, summary, verify, sink);
+        }
+        let stream = self.stored.config.stream && self.stored.config.scheme == Scheme::Adaptracer;
+        let mut r = BitReader::new(&b.records, b.record_bits);
+        let mut words = match stream {
+            true => Some(self.at.stream(&b.words).map_err(|e| anyhow!("{e}"))?),
+            false => None,
+        };
+        let mut replay_enc = (stream && self.options.replay).then(|| ChoiceEncoder::new(width));
+        let thread_name = summary.threads.get(b.thread).cloned().unwrap_or_default();
+        for k in 0..b.count {
+            let start = r.position();
+            let (m, cur) = self.head(&mut r).with_context(|| format!("record {}", k + 1))?;
+            summary.method_ref_bits += r.position() - start;
+            let mcfg = &self.stored.program.methods[m].cfg;
+            let mut record_words = Vec::new();
+            match (self.stored.config.scheme, &mut words) {
+                (Scheme::Adaptracer, Some(stream)) => {
+                    let model = t.model.get_or_insert_with(|| self.core.initial_model().clone());
+                    let p = self
+                        .at
+                        .decode_next(stream, model, MethodId(m as u32))
+                        .map_err(|e| anyhow!("record {}: {e}", k + 1))?;
+                    self.set_path(&p);
+                }
+                _ => self
+                    .record(t, m, mcfg, &mut r, &mut record_words)
+                    .with_context(|| format!("record {} ({})", k + 1, self.stored.program.methods[m].display_name()))?,
+            }
+            check_path(mcfg, &self.nodes).with_context(|| {
+                format!(
+                    "record {}: decoded path of {} is not a CFG path",
+                    k + 1,
+                    self.stored.program.methods[m].display_name()
+                )
+            })?;
+            let aborted_after = match cur {
+                Some(c) => Some(
+                    self.nodes
+                        .iter()
+                        .rposition(|&v| v == c)
+                        .filter(|&i| i > 0)
+                        .with_context(|| {
+                            format!("record {}: the path never reaches block {c} where it ended", k + 1)
+                        })?,
+                ),
+                None => None,
+            };
+            if self.options.replay && self.stored.config.scheme == Scheme::Adaptracer {
+                self.replay_record(t, m, replay_enc.as_mut(), &record_words)?;
+            }
+            let d = Decoding {
+                thread: b.thread,
+                thread_name: &thread_name,
+                method: m,
+                nodes: &self.nodes,
+                aborted_after,
+                bits: r.position() - start,
+            };
+            finish(&d, verify.map(|v| &v[k][..]), summary, k, sink)?;
+        }
+        if let Some(enc) = replay_enc {
+            let trace = enc.finish();
+            self.replay.ideal_bits += trace.ideal_bits;
+            self.replay.choices += trace.choices;
+            self.replay.words_equal &= trace.words == b.words;
+        }
+        Ok(())
+    }
+
+    /// A record's head: method id, and for an aborted invocation the block it ended in.
+    fn head(&self, r: &mut BitReader) -> Result<(usize, Option<u32>)> {
+        let methods = self.stored.program.methods.len();
+        let h = r.get(self.head_bits).context("cut short in its head")? as usize;
+        if h < methods {
+            return Ok((h, None));
+        }
+        if h > methods {
+            bail!("head {h} is neither a method id nor the abort mark");
+        }
+        let m = r.get(self.head_bits).context("cut short in its head")? as usize;
+        if m >= methods {
+            bail!("method id {m} out of range");
+        }
+        let nodes = self.stored.program.methods[m].cfg.node_count();
+        let c = r.get(bits_for(nodes)).context("cut short in its head")? as u32;
+        if c == 0 || c as usize >= nodes - 1 {
+            bail!("abort block {c} is not a block of the method");
+        }
+        Ok((m, Some(c)))
+    }
+
+    fn set_path(&mut self, p: &[BlockId]) {
+        self.nodes.clear();
+        self.nodes.extend(p.iter().map(|b| b.0));
+    }
+
+    /// Decodes one record's body (records mode) into `self.nodes`.
+    fn record(
+        &mut self,
+        t: &mut ThreadDec<'a>,
+        m: usize,
+        cfg: &MethodCfg,
+        r: &mut BitReader,
+        words_out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let width = self.stored.config.width;
+        let cut = || anyhow!("cut short");
+        let mid = MethodId(m as u32);
+        match self.stored.config.scheme {
+            Scheme::Raw => {
+                let nb = bits_for(cfg.node_count());
+                self.nodes.clear();
+                self.nodes.push(0);
+                loop {
+                    let v = r.get(nb).ok_or_else(cut)? as u32;
+                    self.nodes.push(v);
+                    if v == cfg.exit() {
+                        break;
+                    }
+                    if self.nodes.len() > tracekit_paths::DEFAULT_MAX_STEPS {
+                        bail!("a raw path longer than {} blocks", tracekit_paths::DEFAULT_MAX_STEPS);
+                    }
+                }
+            }
+            Scheme::Blpp => {
+                if self.blpp[m].is_none() {
+                    self.blpp[m] = Some(Blpp::new(self.core.program().cfg(mid), width).map_err(|e| anyhow!("{e}"))?);
+                }
+                let blpp = self.blpp[m].as_ref().expect("made above");
+                blpp.decode_into(|| Ok(r.get(width)), &mut self.path)
+                    .map_err(|e| anyhow!("{e}"))?;
+                self.nodes.clear();
+                self.nodes.extend(self.path.iter().map(|b| b.0));
+            }
+            Scheme::Pap => {
+                if self.pap[m].is_none() {
+                    self.pap[m] = Some(Pap::new(self.core.program().cfg(mid), width).map_err(|e| anyhow!("{e}"))?);
+                }
+                let breaks = r.gamma().ok_or_else(cut)? - 1;
+                let nb = bits_for(cfg.node_count());
+                let mut items = Vec::with_capacity(2 * breaks as usize + 1);
+                for _ in 0..breaks {
+                    items.push(PapItem::Value(r.get(width).ok_or_else(cut)?));
+                    items.push(PapItem::Node(BlockId(r.get(nb).ok_or_else(cut)? as u32)));
+                }
+                items.push(PapItem::Value(r.get(width).ok_or_else(cut)?));
+                let p = self.pap[m]
+                    .as_ref()
+                    .expect("made above")
+                    .decode(&items)
+                    .map_err(|e| anyhow!("{e}"))?;
+                self.set_path(&p);
+            }
+            Scheme::Adaptracer => {
+                let n = r.gamma().ok_or_else(cut)? - 1;
+                if n > r.remaining() {
+                    bail!("{n} words in {} bits", r.remaining());
+                }
+                words_out.clear();
+                for _ in 0..n {
+                    words_out.push(r.get(width).ok_or_else(cut)?);
+                }
+                let model = t.model.get_or_insert_with(|| self.core.initial_model().clone());
+                let p = self.at.decode(model, mid, words_out).map_err(|e| anyhow!("{e}"))?;
+                self.set_path(&p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Re-encodes the invocation in `self.nodes` with the core encoder.
+    fn replay_record(
+        &mut self,
+        t: &mut ThreadDec<'a>,
+        m: usize,
+        stream: Option<&mut ChoiceEncoder>,
+        words: &[u64],
+    ) -> Result<()> {
+        let model = t.replay_model.get_or_insert_with(|| self.core.initial_model().clone());
+        self.path.clear();
+        self.path.extend(self.nodes.iter().map(|&v| BlockId(v)));
+        let mid = MethodId(m as u32);
+        match stream {
+            Some(enc) => enc
+                .append_path(model, self.core.program(), mid, &self.path)
+                .map_err(|e| anyhow!("{e}"))?,
+            None => {
+                let trace = self.at.encode(model, mid, &self.path).map_err(|e| anyhow!("{e}"))?;
+                self.replay.ideal_bits += trace.ideal_bits;
+                self.replay.choices += trace.choices;
+                self.replay.words_equal &= trace.words == words;
+            }
+        }
+        Ok(())
+    }
+
+    fn context_block(
+        &mut self,
+        t: &mut ThreadDec<'a>,
+        layout: &'a ContextLayout,
+        b: &Block,
+        summary: &mut Summary,
+        verify: Option<&[Vec<u32>]>,
+        sink: &mut impl FnMut(&Decoding) -> Result<()>,
+    ) -> Result<()> {
+        let program = self.core.program();
+        let width = self.stored.config.width;
+        if t.context.is_none() {
+            t.context = Some(ContextBlockDecoder::new(program, layout, width).map_err(|e| anyhow!("{e}"))?);
+            if self.options.replay {
+                t.replay_context = Some(ContextEncoder::new(program, layout, width).map_err(|e| anyhow!("{e}"))?);
+            }
+        }
+        let methods = &self.stored.program.methods;
+        let mut k = 0;
+        let mut replay = t.replay_context.take();
+        let before = replay.as_ref().map(|e| (e.ideal_bits(), e.choices()));
+        let nodes = &mut self.nodes;
+        let thread_name = summary.threads.get(b.thread).cloned().unwrap_or_default();
+        t.context
+            .as_mut()
+            .expect("made above")
+            .decode_block(&b.words, b.count, |inv| {
+                nodes.clear();
+                nodes.extend(inv.path.iter().map(|v| v.0));
+                let m = inv.method.index();
+                check_path(&methods[m].cfg, nodes)
+                    .map_err(|e| tracekit_paths::PathError::InvalidParameter(format!("{e:#}")))?;
+                if let Some(enc) = &mut replay {
+                    enc.append(inv.method, &inv.path, inv.aborted_after)?;
+                }
+                let d = Decoding {
+                    thread: b.thread,
+                    thread_name: &thread_name,
+                    method: m,
+                    nodes,
+                    aborted_after: inv.aborted_after.map(|n| n as usize),
+                    bits: inv.ideal_bits.round() as u64,
+                };
+                finish(&d, verify.map(|v| &v[k][..]), summary, k, sink)
+                    .map_err(|e| tracekit_paths::PathError::InvalidParameter(format!("{e:#}")))?;
+                k += 1;
+                Ok(())
+            })
+            .map_err(|e| anyhow!("{e}"))?;
+        if let (Some(mut enc), Some(before)) = (replay, before) {
+            let words = enc.finish_block();
+            self.replay.ideal_bits += enc.ideal_bits() - before.0;
+            self.replay.choices += enc.choices() - before.1;
+            self.replay.words_equal &= words == b.words;
+            t.replay_context = Some(enc);
+        }
+        Ok(())
+    }
+}
+
+/// Checks an invocation against its sidecar record, counts it, hands it on.
+fn finish(
+    d: &Decoding,
+    verify: Option<&[u32]>,
+    summary: &mut Summary,
+    k: usize,
+    sink: &mut impl FnMut(&Decoding) -> Result<()>,
+) -> Result<()> {
+    if let Some(v) = verify {
+        let exit = *d.nodes.last().unwrap_or(&0);
+        let reached: Vec<u32> = d.reached().iter().copied().filter(|&x| x != exit).collect();
+        if reached != v {
+            bail!(
+                "invocation {}: decoded path differs from the blocks recorded in the same run",
+                k + 1
+            );
+        }
+        summary.verified += 1;
+    }
+    summary.invocations += 1;
+    sink(d)
+}
+
+/// Checks that `path` runs from ENTRY to EXIT along edges of `cfg`.
+pub fn check_path(cfg: &MethodCfg, path: &[u32]) -> Result<()> {
     if path.first() != Some(&0) || path.last() != Some(&cfg.exit()) {
         bail!("does not run from ENTRY to EXIT");
     }
     for w in path.windows(2) {
-        if !cfg.succs[w[0] as usize].contains(&w[1]) {
-            bail!("no edge {} -> {}", cfg.node_name(w[0]), cfg.node_name(w[1]));
+        match cfg.succs.get(w[0] as usize) {
+            Some(s) if s.contains(&w[1]) => {}
+            _ => bail!("no edge {} -> {}", cfg.node_name(w[0]), cfg.node_name(w[1])),
         }
     }
     Ok(())
+}
+
+/// Opens a log for [`decode_stream`] (refusing anything but a regular file).
+pub fn open_log(path: &Path) -> Result<LogReader<BufReader<File>>> {
+    let file = tracekit_safeio::open_regular(path)?;
+    LogReader::new(BufReader::with_capacity(1 << 16, file)).with_context(|| path.display().to_string())
 }
 
 #[cfg(test)]
@@ -281,18 +623,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_count_words_nodes_and_packed_lengths() {
+    fn bits_for_counts() {
         assert_eq!(bits_for(1), 0);
         assert_eq!(bits_for(4), 2);
         assert_eq!(bits_for(5), 3);
-        assert_eq!(gamma_bits(1), 1);
-        assert_eq!(gamma_bits(4), 5);
-        let pap = [Token::Value(7), Token::Breakpoint(2), Token::Value(1)];
-        // The seed's example: 3 + 2 + 3 bits, plus a method reference among 2 methods.
-        assert_eq!(record_bits(Scheme::Pap, 3, 2, 4, &pap, false), 1 + 8);
-        // AdapTracer word 0b0110_0000 (W = 8): its code is "011", 3 bits, length 4 gamma-coded in 5.
-        let at = [Token::Value(0b0110_0000)];
-        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &at, None), 5 + 3);
-        assert_eq!(packed_record_bits(Scheme::Adaptracer, 8, 1, 4, &[], None), 1);
     }
 }

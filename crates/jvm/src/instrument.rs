@@ -40,7 +40,7 @@ pub fn instrument_jar(
     let program = Program::from_jar(input)?;
     let schemes = SchemeTables::new(&program, config, model)?;
     let mut failure = None;
-    let tables = write_tables(&program, config, |id, cfg, out| {
+    let (tables, fingerprint) = write_tables(&program, config, |id, cfg, out| {
         if let Err(e) = schemes.rows(id, cfg, out) {
             failure.get_or_insert(e.context(format!("method {}", program.methods[id].display_name())));
         }
@@ -48,9 +48,17 @@ pub fn instrument_jar(
     if let Some(e) = failure {
         return Err(e);
     }
+    let plan_text = program.instrumentation_plan(
+        &format!("{}\t{}", config.scheme.name(), u8::from(config.verify)),
+        |id, out| {
+            schemes
+                .edge_work(id, &program.methods[id].cfg, out)
+                .with_context(|| format!("method {}", program.methods[id].display_name()))
+        },
+    )?;
     let work = tempdir()?;
     let plan = work.join("plan.txt");
-    std::fs::write(&plan, program.instrumentation_plan())?;
+    std::fs::write(&plan, plan_text)?;
     let res = work.join("res");
     std::fs::create_dir_all(res.join("tracekit"))?;
     std::fs::create_dir_all(res.join("META-INF/tracekit"))?;
@@ -59,6 +67,7 @@ pub fn instrument_jar(
         config: config.clone(),
         model: schemes.model_text(),
         program,
+        fingerprint,
     };
     std::fs::write(res.join(PROGRAM_ENTRY), serde_json::to_vec(&stored)?)?;
     let tools = java_tools()?;

@@ -4,7 +4,15 @@
 //! bytecode (branches, `tableswitch`/`lookupswitch`, returns, `athrow`,
 //! exception handlers) with blocks mapped to source lines, instruments a jar so
 //! that the unmodified program records its paths under a chosen scheme (raw,
-//! BLPP, PAP or AdapTracer), and decodes the trace log it writes at exit.
+//! BLPP, PAP or AdapTracer), and decodes, as a stream, the binary trace log
+//! it writes while it runs (format: [`log`]).
+//!
+//! The probes keep an invocation's path state in the method's own locals
+//! and call the runtime only when it ends and when a local word is full; a
+//! coder thread in the runtime codes the records under the scheme. What
+//! each mode costs (run time, bits) is measured in BENCHMARKS.md; the
+//! default of `tracekit paths instrument` is the context stream, the
+//! smallest trace.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -19,7 +27,6 @@ pub mod bytecode;
 pub mod cfg;
 pub mod classfile;
 pub mod compare;
-pub mod context;
 pub mod decode;
 pub mod instrument;
 pub mod log;
@@ -29,9 +36,9 @@ pub mod schemes;
 pub mod tables;
 pub mod tools;
 
-pub use decode::{decode_log, Decoded, Invocation};
+pub use decode::{decode_file, decode_log, Decoding, Invocation, Options, Summary};
 pub use instrument::instrument_jar;
-pub use log::{parse_log, TraceLog};
+pub use log::{LogReader, Mode};
 pub use program::{Program, StoredProgram};
-pub use schemes::{replay_adaptracer, updated_model, CoreProgram, Decoder, Replay};
+pub use schemes::{CoreProgram, ModelUpdate, Replay};
 pub use tables::{Config, Scheme};

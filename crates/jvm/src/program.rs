@@ -122,10 +122,17 @@ impl Program {
         Ok(stored)
     }
 
-    /// The plan the Java instrumenter follows: per class, per method, its id,
-    /// instruction count and block-leader instruction indices (tab separated).
-    pub fn instrumentation_plan(&self) -> String {
-        let mut out = String::new();
+    /// The plan the Java instrumenter follows: a line `P scheme verify`,
+    /// then per class `C name`, per method `M id name descriptor
+    /// instructions leaders…` (the instruction index where each block
+    /// starts) followed by the `E from to op args…` lines `edges` gives for
+    /// it (tab separated; ops in `tracekit.instr.Probes`).
+    pub fn instrumentation_plan(
+        &self,
+        header: &str,
+        mut edges: impl FnMut(usize, &mut String) -> Result<()>,
+    ) -> Result<String> {
+        let mut out = format!("P\t{header}\n");
         let mut last_class = "";
         for (id, m) in self.methods.iter().enumerate() {
             if m.class != last_class {
@@ -137,8 +144,9 @@ impl Program {
                 out.push_str(&format!("\t{}", b.first_insn));
             }
             out.push('\n');
+            edges(id, &mut out)?;
         }
-        out
+        Ok(out)
     }
 }
 
@@ -152,4 +160,7 @@ pub struct StoredProgram {
     pub model: Option<String>,
     /// Methods and CFGs.
     pub program: Program,
+    /// Fingerprint of the runtime tables; every log of the jar carries it.
+    #[serde(default)]
+    pub fingerprint: u64,
 }

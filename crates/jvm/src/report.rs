@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::decode::Decoded;
+use crate::decode::{Decoding, Summary};
 use crate::program::Program;
 
 /// One frequent path of a method.
@@ -46,45 +46,135 @@ pub fn branch_count(program: &Program, method: usize, path: &[u32]) -> u64 {
     path.iter().filter(|&&b| cfg.succs[b as usize + 1].len() > 1).count() as u64
 }
 
-/// Builds per-method reports, the methods with most trace bits first.
-pub fn method_reports(program: &Program, decoded: &Decoded, top: usize) -> Vec<MethodReport> {
-    /// Invocations, bits, branches and path counts of one method.
-    type Tally<'a> = (u64, u64, u64, HashMap<&'a [u32], u64>);
-    let mut per: HashMap<usize, Tally> = HashMap::new();
-    for inv in &decoded.invocations {
-        let e = per.entry(inv.method_id).or_default();
-        e.0 += 1;
-        e.1 += inv.bits;
-        e.2 += branch_count(program, inv.method_id, &inv.path);
-        *e.3.entry(&inv.path).or_default() += 1;
+/// A path's key: a 64-bit hash of its blocks (collisions are negligible
+/// for the paths of one method).
+fn path_key(d: &Decoding) -> u64 {
+    let mut h = 0x9E37_79B9_7F4A_7C15u64 ^ d.method as u64;
+    for b in d.blocks() {
+        h = (h ^ u64::from(b)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 32;
     }
-    let mut out: Vec<MethodReport> = per
-        .into_iter()
-        .map(|(id, (n, bits, branches, paths))| {
-            let m = &program.methods[id];
-            let mut hot: Vec<(&[u32], u64)> = paths.iter().map(|(p, c)| (*p, *c)).collect();
-            hot.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            MethodReport {
-                method: m.display_name(),
-                source: m.source.clone(),
-                invocations: n,
-                distinct_paths: hot.len() as u64,
-                bits,
-                branches,
-                hot_paths: hot
-                    .into_iter()
-                    .take(top)
-                    .map(|(p, c)| HotPath {
-                        count: c,
-                        path: p.to_vec(),
-                        lines: path_lines(program, id, p),
-                    })
-                    .collect(),
+    h ^ u64::from(d.aborted_after.is_some())
+}
+
+/// Per-method tallies of one pass over a log.
+#[derive(Default)]
+struct Tally {
+    invocations: u64,
+    bits: u64,
+    branches: u64,
+    /// Path key → count.
+    paths: HashMap<u64, u64>,
+}
+
+/// Blocks of first-seen paths kept during pass 1, at most (4 bytes each).
+const KEPT_BLOCKS: usize = 1 << 24;
+
+/// Builds the per-method reports while a log streams by, holding per
+/// method one counter per distinct path (not the invocations): pass 1
+/// ([`ReportBuilder::observe`]) counts and keeps the blocks of paths seen
+/// first while a budget lasts; when a path to be shown was not kept, pass 2
+/// ([`ReportBuilder::collect`]) fetches it.
+pub struct ReportBuilder<'p> {
+    program: &'p Program,
+    top: usize,
+    tallies: Vec<Tally>,
+    kept: HashMap<u64, Vec<u32>>,
+    kept_blocks: usize,
+    wanted: HashMap<u64, Option<Vec<u32>>>,
+}
+
+impl<'p> ReportBuilder<'p> {
+    /// A builder showing `top` hot paths per method.
+    pub fn new(program: &'p Program, top: usize) -> Self {
+        ReportBuilder {
+            program,
+            top,
+            tallies: (0..program.methods.len()).map(|_| Tally::default()).collect(),
+            kept: HashMap::new(),
+            kept_blocks: 0,
+            wanted: HashMap::new(),
+        }
+    }
+
+    /// Pass 1: counts one invocation.
+    pub fn observe(&mut self, d: &Decoding) {
+        let t = &mut self.tallies[d.method];
+        t.invocations += 1;
+        t.bits += d.bits;
+        let cfg = &self.program.methods[d.method].cfg;
+        t.branches += d.blocks().filter(|&b| cfg.succs[b as usize + 1].len() > 1).count() as u64;
+        let key = path_key(d);
+        let count = t.paths.entry(key).or_default();
+        *count += 1;
+        if *count == 1 && self.kept_blocks < KEPT_BLOCKS {
+            let p: Vec<u32> = d.blocks().collect();
+            self.kept_blocks += p.len() + 4;
+            self.kept.insert(key, p);
+        }
+    }
+
+    /// Ends pass 1: true when a path to be shown was not kept (then run pass 2).
+    pub fn start_collecting(&mut self) -> bool {
+        for t in &self.tallies {
+            for (k, _) in hot(&t.paths, self.top) {
+                self.wanted.insert(k, self.kept.remove(&k));
             }
-        })
-        .collect();
-    out.sort_by(|a, b| b.bits.cmp(&a.bits).then(a.method.cmp(&b.method)));
-    out
+        }
+        self.kept.clear();
+        self.wanted.values().any(Option::is_none)
+    }
+
+    /// Pass 2: keeps the blocks of a path that will be shown.
+    pub fn collect(&mut self, d: &Decoding) {
+        if let Some(slot) = self.wanted.get_mut(&path_key(d)) {
+            if slot.is_none() {
+                *slot = Some(d.blocks().collect());
+            }
+        }
+    }
+
+    /// The reports, the methods with most trace bits first.
+    pub fn finish(self) -> Vec<MethodReport> {
+        let mut out: Vec<MethodReport> = self
+            .tallies
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.invocations > 0)
+            .map(|(id, t)| {
+                let m = &self.program.methods[id];
+                MethodReport {
+                    method: m.display_name(),
+                    source: m.source.clone(),
+                    invocations: t.invocations,
+                    distinct_paths: t.paths.len() as u64,
+                    bits: t.bits,
+                    branches: t.branches,
+                    hot_paths: hot(&t.paths, self.top)
+                        .into_iter()
+                        .map(|(k, c)| {
+                            let path = self.wanted.get(&k).cloned().flatten().unwrap_or_default();
+                            HotPath {
+                                count: c,
+                                lines: path_lines(self.program, id, &path),
+                                path,
+                            }
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| b.bits.cmp(&a.bits).then(a.method.cmp(&b.method)));
+        out
+    }
+}
+
+/// The `top` most frequent path keys (ties by key, so the choice is stable).
+fn hot(paths: &HashMap<u64, u64>, top: usize) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = paths.iter().map(|(&k, &c)| (k, c)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(top);
+    v
 }
 
 /// Source lines of a path's blocks, consecutive duplicates merged.
@@ -123,17 +213,17 @@ fn abbreviate(mut parts: Vec<String>) -> String {
 }
 
 /// Renders the reports as text.
-pub fn render(reports: &[MethodReport], decoded: &Decoded, limit: usize) -> String {
+pub fn render(reports: &[MethodReport], summary: &Summary, limit: usize) -> String {
     let mut s = String::new();
-    let invs = decoded.invocations.len().max(1) as f64;
+    let invs = summary.invocations.max(1) as f64;
     let branches: u64 = reports.iter().map(|r| r.branches).sum();
     let _ = writeln!(
         s,
         "{} invocations, {} bits ({:.1} bits/invocation, {:.3} bits/branch over {} branches)\n",
-        decoded.invocations.len(),
-        decoded.bits,
-        decoded.bits as f64 / invs,
-        decoded.bits as f64 / branches.max(1) as f64,
+        summary.invocations,
+        summary.bits,
+        summary.bits as f64 / invs,
+        summary.bits as f64 / branches.max(1) as f64,
         branches
     );
     for r in reports.iter().take(limit) {

@@ -1,24 +1,21 @@
 //! Bridge to the path-profiling core (`tracekit-paths`): the probes' runtime
-//! tables are derived from the core's numbering, and logs are decoded with
-//! the core's decoders, so the in-JVM encoders and the Rust decoders share one
-//! definition of every scheme.
+//! tables and the work of every edge probe are derived from the core's
+//! numbering, and logs are decoded with the core's decoders (`decode`), so
+//! the in-JVM encoders and the Rust decoders share one definition of every
+//! scheme.
 //!
 //! Block names in the core CFG are `entry`, `b0`, `b1`, …, `exit`, declared
 //! in node order so that core block ids equal this crate's node ids, with
 //! edges in this crate's out-edge order.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use tracekit_paths as core;
-use tracekit_paths::{
-    AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, BlppStep, EdgeModel, MethodId, Pap, PapItem,
-};
+use tracekit_paths::{AdaptiveModel, AdaptiveParams, BlockId, Blpp, BlppStep, EdgeModel, MethodId, Pap};
 
 use crate::cfg::MethodCfg;
-use crate::log::{Record, Token};
 use crate::program::{Program, StoredProgram};
 use crate::tables::{Config, Scheme};
 
@@ -117,6 +114,72 @@ impl SchemeTables {
             &cfg.succs,
             out,
         )
+    }
+
+    /// Appends the plan's `E from to op args…` lines of method `id`: the
+    /// work each CFG edge does in the probes (choice digits for raw and
+    /// AdapTracer, BLPP increments and emits, PAP updates). Edges without
+    /// work get no line.
+    pub fn edge_work(&self, id: usize, cfg: &MethodCfg, out: &mut String) -> Result<()> {
+        let m = MethodId(id as u32);
+        let live = |v: u32| match &self.core {
+            Some(c) => c.cfg(m).is_live(BlockId(v)),
+            None => true,
+        };
+        let width = self.config.width;
+        let ccfg = self.core.as_ref().map(|c| c.cfg(m));
+        let blpp = match (self.config.scheme, ccfg) {
+            (Scheme::Blpp, Some(c)) => Some(Blpp::new(c, width).map_err(|e| anyhow!("{e}"))?),
+            _ => None,
+        };
+        let pap = match (self.config.scheme, ccfg) {
+            (Scheme::Pap, Some(c)) => Some(Pap::new(c, width).map_err(|e| anyhow!("{e}"))?),
+            _ => None,
+        };
+        for v in 1..cfg.node_count() as u32 - 1 {
+            let succs = &cfg.succs[v as usize];
+            if succs.is_empty() || !live(v) {
+                continue;
+            }
+            match self.config.scheme {
+                Scheme::Raw | Scheme::Adaptracer => {
+                    if succs.len() > 1 {
+                        let bits = 32 - (succs.len() as u32 - 1).leading_zeros();
+                        for (s, w) in succs.iter().enumerate() {
+                            let _ = writeln!(out, "E\t{v}\t{w}\tD\t{s}\t{bits}");
+                        }
+                    }
+                }
+                Scheme::Blpp => {
+                    let blpp = blpp.as_ref().context("BLPP numbering")?;
+                    for &w in succs {
+                        match blpp.step(BlockId(v), BlockId(w)) {
+                            Some(BlppStep::Add(0)) => {}
+                            Some(BlppStep::Add(x)) => {
+                                let _ = writeln!(out, "E\t{v}\t{w}\tA\t{x}");
+                            }
+                            Some(BlppStep::Emit(x)) => {
+                                let _ = writeln!(out, "E\t{v}\t{w}\tX\t{x}");
+                            }
+                            None => bail!("no BLPP step for edge {v}->{w}"),
+                        }
+                    }
+                }
+                Scheme::Pap => {
+                    let pap = pap.as_ref().context("PAP numbering")?;
+                    let max = core::error::word_max(width);
+                    for &w in succs {
+                        let k = pap.radix(BlockId(w));
+                        if k > 1 {
+                            let idx = pap.in_index(BlockId(v), BlockId(w)).context("PAP in-edge")?;
+                            let lim = (max - idx) / k;
+                            let _ = writeln!(out, "E\t{v}\t{w}\tP\t{k}\t{idx}\t{lim}");
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The model text the probes start from.
@@ -248,165 +311,41 @@ impl CoreProgram {
     pub fn initial_model(&self) -> &AdaptiveModel {
         &self.initial
     }
-
-    /// A one-method program and its initial model (recursive invocations
-    /// start from the shipped counters of their method).
-    fn single(&self, m: usize, params: AdaptiveParams) -> Result<(core::Program, AdaptiveModel)> {
-        let mut p = core::Program::new();
-        p.add_method(self.program.cfg(MethodId(m as u32)).clone(), vec![])
-            .map_err(|e| anyhow!("{e}"))?;
-        let model = AdaptiveModel::from_edge_model(&p, &self.edge_model, params).map_err(|e| anyhow!("{e}"))?;
-        Ok((p, model))
-    }
 }
 
-/// Decodes records of one log in order, keeping the adaptive state.
-pub struct Decoder<'a> {
-    stored: &'a StoredProgram,
+/// The seed's TraceParser step, one invocation at a time: starting from
+/// the model the probes used, every decoded path (completed to EXIT) in log
+/// order updates the adaptive counters; [`ModelUpdate::finish`] gives the
+/// next run's edge model. Edges of the input model that the program lacks
+/// are kept.
+pub struct ModelUpdate<'a> {
     core: &'a CoreProgram,
-    blpp: HashMap<usize, Blpp<'a>>,
-    pap: HashMap<usize, Pap<'a>>,
-    /// AdapTracer: per thread, the counters of outermost invocations.
-    thread_models: HashMap<usize, AdaptiveModel>,
+    model: AdaptiveModel,
 }
 
-impl<'a> Decoder<'a> {
-    /// A decoder for logs of the jar described by `stored`.
-    pub fn new(stored: &'a StoredProgram, core: &'a CoreProgram) -> Decoder<'a> {
-        Decoder {
-            stored,
+impl<'a> ModelUpdate<'a> {
+    /// Starts from the probes' initial model.
+    pub fn new(core: &'a CoreProgram) -> Self {
+        ModelUpdate {
             core,
-            blpp: HashMap::new(),
-            pap: HashMap::new(),
-            thread_models: HashMap::new(),
+            model: core.initial.clone(),
         }
     }
 
-    /// Decodes one record into the node sequence from ENTRY to EXIT
-    /// (completed when the invocation aborted; the caller truncates).
-    pub fn decode(&mut self, record: &Record) -> Result<Vec<u32>> {
-        let cfg = &self.stored.program.methods[record.method].cfg;
-        let width = self.stored.config.width;
-        let m = MethodId(record.method as u32);
-        let words = || -> Result<Vec<u64>> {
-            record
-                .tokens
-                .iter()
-                .map(|t| match t {
-                    Token::Value(v) => Ok(*v),
-                    Token::Breakpoint(_) => bail!("breakpoint in a non-PAP trace"),
-                })
-                .collect()
-        };
-        let path: Vec<BlockId> = match self.stored.config.scheme {
-            Scheme::Raw => {
-                let mut path = vec![0u32];
-                for t in &record.tokens {
-                    match t {
-                        Token::Value(v) if *v < cfg.node_count() as u64 => path.push(*v as u32),
-                        _ => bail!("raw trace holds {t:?}, not a node id of this method"),
-                    }
-                }
-                return Ok(path);
-            }
-            Scheme::Blpp => {
-                let ccfg = self.core.program.cfg(m);
-                let blpp = match self.blpp.entry(record.method) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(Blpp::new(ccfg, width).map_err(|e| anyhow!("{e}"))?)
-                    }
-                };
-                blpp.decode(&words()?).map_err(|e| anyhow!("{e}"))?
-            }
-            Scheme::Pap => {
-                let ccfg = self.core.program.cfg(m);
-                let pap = match self.pap.entry(record.method) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(Pap::new(ccfg, width).map_err(|e| anyhow!("{e}"))?)
-                    }
-                };
-                let items: Vec<PapItem> = record
-                    .tokens
-                    .iter()
-                    .map(|t| match t {
-                        Token::Value(v) => PapItem::Value(*v),
-                        Token::Breakpoint(n) => PapItem::Node(BlockId(*n)),
-                    })
-                    .collect();
-                pap.decode(&items).map_err(|e| anyhow!("{e}"))?
-            }
-            Scheme::Adaptracer => {
-                let words = words()?;
-                if record.nested {
-                    let (single, mut model) = self.core.single(record.method, params(&self.stored.config))?;
-                    let at = AdapTracer::new(&single, width).map_err(|e| anyhow!("{e}"))?;
-                    at.decode(&mut model, MethodId(0), &words).map_err(|e| anyhow!("{e}"))?
-                } else {
-                    let at = AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
-                    let model = self
-                        .thread_models
-                        .entry(record.thread)
-                        .or_insert_with(|| self.core.initial.clone());
-                    at.decode(model, m, &words).map_err(|e| anyhow!("{e}"))?
-                }
-            }
-        };
-        Ok(path.into_iter().map(|b| b.0).collect())
-    }
-}
-
-impl<'a> Decoder<'a> {
-    /// The core view of the program being decoded.
-    pub fn core(&self) -> &'a CoreProgram {
-        self.core
+    /// Counts one invocation's path (`ENTRY … EXIT` node ids).
+    pub fn observe(&mut self, method: usize, nodes: &[u32]) -> Result<()> {
+        let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
+        self.model
+            .observe_path(&self.core.program, MethodId(method as u32), &blocks)
+            .map_err(|e| anyhow!("{e}"))
     }
 
-    /// AdapTracer stream mode: decodes every record of `log`, thread by
-    /// thread from each thread's one word list, in record order.
-    pub fn decode_streams(&mut self, log: &crate::log::TraceLog) -> Result<Vec<Vec<u32>>> {
-        let width = self.stored.config.width;
-        let at = AdapTracer::new(&self.core.program, width).map_err(|e| anyhow!("{e}"))?;
-        let mut out = vec![Vec::new(); log.records.len()];
-        for (t, info) in log.threads.iter().enumerate() {
-            let empty = Vec::new();
-            let words = info.words.as_ref().unwrap_or(&empty);
-            let mut stream = at.stream(words).map_err(|e| anyhow!("thread {t}: {e}"))?;
-            let mut model = self.core.initial.clone();
-            for (k, rec) in log.records.iter().enumerate().filter(|(_, r)| r.thread == t) {
-                if !rec.tokens.is_empty() {
-                    bail!("record {}: values in a stream-mode log", k + 1);
-                }
-                let path = at
-                    .decode_next(&mut stream, &mut model, MethodId(rec.method as u32))
-                    .map_err(|e| anyhow!("record {} (thread {t}): {e}", k + 1))?;
-                out[k] = path.into_iter().map(|b| b.0).collect();
-            }
-        }
-        Ok(out)
+    /// The next run's model.
+    pub fn finish(self) -> EdgeModel {
+        let mut out = self.core.edge_model.clone();
+        self.model.write_into(&self.core.program, &mut out);
+        out
     }
-}
-
-/// The seed's TraceParser step: starting from the model the probes used,
-/// replays every decoded path (completed to EXIT) in log order through the
-/// adaptive counters and returns the next run's edge model. Edges of the
-/// input model that the program lacks are kept.
-pub fn updated_model(
-    stored: &StoredProgram,
-    core: &CoreProgram,
-    completed_paths: &[(usize, Vec<u32>)],
-) -> Result<EdgeModel> {
-    let mut model = core.initial.clone();
-    let at = AdapTracer::new(&core.program, stored.config.width.max(3)).map_err(|e| anyhow!("{e}"))?;
-    for (m, path) in completed_paths {
-        let blocks: Vec<BlockId> = path.iter().map(|&b| BlockId(b)).collect();
-        at.encode(&mut model, MethodId(*m as u32), &blocks)
-            .map_err(|e| anyhow!("{e}"))?;
-    }
-    let mut out = core.edge_model.clone();
-    model.write_into(&core.program, &mut out);
-    Ok(out)
 }
 
 /// What replaying an AdapTracer run through the core encoder shows.
@@ -416,70 +355,6 @@ pub struct Replay {
     pub ideal_bits: f64,
     /// Branch choices coded.
     pub choices: u64,
-    /// Every record's words equal what the core encoder produces.
+    /// Every record's (or block's) words equal what the core encoder produces.
     pub words_equal: bool,
-}
-
-/// Re-encodes every decoded invocation of an AdapTracer run with the core
-/// encoder, under the same per-thread model sequence as the probes (nested
-/// invocations from the shipped model), giving the ideal code length and a
-/// bit-for-bit check of the in-JVM encoder on a real run.
-pub fn replay_adaptracer(
-    stored: &StoredProgram,
-    core: &CoreProgram,
-    log: &crate::log::TraceLog,
-    decoded: &crate::decode::Decoded,
-) -> Result<Replay> {
-    let width = stored.config.width;
-    let at = AdapTracer::new(&core.program, width).map_err(|e| anyhow!("{e}"))?;
-    let mut models: HashMap<usize, AdaptiveModel> = HashMap::new();
-    let mut out = Replay {
-        ideal_bits: 0.0,
-        choices: 0,
-        words_equal: true,
-    };
-    let paths = decoded.completed_paths(&stored.program);
-    if stored.config.stream {
-        for (t, info) in log.threads.iter().enumerate() {
-            let mut model = core.initial.clone();
-            let mut enc = tracekit_paths::ChoiceEncoder::new(width);
-            for (_, (m, nodes)) in decoded
-                .invocations
-                .iter()
-                .zip(&paths)
-                .filter(|(inv, _)| inv.thread_index == t)
-            {
-                let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
-                enc.append_path(&mut model, &core.program, MethodId(*m as u32), &blocks)
-                    .map_err(|e| anyhow!("{e}"))?;
-            }
-            let trace = enc.finish();
-            out.ideal_bits += trace.ideal_bits;
-            out.choices += trace.choices;
-            out.words_equal &= info.words.clone().unwrap_or_default() == trace.words;
-        }
-        return Ok(out);
-    }
-    for ((inv, rec), (m, nodes)) in decoded.invocations.iter().zip(&log.records).zip(&paths) {
-        let blocks: Vec<BlockId> = nodes.iter().map(|&b| BlockId(b)).collect();
-        let trace = if inv.nested {
-            let (single, mut model) = core.single(*m, params(&stored.config))?;
-            AdapTracer::new(&single, width)
-                .map_err(|e| anyhow!("{e}"))?
-                .encode(&mut model, MethodId(0), &blocks)
-        } else {
-            let model = models.entry(inv.thread_index).or_insert_with(|| core.initial.clone());
-            at.encode(model, MethodId(*m as u32), &blocks)
-        }
-        .map_err(|e| anyhow!("{e}"))?;
-        out.ideal_bits += trace.ideal_bits;
-        out.choices += trace.choices;
-        let logged: Vec<u64> = rec
-            .tokens
-            .iter()
-            .filter_map(|t| if let Token::Value(v) = t { Some(*v) } else { None })
-            .collect();
-        out.words_equal &= logged == trace.words;
-    }
-    Ok(out)
 }

@@ -2,10 +2,11 @@
 //! (`tracekit/tables.txt`), read by the Java probe classes.
 //!
 //! Text, one row per line, space separated:
-//! - header `scheme S width W inc I bound B methods N verify V` (`V` = 1:
-//!   also record every node, see [`Config::verify`]; `stream 1`: AdapTracer
-//!   stream mode, see [`Config::stream`]; `context 1`: context stream, see
-//!   [`Config::context`]);
+//! - header `scheme S width W inc I bound B methods N verify V stream S
+//!   context C fp F` (`V` = 1: also record every block in a sidecar, see
+//!   [`Config::verify`]; `stream 1`: AdapTracer stream mode, see
+//!   [`Config::stream`]; `context 1`: context stream, see [`Config::context`];
+//!   `F`: [`fingerprint`] of the rows that follow, copied into every log);
 //! - per method `m ID NODES`, then `x` (next node on a fixed route to EXIT,
 //!   per node, used to complete aborted invocations) and one `s` row per node
 //!   listing its successors in out-edge order;
@@ -134,14 +135,42 @@ pub fn route_to_exit_of(succs: &[Vec<u32>], exit: u32) -> Vec<u32> {
     next.iter().map(|&x| if x == u32::MAX { exit } else { x }).collect()
 }
 
-/// Writes the runtime tables; `scheme_rows` appends each method's scheme rows.
+/// FNV-1a hash of the tables' rows: the fingerprint a log carries so that
+/// it is decoded only against the jar that wrote it.
+pub fn fingerprint(rows: &str) -> u64 {
+    rows.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Writes the runtime tables; `scheme_rows` appends each method's scheme
+/// rows. Returns the text and its fingerprint (also in its header).
 pub fn write_tables(
     program: &Program,
     config: &Config,
     mut scheme_rows: impl FnMut(usize, &MethodCfg, &mut String),
-) -> String {
-    let mut out = format!(
-        "scheme {} width {} inc {} bound {} methods {} verify {} stream {} context {}\n",
+) -> (String, u64) {
+    let mut rows = String::new();
+    for (id, m) in program.methods.iter().enumerate() {
+        let cfg = &m.cfg;
+        let _ = writeln!(rows, "m {id} {}", cfg.node_count());
+        rows.push('x');
+        for v in route_to_exit(cfg) {
+            let _ = write!(rows, " {v}");
+        }
+        rows.push('\n');
+        for s in &cfg.succs {
+            rows.push('s');
+            for w in s {
+                let _ = write!(rows, " {w}");
+            }
+            rows.push('\n');
+        }
+        scheme_rows(id, cfg, &mut rows);
+    }
+    let fp = fingerprint(&rows);
+    let out = format!(
+        "scheme {} width {} inc {} bound {} methods {} verify {} stream {} context {} fp {fp}\n{rows}",
         config.scheme.name(),
         config.width,
         config.inc,
@@ -151,22 +180,5 @@ pub fn write_tables(
         u8::from(config.stream && config.scheme == Scheme::Adaptracer),
         u8::from(config.is_context())
     );
-    for (id, m) in program.methods.iter().enumerate() {
-        let cfg = &m.cfg;
-        let _ = writeln!(out, "m {id} {}", cfg.node_count());
-        out.push('x');
-        for v in route_to_exit(cfg) {
-            let _ = write!(out, " {v}");
-        }
-        out.push('\n');
-        for s in &cfg.succs {
-            out.push('s');
-            for w in s {
-                let _ = write!(out, " {w}");
-            }
-            out.push('\n');
-        }
-        scheme_rows(id, cfg, &mut out);
-    }
-    out
+    (out, fp)
 }

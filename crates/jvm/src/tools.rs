@@ -18,20 +18,18 @@ macro_rules! java_sources {
 /// Every Java source file: (path under `java/`, text).
 pub const SOURCES: &[(&str, &str)] = java_sources![
     "runtime/tracekit/rt/Rt.java",
-    "runtime/tracekit/rt/Inv.java",
-    "runtime/tracekit/rt/RawInv.java",
-    "runtime/tracekit/rt/BlppInv.java",
-    "runtime/tracekit/rt/PapInv.java",
-    "runtime/tracekit/rt/AdapInv.java",
+    "runtime/tracekit/rt/Sink.java",
+    "runtime/tracekit/rt/RecordCoder.java",
+    "runtime/tracekit/rt/BitOut.java",
     "runtime/tracekit/rt/Coder.java",
     "runtime/tracekit/rt/CtxModel.java",
     "runtime/tracekit/rt/CtxPredictor.java",
     "runtime/tracekit/rt/LongList.java",
-    "runtime/tracekit/rt/RecordLog.java",
     "runtime/tracekit/rt/Tables.java",
     "runtime/tracekit/rt/ThreadState.java",
     "runtime/tracekit/rt/VectorCheck.java",
     "instrumenter/tracekit/instr/Instrument.java",
+    "instrumenter/tracekit/instr/Probes.java",
 ];
 
 /// Class path of the ASM library (Debian package `libasm-java`), overridable

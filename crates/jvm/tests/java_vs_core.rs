@@ -1,19 +1,21 @@
-//! The in-JVM encoders (tracekit.rt, run through its VectorCheck harness)
-//! must produce exactly the words of the core crate's encoders, for random
-//! CFGs and random paths, every scheme, several widths, with recursion
-//! (nested invocations) and aborted invocations. Needs a JDK and ASM
-//! (scripts/deps/jvm.apt).
+//! The in-JVM encoders (tracekit.rt's coder thread, run through its
+//! VectorCheck harness, which builds the raw records the probes keep in
+//! locals) must produce exactly the words of the core crate's encoders, for
+//! random CFGs and random paths, every scheme, several widths, with aborted
+//! invocations; the binary log they write decodes to the same paths. Needs
+//! a JDK and ASM (scripts/deps/jvm.apt).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use tracekit_jvm::cfg::{Block, MethodCfg};
-use tracekit_jvm::log::{parse_log, Record, Token};
-use tracekit_jvm::program::{Method, Program};
-use tracekit_jvm::schemes::{core_program, SchemeTables};
+use tracekit_jvm::decode::{decode_stream, Options};
+use tracekit_jvm::log::{BitReader, Chunk, LogReader, SidecarReader};
+use tracekit_jvm::program::{Method, Program, StoredProgram};
+use tracekit_jvm::schemes::{CoreProgram, SchemeTables};
 use tracekit_jvm::tables::{route_to_exit, write_tables, Config, Scheme};
 use tracekit_jvm::tools::java_tools;
-use tracekit_paths::{AdapTracer, AdaptiveModel, AdaptiveParams, BlockId, Blpp, MethodId, Pap, PapItem};
+use tracekit_paths::{AdaptiveModel, AdaptiveParams, BlockId, Blpp};
 
 struct Rng(u64);
 impl Rng {
@@ -104,36 +106,38 @@ fn program(rng: &mut Rng, methods: usize) -> Program {
     p
 }
 
-fn run_java(tables: &str, input: &str) -> String {
+/// Runs VectorCheck on `tables` with `input` paths; returns the log bytes and stdout.
+fn run_java(tables: &str, input: &str) -> (Vec<u8>, String) {
     let tools = java_tools().expect("JDK and libasm-java are needed (scripts/deps/jvm.apt)");
     let dir = std::env::temp_dir().join(format!("tk-vectors-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let tf = dir.join("tables.txt");
+    let lf = dir.join("check.log");
     std::fs::write(&tf, tables).unwrap();
     let mut child = Command::new("java")
         .arg("-cp")
         .arg(&tools.runtime_classes)
         .arg("tracekit.rt.VectorCheck")
         .arg(&tf)
+        .arg(&lf)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap();
+        .expect("java");
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
+    assert!(out.status.success(), "VectorCheck failed");
+    let log = std::fs::read(&lf).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8(out.stdout).unwrap()
+    (log, String::from_utf8(out.stdout).unwrap())
 }
 
 fn rand_suffix() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
 }
 
-/// One test case: method, path (nodes from ENTRY), aborted-after length.
 #[derive(Clone)]
 struct Case {
     method: usize,
@@ -174,9 +178,9 @@ fn cases(rng: &mut Rng, p: &Program, count: usize) -> Vec<Case> {
         .collect()
 }
 
-fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, Vec<u64>) {
-    let schemes = SchemeTables::new(p, config, None).unwrap();
-    let tables = write_tables(p, config, |id, cfg, out| schemes.rows(id, cfg, out).unwrap());
+/// The VectorCheck input of the cases: nodes after ENTRY; an aborted one up
+/// to the block it ended in, marked `a`.
+fn input_of(cases: &[Case]) -> String {
     let mut input = String::new();
     for c in cases {
         let upto = c.aborted_after.map(|k| k + 1).unwrap_or(c.path.len());
@@ -189,43 +193,57 @@ fn java_records(p: &Program, config: &Config, cases: &[Case]) -> (Vec<Record>, V
         }
         input.push('\n');
     }
-    let out: String = run_java(&tables, &input)
-        .lines()
-        .filter(|l| !l.starts_with("c "))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut log = parse_log(&format!(
-        "tracekit-paths-log 1 scheme={} width={}\nthread 0 0 check\n{out}",
-        config.scheme.name(),
-        config.width
-    ))
-    .unwrap();
-    assert_eq!(log.records.len(), if config.context { 0 } else { cases.len() });
-    let words = log.threads[0].words.take().unwrap_or_default();
-    (log.records, words)
+    input
 }
 
-fn values(r: &Record) -> Vec<u64> {
-    r.tokens
-        .iter()
-        .map(|t| {
-            if let Token::Value(v) = t {
-                *v
-            } else {
-                panic!("breakpoint")
-            }
-        })
-        .collect()
+/// Codes the cases in Java under `config`, decodes the log with the Rust
+/// stream decoder (replaying AdapTracer through the core encoders) and
+/// checks paths, ends and bit-exact words.
+fn java_roundtrip(p: &Program, config: &Config, cases: &[Case]) {
+    let schemes = SchemeTables::new(p, config, None).unwrap();
+    let (tables, fingerprint) = write_tables(p, config, |id, cfg, out| schemes.rows(id, cfg, out).unwrap());
+    let (log, _) = run_java(&tables, &input_of(cases));
+    let stored = StoredProgram {
+        config: config.clone(),
+        model: None,
+        program: p.clone(),
+        fingerprint,
+    };
+    let core = CoreProgram::new(&stored).unwrap();
+    let mut k = 0;
+    let what = format!("{config:?}");
+    let summary = decode_stream(
+        &stored,
+        &core,
+        LogReader::new(&log[..]).unwrap(),
+        None::<SidecarReader<&[u8]>>,
+        Options { replay: true },
+        |d| {
+            let c = &cases[k];
+            assert_eq!(d.method, c.method, "{what} invocation {k}");
+            assert_eq!(d.nodes, &c.path[..], "{what} invocation {k}");
+            assert_eq!(d.aborted_after, c.aborted_after, "{what} invocation {k}");
+            k += 1;
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert_eq!(k, cases.len(), "{what}");
+    assert!(summary.complete, "{what}");
+    if config.scheme == Scheme::Adaptracer {
+        let rp = summary.replay.unwrap();
+        assert!(rp.words_equal, "{what}: Java words differ from the core encoder's");
+        assert!(rp.choices > 0);
+    }
 }
 
 #[test]
 fn java_encoders_match_the_core_bit_for_bit() {
     let mut rng = Rng(0x5eed_1234_abcd_ef01);
     let p = program(&mut rng, 12);
-    let core = core_program(&p).unwrap();
     let cases = cases(&mut rng, &p, 400);
     for width in [3u32, 8, 32, 64] {
-        for scheme in [Scheme::Blpp, Scheme::Pap, Scheme::Adaptracer] {
+        for scheme in [Scheme::Raw, Scheme::Blpp, Scheme::Pap, Scheme::Adaptracer] {
             let config = Config {
                 scheme,
                 width,
@@ -235,43 +253,7 @@ fn java_encoders_match_the_core_bit_for_bit() {
                 stream: false,
                 context: false,
             };
-            let (records, _) = java_records(&p, &config, &cases);
-            let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 200 }).unwrap();
-            for (c, r) in cases.iter().zip(&records) {
-                assert_eq!(r.aborted_after, c.aborted_after);
-                let m = MethodId(c.method as u32);
-                let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
-                let ctx = format!("{} W={width} method {} path {:?}", scheme.name(), c.method, c.path);
-                match scheme {
-                    Scheme::Blpp => {
-                        let want = Blpp::new(core.cfg(m), width).unwrap().encode(&blocks).unwrap();
-                        assert_eq!(values(r), want, "{ctx}");
-                    }
-                    Scheme::Pap => {
-                        let want: Vec<Token> = Pap::new(core.cfg(m), width)
-                            .unwrap()
-                            .encode(&blocks)
-                            .unwrap()
-                            .into_iter()
-                            .map(|i| match i {
-                                PapItem::Value(v) => Token::Value(v),
-                                PapItem::Node(b) => Token::Breakpoint(b.0),
-                            })
-                            .collect();
-                        assert_eq!(r.tokens, want, "{ctx}");
-                    }
-                    Scheme::Adaptracer => {
-                        // Non-nested invocations share the thread's counters, in order.
-                        assert!(!r.nested);
-                        let want = AdapTracer::new(&core, width)
-                            .unwrap()
-                            .encode(&mut model, m, &blocks)
-                            .unwrap();
-                        assert_eq!(values(r), want.words, "{ctx}");
-                    }
-                    Scheme::Raw => unreachable!(),
-                }
-            }
+            java_roundtrip(&p, &config, &cases);
         }
     }
 }
@@ -282,7 +264,6 @@ fn java_encoders_match_the_core_bit_for_bit() {
 fn java_stream_mode_matches_the_core_bit_for_bit() {
     let mut rng = Rng(0x0bad_cafe_1234_5678);
     let p = program(&mut rng, 10);
-    let core = core_program(&p).unwrap();
     let cases = cases(&mut rng, &p, 300);
     for width in [3u32, 13, 32, 64] {
         let config = Config {
@@ -294,19 +275,122 @@ fn java_stream_mode_matches_the_core_bit_for_bit() {
             stream: true,
             context: false,
         };
-        let (records, words) = java_records(&p, &config, &cases);
-        assert!(records.iter().all(|r| r.tokens.is_empty()));
-        let mut model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 300 }).unwrap();
-        let mut enc = tracekit_paths::ChoiceEncoder::new(width);
-        for c in &cases {
-            let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
-            enc.append_path(&mut model, &core, MethodId(c.method as u32), &blocks)
-                .unwrap();
-        }
-        let want = enc.finish().words;
-        assert!(!want.is_empty());
-        assert_eq!(words, want, "stream W={width}");
+        java_roundtrip(&p, &config, &cases);
     }
+}
+
+/// Context stream: the Java probe's `CtxModel` codes method ids, ends and
+/// choices exactly like the core's `ContextEncoder` (random programs, the
+/// workload run twice so the history predictors fire, aborted invocations).
+#[test]
+fn java_context_stream_matches_the_core_bit_for_bit() {
+    let mut rng = Rng(0x00c0_ffee_5eed_0042);
+    // Many methods, so ids get mispredicted, new ones appear late and successor lists fill.
+    let p = program(&mut rng, 60);
+    let mut cases = cases(&mut rng, &p, 400);
+    cases.extend(cases.clone());
+    for width in [3u32, 13, 64] {
+        let config = Config {
+            scheme: Scheme::Adaptracer,
+            width,
+            inc: 3,
+            bound: 300,
+            verify: false,
+            stream: true,
+            context: true,
+        };
+        java_roundtrip(&p, &config, &cases);
+    }
+}
+
+/// The blocks of a log: (count, records, record bits, words).
+fn blocks(log: &[u8]) -> Vec<(usize, Vec<u8>, u64, Vec<u64>)> {
+    let mut r = LogReader::new(log).unwrap();
+    let mut out = Vec::new();
+    while let Some(c) = r.next_chunk().unwrap() {
+        if let Chunk::Block(b) = c {
+            out.push((b.count, b.records, b.record_bits, b.words));
+        }
+    }
+    assert!(r.complete);
+    out
+}
+
+/// The core crate's context-stream vectors (crates/paths/testdata/vectors-context.json)
+/// reproduced by the Java probe classes (`CtxModel`, coded directly with the
+/// vectors' own completions of aborted invocations), word for word.
+#[test]
+fn core_context_vectors_reproduce_in_java() {
+    use serde_json::Value;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors-context.json");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut checked = 0;
+    for v in all["vectors"].as_array().unwrap() {
+        let name = v["name"].as_str().unwrap();
+        let program =
+            tracekit_paths::Program::from_json_str(&v["cfg"].to_string(), std::path::Path::new("v.json")).unwrap();
+        let width = v["width"].as_u64().unwrap() as u32;
+        let params = AdaptiveParams {
+            inc: v["inc"].as_u64().unwrap() as u32,
+            bound: v["bound"].as_u64().unwrap() as u32,
+        };
+        let model = AdaptiveModel::new(&program, params).unwrap();
+        let tables = vector_tables(
+            &program,
+            Scheme::Adaptracer,
+            width,
+            params,
+            &model,
+            " verify 0 stream 1 context 1",
+        );
+        let mut input = String::new();
+        for inv in v["invocations"].as_array().unwrap() {
+            let m = program.method_id(inv["method"].as_str().unwrap()).unwrap();
+            let cfg = program.cfg(m);
+            input += &m.0.to_string();
+            for n in &inv["path"].as_array().unwrap()[1..] {
+                input += &format!(" {}", cfg.block_id(n.as_str().unwrap()).unwrap().0);
+            }
+            if let Some(len) = inv["aborted_after"].as_u64() {
+                input += &format!(" A {len}");
+            }
+            input.push('\n');
+        }
+        let out = run_java_direct(&tables, &input);
+        let line = out.lines().find(|l| l.starts_with('w')).expect("a w line");
+        let got: Vec<Value> = line
+            .split(' ')
+            .skip(1)
+            .map(|w| Value::from(w.parse::<u64>().unwrap()))
+            .collect();
+        assert_eq!(Value::Array(got), v["words"], "vector {name}");
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} vectors checked");
+}
+
+/// VectorCheck's direct context mode: prints the words.
+fn run_java_direct(tables: &str, input: &str) -> String {
+    let tools = java_tools().expect("JDK and libasm-java are needed (scripts/deps/jvm.apt)");
+    let dir = std::env::temp_dir().join(format!("tk-vectors-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tf = dir.join("tables.txt");
+    std::fs::write(&tf, tables).unwrap();
+    let mut child = Command::new("java")
+        .arg("-cp")
+        .arg(&tools.runtime_classes)
+        .arg("tracekit.rt.VectorCheck")
+        .arg(&tf)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("java");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "VectorCheck failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Runtime tables for a core program (as the instrumenter writes them),
@@ -349,93 +433,6 @@ fn vector_tables(
         scheme_rows(scheme, width, cfg, m, Some(model), &succs, &mut tables).unwrap();
     }
     tables
-}
-
-/// Context stream: the Java probe's `CtxModel` codes method ids, ends and
-/// choices exactly like the core's `ContextEncoder` (random programs, the
-/// workload run twice so the history predictors fire, aborted invocations).
-#[test]
-fn java_context_stream_matches_the_core_bit_for_bit() {
-    use tracekit_paths::{ContextEncoder, ContextLayout};
-    let mut rng = Rng(0x00c0_ffee_5eed_0042);
-    // Many methods, so ids get mispredicted, new ones appear late and successor lists fill.
-    let p = program(&mut rng, 60);
-    let core = core_program(&p).unwrap();
-    let mut cases = cases(&mut rng, &p, 400);
-    cases.extend(cases.clone());
-    for width in [3u32, 13, 64] {
-        let config = Config {
-            scheme: Scheme::Adaptracer,
-            width,
-            inc: 3,
-            bound: 300,
-            verify: false,
-            stream: true,
-            context: true,
-        };
-        let (_, words) = java_records(&p, &config, &cases);
-        let model = AdaptiveModel::new(&core, AdaptiveParams { inc: 3, bound: 300 }).unwrap();
-        let layout = ContextLayout::new(&core, &model).unwrap();
-        let mut enc = ContextEncoder::new(&core, &layout, width).unwrap();
-        for c in &cases {
-            let blocks: Vec<BlockId> = c.path.iter().map(|&v| BlockId(v)).collect();
-            enc.append(MethodId(c.method as u32), &blocks, c.aborted_after.map(|k| k as u32))
-                .unwrap();
-        }
-        assert_eq!(words, enc.finish().words, "context stream W={width}");
-    }
-}
-
-/// The core crate's context-stream vectors (crates/paths/testdata/vectors-context.json)
-/// reproduced by the Java probe classes, word for word.
-#[test]
-fn core_context_vectors_reproduce_in_java() {
-    use serde_json::Value;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../paths/testdata/vectors-context.json");
-    let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let mut checked = 0;
-    for v in all["vectors"].as_array().unwrap() {
-        let name = v["name"].as_str().unwrap();
-        let program =
-            tracekit_paths::Program::from_json_str(&v["cfg"].to_string(), std::path::Path::new("v.json")).unwrap();
-        let width = v["width"].as_u64().unwrap() as u32;
-        let params = AdaptiveParams {
-            inc: v["inc"].as_u64().unwrap() as u32,
-            bound: v["bound"].as_u64().unwrap() as u32,
-        };
-        let model = AdaptiveModel::new(&program, params).unwrap();
-        let tables = vector_tables(
-            &program,
-            Scheme::Adaptracer,
-            width,
-            params,
-            &model,
-            " verify 0 stream 1 context 1",
-        );
-        let mut input = String::new();
-        for inv in v["invocations"].as_array().unwrap() {
-            let m = program.method_id(inv["method"].as_str().unwrap()).unwrap();
-            let cfg = program.cfg(m);
-            input += &m.0.to_string();
-            for n in &inv["path"].as_array().unwrap()[1..] {
-                input += &format!(" {}", cfg.block_id(n.as_str().unwrap()).unwrap().0);
-            }
-            if let Some(len) = inv["aborted_after"].as_u64() {
-                input += &format!(" A {len}");
-            }
-            input.push('\n');
-        }
-        let out = run_java(&tables, &input);
-        let line = out.lines().find(|l| l.starts_with('w')).expect("a w line");
-        let got: Vec<Value> = line
-            .split(' ')
-            .skip(1)
-            .map(|w| Value::from(w.parse::<u64>().unwrap()))
-            .collect();
-        assert_eq!(Value::Array(got), v["words"], "vector {name}");
-        checked += 1;
-    }
-    assert!(checked >= 5, "only {checked} vectors checked");
 }
 
 /// The core crate's shared test vectors (crates/paths/testdata/vectors.json),
@@ -494,20 +491,50 @@ fn core_shared_vectors_reproduce_in_java() {
             }
             input.push('\n');
         }
-        let out = run_java(&tables, &input);
+        let (log, out) = run_java(&tables, &input);
         let mut lines = out.lines();
-        for (k, inv) in v["invocations"].as_array().unwrap().iter().enumerate() {
-            let line = lines.next().unwrap();
-            let got: Vec<Value> = line
-                .split(' ')
-                .skip(3)
-                .map(|t| match t.strip_prefix('@') {
-                    Some(b) => Value::from(cfg.block_name(BlockId(b.parse().unwrap()))),
-                    None => Value::from(t.parse::<u64>().unwrap()),
-                })
-                .collect();
-            assert_eq!(Value::Array(got), inv["trace"], "vector {name}, invocation {k}");
+        let hb = tracekit_jvm::decode::bits_for(program.len() + 1);
+        let mut k = 0;
+        for (count, records, bits, _) in blocks(&log) {
+            let mut r = BitReader::new(&records, bits);
+            for _ in 0..count {
+                let inv = &v["invocations"][k];
+                assert_eq!(r.get(hb), Some(u64::from(m.0)), "vector {name}: head");
+                let mut got: Vec<Value> = Vec::new();
+                match scheme {
+                    Scheme::Blpp => {
+                        let blpp = Blpp::new(cfg, width).unwrap();
+                        let mut ids = Vec::new();
+                        blpp.decode_into(
+                            || {
+                                let id = r.get(width);
+                                ids.extend(id);
+                                Ok(id)
+                            },
+                            &mut Vec::new(),
+                        )
+                        .unwrap();
+                        got = ids.into_iter().map(Value::from).collect();
+                    }
+                    Scheme::Pap => {
+                        let nb = tracekit_jvm::decode::bits_for(cfg.block_count());
+                        for _ in 0..r.gamma().unwrap() - 1 {
+                            got.push(Value::from(r.get(width).unwrap()));
+                            got.push(Value::from(cfg.block_name(BlockId(r.get(nb).unwrap() as u32))));
+                        }
+                        got.push(Value::from(r.get(width).unwrap()));
+                    }
+                    _ => {
+                        for _ in 0..r.gamma().unwrap() - 1 {
+                            got.push(Value::from(r.get(width).unwrap()));
+                        }
+                    }
+                }
+                assert_eq!(Value::Array(got), inv["trace"], "vector {name}, invocation {k}");
+                k += 1;
+            }
         }
+        assert_eq!(k, v["invocations"].as_array().unwrap().len(), "vector {name}");
         if scheme == Scheme::Adaptracer {
             let want = AdaptiveModel::from_edge_model(&program, &edge_model("final_counters"), params).unwrap();
             // No line when the method never coded a choice (its counters were never touched).

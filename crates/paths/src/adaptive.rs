@@ -370,10 +370,25 @@ impl AdaptiveModel {
 
     /// Algorithm 1's update after symbol `s` of block `v` was coded, then the
     /// run-context history.
-    #[cfg(test)]
     pub(crate) fn update(&mut self, m: MethodId, v: BlockId, s: usize) {
         let set = self.current_context(m, v);
         self.update_set(m, v, set, s);
+    }
+
+    /// Updates the counters along `path` (an entry-to-exit path of `m`,
+    /// checked) as coding it would, without coding: the decoder's side of
+    /// the seed's model update.
+    pub fn observe_path(&mut self, program: &crate::program::Program, m: MethodId, path: &[BlockId]) -> Result<()> {
+        let cfg = program.cfg(m);
+        cfg.check_path(path)?;
+        for w in path.windows(2) {
+            if cfg.successors(w[0]).len() > 1 {
+                let i = cfg.successor_index(w[0], w[1]).expect("checked path");
+                let s = self.symbol(m, w[0], i);
+                self.update(m, w[0], s);
+            }
+        }
+        Ok(())
     }
 
     /// [`Self::update`] for counter set `set`.

@@ -178,6 +178,11 @@ impl Encoder {
         self.out.bit_count()
     }
 
+    /// The word width.
+    pub fn width(&self) -> u32 {
+        self.out.width
+    }
+
     /// Flushes: if `low > 0` or bits are pending, one `1` bit (the value
     /// `HALF`, always inside `[low, high]`, whose pending bits are implied
     /// zeros); otherwise nothing. Returns the words.

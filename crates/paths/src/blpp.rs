@@ -176,16 +176,42 @@ impl<'c> Blpp<'c> {
 
     /// Regenerates the path from a list of ids.
     pub fn decode(&self, ids: &[u64]) -> Result<Vec<BlockId>> {
+        let mut next = ids.iter().copied();
+        let mut path = Vec::new();
+        let used = self.decode_into(|| Ok(next.next()), &mut path)?;
+        if used != ids.len() {
+            let last = ids[used - 1];
+            return Err(PathError::InvalidTrace {
+                method: self.cfg.name().to_string(),
+                message: format!(
+                    "id {last} (item {}) reaches the exit but {} more ids follow",
+                    used - 1,
+                    ids.len() - used
+                ),
+            });
+        }
+        Ok(path)
+    }
+
+    /// Regenerates a path into `path` (cleared first), taking ids from
+    /// `next` one at a time until the path reaches the exit (`None`: the ids
+    /// ended early); returns how many ids it took. This is how a reader of
+    /// a stream of records knows where a BLPP record ends.
+    pub fn decode_into(&self, mut next: impl FnMut() -> Result<Option<u64>>, path: &mut Vec<BlockId>) -> Result<usize> {
         let bad = |message: String| PathError::InvalidTrace {
             method: self.cfg.name().to_string(),
             message,
         };
+        path.clear();
         if !self.cfg.is_live(self.cfg.entry()) {
             return Err(bad("the exit is not reachable from the entry".into()));
         }
-        let mut path = Vec::new();
         let mut start = self.cfg.entry();
-        for (k, &id) in ids.iter().enumerate() {
+        let mut k = 0usize;
+        loop {
+            let Some(id) = next()? else {
+                return Err(bad("the ids end before the exit".into()));
+            };
             if u128::from(id) >= self.num_paths[start.index()] {
                 return Err(bad(format!(
                     "id {id} (item {k}) is not below the {} paths from {:?}",
@@ -198,13 +224,7 @@ impl<'c> Blpp<'c> {
             path.push(cur);
             loop {
                 if cur == self.cfg.exit() {
-                    if k + 1 != ids.len() {
-                        return Err(bad(format!(
-                            "id {id} (item {k}) reaches the exit but {} more ids follow",
-                            ids.len() - k - 1
-                        )));
-                    }
-                    return Ok(path);
+                    return Ok(k + 1);
                 }
                 let steps = &self.steps[cur.index()];
                 let i = steps.partition_point(|s| match *s {
@@ -223,8 +243,8 @@ impl<'c> Blpp<'c> {
                     }
                 }
             }
+            k += 1;
         }
-        Err(bad("the ids end before the exit".into()))
     }
 }
 

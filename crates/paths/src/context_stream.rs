@@ -235,6 +235,25 @@ impl<'p> ContextEncoder<'p> {
         Ok(())
     }
 
+    /// Ends a *block*: flushes the coder and starts a fresh one, keeping the
+    /// model (no end marker). A log split into blocks this way lets a reader
+    /// decode each block once it has it, with no look-ahead into the next;
+    /// [`ContextBlockDecoder`] reads them back.
+    pub fn finish_block(&mut self) -> Vec<u64> {
+        let width = self.enc.width();
+        std::mem::replace(&mut self.enc, Encoder::new(width)).finish()
+    }
+
+    /// Ideal code length so far, bits.
+    pub fn ideal_bits(&self) -> f64 {
+        self.parts.iter().sum()
+    }
+
+    /// Branch choices coded so far.
+    pub fn choices(&self) -> u64 {
+        self.choices
+    }
+
     /// Ends the stream (codes the end marker) and flushes.
     pub fn finish(mut self) -> ContextTrace {
         let mut part = 0.0;
@@ -250,6 +269,97 @@ impl<'p> ContextEncoder<'p> {
             ideal_parts: self.parts,
         }
     }
+}
+
+/// Decodes one thread's context stream written in blocks
+/// ([`ContextEncoder::finish_block`]): each block is a complete word list
+/// holding a known number of invocations; the model carries over.
+pub struct ContextBlockDecoder<'p> {
+    program: &'p Program,
+    layout: &'p ContextLayout,
+    model: ThreadModel,
+    width: u32,
+    max_steps: usize,
+}
+
+impl<'p> ContextBlockDecoder<'p> {
+    /// A decoder for one thread's blocks of `width`-bit words.
+    pub fn new(program: &'p Program, layout: &'p ContextLayout, width: u32) -> Result<Self> {
+        check_width(width)?;
+        Ok(ContextBlockDecoder {
+            program,
+            layout,
+            model: ThreadModel::new(layout),
+            width,
+            max_steps: crate::adaptracer::DEFAULT_MAX_STEPS,
+        })
+    }
+
+    /// Decodes the `count` invocations of one block, handing each to `f`.
+    pub fn decode_block(
+        &mut self,
+        words: &[u64],
+        count: usize,
+        mut f: impl FnMut(StreamInvocation) -> Result<()>,
+    ) -> Result<()> {
+        let mut dec = Decoder::new(words, self.width);
+        for _ in 0..count {
+            let inv = next_invocation(self.program, self.layout, &mut self.model, &mut dec, self.max_steps)?
+                .ok_or_else(|| PathError::InvalidTrace {
+                    method: String::new(),
+                    message: "end marker inside a block".into(),
+                })?;
+            f(inv)?;
+        }
+        Ok(())
+    }
+}
+
+/// Decodes one invocation (`None` at the end marker).
+fn next_invocation(
+    program: &Program,
+    layout: &ContextLayout,
+    model: &mut ThreadModel,
+    dec: &mut Decoder<'_>,
+    max_steps: usize,
+) -> Result<Option<StreamInvocation>> {
+    let mut bits = 0.0;
+    let mut io = Io::Dec(dec, &mut bits);
+    let m = model.method(&mut io, 0)?;
+    if m as usize >= program.len() {
+        return Ok(None);
+    }
+    let method = MethodId(m);
+    let aborted_after = model.end(&mut io, m as usize, None)?;
+    let cfg = program.cfg(method);
+    let mut v = cfg.entry();
+    let mut path = vec![v];
+    while v != cfg.exit() {
+        let succ = cfg.successors(v);
+        v = match succ.len() {
+            0 => {
+                return Err(PathError::InvalidTrace {
+                    method: cfg.name().to_string(),
+                    message: format!("block {:?} has no way to the exit", cfg.block_name(v)),
+                })
+            }
+            1 => succ[0],
+            k => succ[model.choice(&mut io, layout, m as usize, v.index(), 0, k)],
+        };
+        path.push(v);
+        if path.len() > max_steps {
+            return Err(PathError::InvalidTrace {
+                method: cfg.name().to_string(),
+                message: format!("decoding exceeded {max_steps} block visits"),
+            });
+        }
+    }
+    Ok(Some(StreamInvocation {
+        method,
+        path,
+        aborted_after,
+        ideal_bits: bits,
+    }))
 }
 
 /// Decodes one thread's word list back into its invocations.
@@ -287,44 +397,15 @@ impl<'p, 'w> ContextDecoder<'p, 'w> {
         if self.done {
             return Ok(None);
         }
-        let mut bits = 0.0;
-        let mut io = Io::Dec(&mut self.dec, &mut bits);
-        let m = self.model.method(&mut io, 0)?;
-        if m as usize >= self.program.len() {
-            self.done = true;
-            return Ok(None);
-        }
-        let method = MethodId(m);
-        let aborted_after = self.model.end(&mut io, m as usize, None)?;
-        let cfg = self.program.cfg(method);
-        let mut v = cfg.entry();
-        let mut path = vec![v];
-        while v != cfg.exit() {
-            let succ = cfg.successors(v);
-            v = match succ.len() {
-                0 => {
-                    return Err(PathError::InvalidTrace {
-                        method: cfg.name().to_string(),
-                        message: format!("block {:?} has no way to the exit", cfg.block_name(v)),
-                    })
-                }
-                1 => succ[0],
-                k => succ[self.model.choice(&mut io, self.layout, m as usize, v.index(), 0, k)],
-            };
-            path.push(v);
-            if path.len() > self.max_steps {
-                return Err(PathError::InvalidTrace {
-                    method: cfg.name().to_string(),
-                    message: format!("decoding exceeded {} block visits", self.max_steps),
-                });
-            }
-        }
-        Ok(Some(StreamInvocation {
-            method,
-            path,
-            aborted_after,
-            ideal_bits: bits,
-        }))
+        let inv = next_invocation(
+            self.program,
+            self.layout,
+            &mut self.model,
+            &mut self.dec,
+            self.max_steps,
+        )?;
+        self.done = inv.is_none();
+        Ok(inv)
     }
 
     /// Every remaining invocation up to the end marker.

@@ -147,7 +147,9 @@ pub use cfg::{BlockId, Cfg, CfgBuilder, EdgeKind, VIRTUAL_EXIT};
 pub use codec::{
     trace_bits, trace_from_json, trace_to_json, Codec, DecodeReport, EncodeReport, EncodedTrace, Scheme, TraceItem,
 };
-pub use context_stream::{ContextDecoder, ContextEncoder, ContextLayout, ContextTrace, StreamInvocation};
+pub use context_stream::{
+    ContextBlockDecoder, ContextDecoder, ContextEncoder, ContextLayout, ContextTrace, StreamInvocation,
+};
 pub use edge_model::EdgeModel;
 pub use error::{PathError, Result};
 pub use pap::{node_id_bits, Pap, PapItem};

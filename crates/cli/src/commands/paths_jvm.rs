@@ -7,8 +7,7 @@ use super::choices::{JvmScheme, StreamContext};
 use anyhow::{Context, Result};
 use clap::{Args as ClapArgs, Subcommand};
 use tracekit_jvm::{
-    compare, decode_log, parse_log, report, updated_model, Config, CoreProgram, Decoded, Decoder, Program, Scheme,
-    StoredProgram,
+    compare, decode_file, report, Config, CoreProgram, ModelUpdate, Options, Program, Scheme, StoredProgram,
 };
 
 /// The JVM commands of the `paths` group.
@@ -96,11 +95,13 @@ pub struct InstrumentArgs {
     /// finish, no per-invocation padding) instead of words per invocation.
     #[arg(long)]
     pub stream: bool,
-    /// With `--stream`: `predict` codes method ids, ends and choices all in
-    /// the thread's coder, predicted from the thread's history (the context
-    /// stream); `none` (default) keeps per-block order-0 counters.
-    #[arg(long, value_enum, default_value = "none")]
-    pub context: StreamContext,
+    /// AdapTracer: `predict` (the default) codes method ids, ends and
+    /// choices all in the thread's coder, predicted from the thread's
+    /// history — the context stream, the smallest trace; `none` keeps the
+    /// seed's per-block counters (words per invocation, or with `--stream`
+    /// one word list per thread). What each costs: BENCHMARKS.md.
+    #[arg(long, value_enum)]
+    pub context: Option<StreamContext>,
     #[command(flatten)]
     pub scheme_args: SchemeArgs,
 }
@@ -116,7 +117,8 @@ pub struct DecodeLogArgs {
     /// Write the updated edge-probability model here.
     #[arg(long)]
     pub update_model: Option<PathBuf>,
-    /// Print `{"bits", "invocations": [{"method", "thread", "path"}]}`.
+    /// Print `{"invocations": [{"method", "thread", "path"}], "bits", …}`,
+    /// streamed invocation by invocation.
     #[arg(long)]
     pub json: bool,
 }
@@ -174,13 +176,15 @@ fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
     }
 }
 
-/// `--context none|predict` with `--stream`.
-fn context_stream(context: StreamContext, stream: bool) -> Result<bool> {
-    let predict = context == StreamContext::Predict;
-    if predict && !stream {
-        anyhow::bail!("--context predict needs --stream (the context stream is a stream mode)");
+/// The AdapTracer mode of `--stream`/`--context`: (stream, context).
+/// Without either, the context stream (the smallest trace).
+fn adaptracer_mode(context: Option<StreamContext>, stream: bool) -> (bool, bool) {
+    match context {
+        Some(StreamContext::Predict) => (true, true),
+        Some(StreamContext::None) => (stream, false),
+        None if stream => (true, false),
+        None => (true, true),
     }
-    Ok(predict)
 }
 
 /// Runs one JVM path command.
@@ -188,56 +192,60 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
     match cmd {
         JvmCommand::Instrument(a) => {
             let scheme = Scheme::from(a.scheme);
+            let (stream, context) = if scheme == Scheme::Adaptracer {
+                adaptracer_mode(a.context, a.stream)
+            } else if a.stream || a.context.is_some() {
+                anyhow::bail!("--stream and --context are AdapTracer modes (--scheme adaptracer)");
+            } else {
+                (false, false)
+            };
             let cfg = Config {
                 verify: a.verify,
-                stream: a.stream,
-                context: context_stream(a.context, a.stream)?,
+                stream,
+                context,
                 ..config(scheme, &a.scheme_args)
             };
-            if cfg.context && scheme != Scheme::Adaptracer {
-                anyhow::bail!("--context predict is an AdapTracer mode (--scheme adaptracer)");
-            }
             if a.output.exists() && !tracekit_safeio::same_file(&a.input, &a.output) {
                 super::note(format_args!("replacing {}", a.output.display()));
             }
             let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
             eprint!("{}", tracekit_safeio::terminal_lines(&r.log));
             super::note(format_args!(
-                "{} methods instrumented ({} skipped) -> {}",
+                "{} methods instrumented ({} skipped), {} -> {}",
                 r.methods,
                 r.skipped.len(),
+                tracekit_jvm::compare::variant_name(&cfg),
                 a.output.display()
             ));
             Ok(())
         }
-        JvmCommand::DecodeLog(a) => {
-            let (stored, core, decoded) = load_and_decode(&a.log, &a.program)?;
-            if let Some(m) = &a.update_model {
-                let model = updated_model(&stored, &core, &decoded.completed_paths(&stored.program))?;
-                model.save(m).map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
-            if a.json {
-                println!("{}", serde_json::to_string(&decoded)?);
-            } else {
-                println!("{} invocations, {} bits", decoded.invocations.len(), decoded.bits);
-                if decoded.verified > 0 {
-                    println!(
-                        "{} decoded paths equal the nodes recorded in the same run",
-                        decoded.verified
-                    );
-                }
-            }
-            Ok(())
-        }
+        JvmCommand::DecodeLog(a) => decode_log(&a),
         JvmCommand::Report(a) => {
-            let (stored, _, decoded) = load_and_decode(&a.log, &a.program)?;
-            let reports = report::method_reports(&stored.program, &decoded, a.paths_per_method);
+            let (stored, core) = load(&a.program)?;
+            let mut builder = report::ReportBuilder::new(&stored.program, a.paths_per_method);
+            let summary = decode_file(&stored, &core, &a.log, Options::default(), |d| {
+                builder.observe(d);
+                Ok(())
+            })?;
+            if builder.start_collecting() {
+                decode_file(&stored, &core, &a.log, Options::default(), |d| {
+                    builder.collect(d);
+                    Ok(())
+                })?;
+            }
+            let reports = builder.finish();
+            if !summary.complete {
+                super::warning(format_args!(
+                    "{} was cut short; the report covers what it holds",
+                    a.log.display()
+                ));
+            }
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&reports)?);
             } else {
                 print!(
                     "{}",
-                    tracekit_safeio::terminal_lines(&report::render(&reports, &decoded, a.limit))
+                    tracekit_safeio::terminal_lines(&report::render(&reports, &summary, a.limit))
                 );
             }
             Ok(())
@@ -261,9 +269,10 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Adapt(a) => {
+            let (stream, context) = adaptracer_mode(Some(a.context), a.stream);
             let cfg = Config {
-                stream: a.stream,
-                context: context_stream(a.context, a.stream)?,
+                stream,
+                context,
                 ..config(Scheme::Adaptracer, &a.scheme_args)
             };
             let runs = tracekit_jvm::adapt::adapt(
@@ -279,12 +288,12 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             } else {
                 println!(
                     "{:>4} {:>12} {:>12} {:>12} {:>10}",
-                    "run", "bits", "packed", "ideal", "choices"
+                    "run", "bits", "log bytes", "ideal", "choices"
                 );
                 for r in &runs {
                     println!(
                         "{:>4} {:>12} {:>12} {:>12.0} {:>10}",
-                        r.run, r.bits, r.packed_bits, r.ideal_bits, r.choices
+                        r.run, r.bits, r.log_bytes, r.ideal_bits, r.choices
                     );
                 }
             }
@@ -293,12 +302,86 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
     }
 }
 
-fn load_and_decode(log: &Path, jar: &Path) -> Result<(StoredProgram, CoreProgram, Decoded)> {
+fn load(jar: &Path) -> Result<(StoredProgram, CoreProgram)> {
     let stored = Program::from_instrumented_jar(jar)?;
     let core = CoreProgram::new(&stored).with_context(|| format!("{}", jar.display()))?;
-    let text = tracekit_safeio::read_text(log)?;
-    let parsed = parse_log(&text).with_context(|| format!("{}", log.display()))?;
-    let mut decoder = Decoder::new(&stored, &core);
-    let decoded = decode_log(&stored, &parsed, &mut decoder).with_context(|| format!("decoding {}", log.display()))?;
-    Ok((stored, core, decoded))
+    Ok((stored, core))
+}
+
+/// `decode-log`: one pass; JSON is written invocation by invocation.
+fn decode_log(a: &DecodeLogArgs) -> Result<()> {
+    use std::io::Write;
+    let (stored, core) = load(&a.program)?;
+    let mut update = a.update_model.as_ref().map(|_| ModelUpdate::new(&core));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut first = true;
+    if a.json {
+        out.write_all(b"{\"invocations\":[")?;
+    }
+    let summary = decode_file(&stored, &core, &a.log, Options::default(), |d| {
+        if let Some(u) = &mut update {
+            u.observe(d.method, d.nodes)?;
+        }
+        if a.json {
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            let inv = JsonInvocation {
+                method: stored.program.methods[d.method].display_name(),
+                thread: d.thread_name,
+                path: d.blocks().collect(),
+                aborted: d.aborted_after.is_some(),
+            };
+            serde_json::to_writer(&mut out, &inv)?;
+        }
+        Ok(())
+    });
+    let summary = summary?;
+    if let (Some(path), Some(u)) = (&a.update_model, update) {
+        u.finish().save(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    if a.json {
+        write!(
+            out,
+            "],\"bits\":{},\"log_bytes\":{},\"verified\":{},\"complete\":{}}}",
+            summary.bits, summary.log_bytes, summary.verified, summary.complete
+        )?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} invocations, {} bits, {} bytes on disk ({:.3} × the bits)",
+            summary.invocations,
+            summary.bits,
+            summary.log_bytes,
+            summary.log_bytes as f64 * 8.0 / summary.bits.max(1) as f64
+        )?;
+        if summary.verified > 0 {
+            writeln!(
+                out,
+                "{} decoded paths equal the blocks recorded in the same run",
+                summary.verified
+            )?;
+        }
+    }
+    out.flush()?;
+    if !summary.complete {
+        super::warning(format_args!(
+            "{} has no end mark (the run was cut short); every block before the cut was decoded",
+            a.log.display()
+        ));
+    }
+    Ok(())
+}
+
+/// One invocation of `decode-log --json`.
+#[derive(serde::Serialize)]
+struct JsonInvocation<'a> {
+    method: String,
+    thread: &'a str,
+    path: Vec<u32>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    aborted: bool,
 }

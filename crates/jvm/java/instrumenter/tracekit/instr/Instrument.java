@@ -1,10 +1,12 @@
 // Instruments the classes of a jar with tracekit path probes.
 //
 // The Rust side (crate tracekit-jvm) parses the bytecode, builds each method's
-// CFG and writes a plan: for every method, its id and the instruction indices
-// where its basic blocks start. This tool only inserts the probe calls at those
-// places and lets ASM recompute the StackMapTable frames, so the output passes
-// the JVM verifier. Usage:
+// CFG and writes a plan: for every method, its id, the instruction indices
+// where its basic blocks start and the work each CFG edge does (see Probes).
+// This tool compiles that work into bytecode on the edges (local-variable
+// arithmetic, runtime calls only at the end of an invocation and where a
+// local word is full) and lets ASM recompute the StackMapTable frames, so the
+// output passes the JVM verifier. Usage:
 //   Instrument PLAN IN.jar OUT.jar RUNTIME_DIR RESOURCE_DIR [CLASSPATH...]
 package tracekit.instr;
 
@@ -19,14 +21,17 @@ import org.objectweb.asm.*;
 import org.objectweb.asm.tree.*;
 
 public final class Instrument {
-    static final String RT = "tracekit/rt/Rt";
-    static final String INV = "Ltracekit/rt/Inv;";
 
     static final class MethodPlan {
         int id;
         int insnCount;
         int[] leaders;
+        /** Edge work, keyed by (from node << 32 | to node): op and its operands (see Probes). */
+        final Map<Long, long[]> edges = new HashMap<>();
     }
+
+    /** Plan-wide settings: record the verification sidecar. */
+    static boolean verify;
 
     public static void main(String[] args) {
         if (args.length < 5) {
@@ -100,14 +105,24 @@ public final class Instrument {
     static Map<String, Map<String, MethodPlan>> readPlan(Path file) throws IOException {
         Map<String, Map<String, MethodPlan>> plan = new HashMap<>();
         Map<String, MethodPlan> current = null;
+        MethodPlan last = null;
         int lineNo = 0;
         for (String line : Files.readAllLines(file)) {
             lineNo++;
             String[] f = line.split("\t");
             if (f[0].equals("C")) {
                 current = plan.computeIfAbsent(f[1], k -> new HashMap<>());
+            } else if (f[0].equals("P")) {
+                verify = f.length > 2 && f[2].equals("1");
+            } else if (f[0].equals("E") && last != null) {
+                long key = (Long.parseLong(f[1]) << 32) | Long.parseLong(f[2]);
+                long[] op = new long[f.length - 3];
+                op[0] = f[3].charAt(0);
+                for (int i = 4; i < f.length; i++) op[i - 3] = Long.parseUnsignedLong(f[i]);
+                last.edges.put(key, op);
             } else if (f[0].equals("M") && current != null) {
                 MethodPlan m = new MethodPlan();
+                last = m;
                 m.id = Integer.parseInt(f[1]);
                 m.insnCount = Integer.parseInt(f[4]);
                 m.leaders = new int[f.length - 5];
@@ -121,6 +136,18 @@ public final class Instrument {
     }
 
     static byte[] instrumentClass(byte[] data, Map<String, MethodPlan> methods, ClassLoader loader) {
+        while (true) {
+            try {
+                return instrumentOnce(data, methods, loader);
+            } catch (MethodTooLargeException e) {
+                // The probes pushed one method past the JVM's 64 KiB: leave that one alone.
+                if (methods.remove(e.getMethodName() + e.getDescriptor()) == null) throw e;
+                System.err.println("tracekit: left " + e.getClassName() + "." + e.getMethodName() + e.getDescriptor() + " uninstrumented: too large with probes");
+            }
+        }
+    }
+
+    static byte[] instrumentOnce(byte[] data, Map<String, MethodPlan> methods, ClassLoader loader) {
         ClassReader reader = new ClassReader(data);
         ClassNode cn = new ClassNode();
         reader.accept(cn, ClassReader.SKIP_FRAMES);
@@ -148,40 +175,7 @@ public final class Instrument {
         return w.toByteArray();
     }
 
-    static AbstractInsnNode push(int v) {
-        if (v >= -1 && v <= 5) return new InsnNode(Opcodes.ICONST_0 + v);
-        if (v >= Byte.MIN_VALUE && v <= Byte.MAX_VALUE) return new IntInsnNode(Opcodes.BIPUSH, v);
-        if (v >= Short.MIN_VALUE && v <= Short.MAX_VALUE) return new IntInsnNode(Opcodes.SIPUSH, v);
-        return new LdcInsnNode(v);
-    }
-
     static void instrumentMethod(String cls, MethodNode mn, MethodPlan p) {
-        List<AbstractInsnNode> real = new ArrayList<>();
-        for (AbstractInsnNode n : mn.instructions) if (n.getOpcode() >= 0) real.add(n);
-        if (real.size() != p.insnCount)
-            throw new IllegalStateException(cls + "." + mn.name + mn.desc + ": plan expects " + p.insnCount + " instructions, ASM sees " + real.size());
-        int inv = mn.maxLocals;
-        mn.maxLocals += 1;
-        for (int b = 0; b < p.leaders.length; b++) {
-            InsnList probe = new InsnList();
-            probe.add(new VarInsnNode(Opcodes.ALOAD, inv));
-            probe.add(push(b + 1));
-            probe.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "visit", "(" + INV + "I)V", false));
-            mn.instructions.insertBefore(real.get(p.leaders[b]), probe);
-        }
-        for (AbstractInsnNode n : real) {
-            int op = n.getOpcode();
-            if (op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
-                InsnList probe = new InsnList();
-                probe.add(new VarInsnNode(Opcodes.ALOAD, inv));
-                probe.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "exit", "(" + INV + ")V", false));
-                mn.instructions.insertBefore(n, probe);
-            }
-        }
-        InsnList prologue = new InsnList();
-        prologue.add(push(p.id));
-        prologue.add(new MethodInsnNode(Opcodes.INVOKESTATIC, RT, "enter", "(I)" + INV, false));
-        prologue.add(new VarInsnNode(Opcodes.ASTORE, inv));
-        mn.instructions.insert(prologue);
+        new Probes(cls, mn, p, verify).apply();
     }
 }

@@ -98,6 +98,16 @@ final class Coder {
         if (high < HALF || low >= QUARTER) renormalise();
     }
 
+    /** Back to the start state with no words (to code the next invocation with the same object). */
+    void reset() {
+        low = 0;
+        high = TOP;
+        pending = 0;
+        acc = 0;
+        filled = 0;
+        words.size = 0;
+    }
+
     /** Final flush: one 1 bit if needed, pad the last word, drop trailing zero words. */
     void finish() {
         if (low > 0 || pending > 0) put(1);

@@ -1,83 +1,127 @@
-// tracekit path-profiling runtime: the probes that instrumented methods call.
+// tracekit path-profiling runtime: what instrumented methods call.
 //
-// Every instrumented method calls enter() once, visit() at the start of each
-// basic block and exit() before each return. Per thread, invocations are kept
-// on a stack; a visit to an exception handler pops (as aborted) every
-// invocation above the handler's own. The trace log is written once, by a
-// shutdown hook, so normal exit, System.exit and uncaught exceptions all
-// produce it.
+// The probes keep an invocation's path state in the method's own locals
+// (BLPP's and PAP's path register, or AdapTracer's choices packed as digits)
+// and call this class only when the invocation ends (exit, or abort from the
+// method's catch-all handler) and when a local word is full (spill: a BLPP
+// back edge, a PAP breakpoint, 64 bits of choice digits). exit/abort append
+// one raw record to the thread's buffer; full buffers go to the coder thread
+// (Sink), which codes them under the scheme into the binary log, so the
+// program's own threads never run the coders. The log is written as the
+// program runs; a shutdown hook hands over every thread's last records and
+// closes it (normal exit, System.exit and uncaught exceptions alike).
+// Invocations still running when the JVM exits (the callers of System.exit,
+// daemon threads) are not recorded: their state lives in their frames.
 package tracekit.rt;
 
-import java.io.*;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 
 public final class Rt {
     static final Tables TABLES = Tables.load();
     static final ArrayList<ThreadState> THREADS = new ArrayList<>();
-    static final ThreadLocal<ThreadState> CURRENT = ThreadLocal.withInitial(Rt::newThread);
+    static final ThreadLocal<ThreadState> CURRENT = new ThreadLocal<>();
+    /** The thread state last looked up: one compare instead of a ThreadLocal lookup on single-threaded stretches. */
+    static ThreadState last;
+    static final Sink SINK = Sink.open(TABLES);
+
+    /** Record kinds (bits 56.. of a record's first long). */
+    static final long NORMAL = 0, ABORTED = 1L << 56, VERIFY = 2L << 56;
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(Rt::writeLog, "tracekit-paths-log"));
+        Runtime.getRuntime().addShutdownHook(new Thread(Rt::close, "tracekit-paths-log"));
     }
 
     private Rt() {}
 
-    static ThreadState newThread() {
+    static ThreadState current() {
         Thread t = Thread.currentThread();
-        synchronized (THREADS) {
-            ThreadState s = new ThreadState(THREADS.size(), t.getId(), t.getName(), TABLES);
-            THREADS.add(s);
-            return s;
-        }
+        ThreadState s = last;
+        if (s != null && s.thread == t) return s;
+        return lookup(t);
     }
 
-    /** Starts an invocation of method {@code id}. */
-    public static Inv enter(int id) {
-        ThreadState ts = CURRENT.get();
-        Inv inv = Inv.create(TABLES, ts, id);
-        ts.push(inv);
-        return inv;
-    }
-
-    /** Records that the invocation reached CFG node {@code node}. */
-    public static void visit(Inv inv, int node) {
-        ThreadState ts = inv.thread;
-        if (ts.top() != inv) ts.unwindTo(inv);
-        inv.step(node);
-    }
-
-    /** Ends the invocation normally (just before a return instruction). */
-    public static void exit(Inv inv) {
-        ThreadState ts = inv.thread;
-        if (ts.top() != inv) ts.unwindTo(inv);
-        inv.step(TABLES.exitNode(inv.method));
-        ts.pop();
-        ts.finish(inv, -1);
-    }
-
-    static void writeLog() {
-        String path = System.getenv("TRACEKIT_PATHS_LOG");
-        if (path == null || path.isEmpty()) path = "tracekit-paths.log";
-        try (Writer w = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(path), StandardCharsets.UTF_8), 1 << 16)) {
-            w.write("tracekit-paths-log 1 scheme=" + TABLES.scheme + " width=" + TABLES.width + " inc=" + TABLES.inc + " bound=" + TABLES.bound + "\n");
-            ArrayList<ThreadState> threads;
-            synchronized (THREADS) { threads = new ArrayList<>(THREADS); }
-            for (ThreadState ts : threads) {
-                synchronized (ts) {
-                    try {
-                        ts.abortAll();
-                    } catch (RuntimeException e) {
-                        // A daemon thread still running at exit may change its stack under us.
-                    }
-                    ts.finishStream();
-                    ts.closed = true;
-                    w.write("thread " + ts.index + " " + ts.javaId + " " + ts.name.replace('\n', ' ') + "\n");
-                    ts.records.writeTo(w);
-                }
+    private static ThreadState lookup(Thread t) {
+        ThreadState s = CURRENT.get();
+        if (s == null) {
+            synchronized (THREADS) {
+                s = new ThreadState(THREADS.size(), t, TABLES);
+                THREADS.add(s);
             }
-        } catch (IOException e) {
-            System.err.println("tracekit: cannot write path log " + path + ": " + e);
+            CURRENT.set(s);
         }
+        last = s;
+        return s;
+    }
+
+    /** Stores {@code v} at {@code a[n]}, growing (or making) the array; returns it. */
+    public static long[] spill(long[] a, int n, long v) {
+        if (a == null) a = new long[8];
+        else if (n == a.length) a = java.util.Arrays.copyOf(a, n * 2);
+        a[n] = v;
+        return a;
+    }
+
+    /** Verification probes: stores block {@code node} at {@code a[n]}, growing the array. */
+    public static int[] node(int[] a, int n, int node) {
+        if (a == null) a = new int[16];
+        else if (n == a.length) a = java.util.Arrays.copyOf(a, n * 2);
+        a[n] = node;
+        return a;
+    }
+
+    /** Normal end of an invocation of {@code method}: {@code n} spilled words, then the final state. */
+    public static void exit(int method, long state, long[] spill, int n) {
+        ThreadState ts = current();
+        long[] b = ts.buf;
+        int p = ts.pos;
+        if (p + n + 2 > b.length) {
+            b = ts.room(n + 2);
+            p = ts.pos;
+        }
+        b[p] = method | ((long) n << 32);
+        if (n > 0) System.arraycopy(spill, 0, b, p + 1, n);
+        b[p + n + 1] = state;
+        ts.pos = p + n + 2;
+    }
+
+    /**
+     * An invocation ended by an exception in block {@code cur} (called from
+     * the method's catch-all handler, which rethrows): {@code sh} is the
+     * digit shift of AdapTracer's state word.
+     */
+    public static void abort(int method, long state, int sh, long[] spill, int n, int cur) {
+        ThreadState ts = current();
+        long[] b = ts.room(n + 3);
+        int p = ts.pos;
+        b[p] = method | ((long) n << 32) | ABORTED;
+        if (n > 0) System.arraycopy(spill, 0, b, p + 1, n);
+        b[p + n + 1] = state;
+        b[p + n + 2] = (sh & 0xFFFFFFFFL) | ((long) cur << 32);
+        ts.pos = p + n + 3;
+    }
+
+    /** Verification sidecar: the blocks an invocation reached, recorded just before its exit or abort. */
+    public static void verify(int method, int[] nodes, int n) {
+        ThreadState ts = current();
+        int words = (n + 1) / 2;
+        long[] b = ts.room(words + 1);
+        int p = ts.pos;
+        b[p] = method | ((long) n << 32) | VERIFY;
+        for (int i = 0; i < n; i++) {
+            int k = p + 1 + i / 2;
+            long v = nodes[i] & 0xFFFFFFFFL;
+            b[k] = (i & 1) == 0 ? v : b[k] | (v << 32);
+        }
+        ts.pos = p + 1 + words;
+    }
+
+    /** Shutdown: every thread's last records to the coder, then the log is finished. */
+    static void close() {
+        ArrayList<ThreadState> threads;
+        synchronized (THREADS) {
+            threads = new ArrayList<>(THREADS);
+        }
+        for (ThreadState ts : threads) ts.handOff(true);
+        SINK.finish(threads);
     }
 }

@@ -6,8 +6,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Per-method tables written by tracekit at instrumentation time
  * (resource tracekit/tables.txt). Line format, one record per line:
- * header "scheme S width W inc I bound B methods N", then per method
- * "m ID NODES" followed by its scheme's rows (see the Rust writer).
+ * header of key-value pairs ("scheme S width W inc I bound B methods N
+ * verify V stream S context C fp F"), then per method "m ID NODES"
+ * followed by its rows (see tracekit_jvm::tables).
  */
 final class Tables {
     static final int RAW = 0, BLPP = 1, PAP = 2, ADAPTRACER = 3;
@@ -26,6 +27,12 @@ final class Tables {
     int[] adapOffset;
     int[][] adapFlagIndex;
     int[] adapChoiceNodes;
+    /** Identifies the tables (and so the instrumented program); copied into the log header. */
+    long fingerprint;
+    /** Bits of a record's head: ceil(log2(methods + 1)); the value {@code methods} marks an aborted record. */
+    int headBits;
+    /** Per method: bits of a node id, ceil(log2 nodes). */
+    int[] nodeBits;
     /** Largest PathID value representable in width bits, as an unsigned long. */
     long maxValue;
     int[] nodes;
@@ -81,15 +88,18 @@ final class Tables {
     static Tables parse(BufferedReader r) throws IOException {
         Tables t = new Tables();
         String[] h = r.readLine().split(" ");
-        t.scheme = h[1];
+        java.util.HashMap<String, String> kv = new java.util.HashMap<>();
+        for (int i = 0; i + 1 < h.length; i += 2) kv.put(h[i], h[i + 1]);
+        t.scheme = kv.get("scheme");
         t.schemeId = java.util.Arrays.asList("raw", "blpp", "pap", "adaptracer").indexOf(t.scheme);
-        t.width = Integer.parseInt(h[3]);
-        t.inc = Integer.parseInt(h[5]);
-        t.bound = Integer.parseInt(h[7]);
-        int n = Integer.parseInt(h[9]);
-        t.verify = h.length > 11 && h[10].equals("verify") && h[11].equals("1");
-        t.stream = h.length > 13 && h[12].equals("stream") && h[13].equals("1");
-        t.context = t.stream && h.length > 15 && h[14].equals("context") && h[15].equals("1");
+        t.width = Integer.parseInt(kv.get("width"));
+        t.inc = Integer.parseInt(kv.get("inc"));
+        t.bound = Integer.parseInt(kv.get("bound"));
+        int n = Integer.parseInt(kv.get("methods"));
+        t.verify = "1".equals(kv.get("verify"));
+        t.stream = "1".equals(kv.get("stream"));
+        t.context = t.stream && "1".equals(kv.get("context"));
+        t.fingerprint = Long.parseUnsignedLong(kv.getOrDefault("fp", "0"));
         t.maxValue = t.width >= 64 ? -1L : (1L << t.width) - 1;
         t.nodes = new int[n];
         t.entry = new int[n];
@@ -136,7 +146,15 @@ final class Tables {
             }
         }
         if (t.schemeId == ADAPTRACER) t.layoutCounters();
+        t.headBits = bitsFor(n + 1);
+        t.nodeBits = new int[n];
+        for (int i = 0; i < n; i++) t.nodeBits[i] = bitsFor(t.nodes[i]);
         return t;
+    }
+
+    /** Bits needed to name one of {@code n} things: ceil(log2 n). */
+    static int bitsFor(long n) {
+        return n <= 1 ? 0 : 64 - Long.numberOfLeadingZeros(n - 1);
     }
 
     /** Global counter numbering of the context stream (see tracekit_paths::context_stream::ContextLayout). */
@@ -155,6 +173,36 @@ final class Tables {
             for (int v = 0; v < base.length; v++) adapFlagIndex[m][v] = base[v] < 0 ? -1 : f++;
             adapChoiceNodes[m] = f;
         }
+    }
+
+    /** Per method, per node (made on first use): where following single successors from the node ends (a choice or EXIT), and in how many steps. */
+    int[][] chainEnd, chainLen;
+
+    /** {@link #chainEnd} of method {@code m} (fills {@link #chainLen} too). Single-threaded use (the coder). */
+    int[] chainEnd(int m) {
+        if (chainEnd == null) {
+            chainEnd = new int[methodCount()][];
+            chainLen = new int[methodCount()][];
+        }
+        int[] end = chainEnd[m];
+        if (end != null) return end;
+        int[][] s = succ[m];
+        int nodes = s.length;
+        end = new int[nodes];
+        int[] len = new int[nodes];
+        for (int v = 0; v < nodes; v++) {
+            int w = v, steps = 0;
+            // Runs are acyclic: a cycle of single successors could not reach EXIT.
+            while (s[w] != null && s[w].length == 1 && steps <= nodes) {
+                w = s[w][0];
+                steps++;
+            }
+            end[v] = w;
+            len[v] = steps;
+        }
+        chainLen[m] = len;
+        chainEnd[m] = end;
+        return end;
     }
 
     /** Index of {@code to} among {@code from}'s out-edges. */

@@ -1,94 +1,67 @@
 package tracekit.rt;
 
-
-/** One thread's invocation stack and finished records. */
+/**
+ * One thread: the raw-record buffer its probes fill (owned by the thread),
+ * and the coding state the coder thread keeps for it (touched only there).
+ */
 final class ThreadState {
+    static final int MIN_BUFFER = 1 << 8;
+    static final int MAX_BUFFER = 1 << 16;
+
     final int index;
+    final Thread thread;
     final long javaId;
     final String name;
     final Tables tables;
-    final RecordLog records = new RecordLog();
-    Inv[] stack = new Inv[64];
-    int depth;
-    /** Per method: how many invocations are live on this thread. */
-    final int[] live;
+
+    /** Raw records: see Rt (written by the thread, handed over whole). */
+    long[] buf = new long[MIN_BUFFER];
+    int pos;
+
+    // ---- coder-thread state ----
     /** Per method: this thread's adaptive edge counters (AdapTracer), made on first use. */
     final int[][] counters;
+    /** The block being written: record bits (or method references in stream mode). */
+    final BitOut block = new BitOut();
+    /** Records (invocations) in the current block. */
+    int blockCount;
+    /** Stream and context modes: the thread's coder (restarted per block). */
+    Coder coder;
+    /** Context stream: the thread's model. */
+    CtxModel context;
+    /** Verification sidecar of the current block. */
+    final BitOut sidecar = new BitOut();
+    /** True once the thread's THREAD chunk is written. */
+    boolean announced;
+    /** Set when the coder found a record it cannot code; later records are dropped. */
+    boolean broken;
 
-    ThreadState(int index, long javaId, String name, Tables tables) {
+    ThreadState(int index, Thread thread, Tables tables) {
         this.index = index;
-        this.javaId = javaId;
-        this.name = name;
+        this.thread = thread;
+        this.javaId = thread.getId();
+        this.name = thread.getName();
         this.tables = tables;
-        this.live = new int[tables.methodCount()];
         this.counters = new int[tables.methodCount()][];
     }
 
-    Inv top() {
-        return depth == 0 ? null : stack[depth - 1];
+    /** A buffer with room for {@code need} more longs (hands the full one over). */
+    long[] room(int need) {
+        if (pos + need <= buf.length) return buf;
+        if (pos > 0 && buf.length >= MAX_BUFFER) handOff(false);
+        int size = buf.length;
+        while (size < pos + need) size *= 2;
+        if (size > buf.length) buf = java.util.Arrays.copyOf(buf, size);
+        return buf;
     }
 
-    void push(Inv inv) {
-        if (depth == stack.length) stack = java.util.Arrays.copyOf(stack, depth * 2);
-        stack[depth++] = inv;
-        live[inv.method]++;
-    }
-
-    void pop() {
-        Inv inv = stack[--depth];
-        stack[depth] = null;
-        live[inv.method]--;
-    }
-
-    /** Pops, as aborted, every invocation above {@code inv} (an exception unwound them). */
-    void unwindTo(Inv inv) {
-        while (depth > 0 && stack[depth - 1] != inv) {
-            Inv dead = stack[depth - 1];
-            pop();
-            abort(dead);
+    /** Gives the filled part of the buffer to the coder thread and starts a fresh one. */
+    synchronized void handOff(boolean last) {
+        if (pos > 0) {
+            Rt.SINK.submit(this, buf, pos);
+            buf = new long[last ? MIN_BUFFER : Math.max(MIN_BUFFER, Math.min(buf.length, MAX_BUFFER))];
+            pos = 0;
         }
-    }
-
-    void abortAll() {
-        while (depth > 0) {
-            Inv dead = stack[depth - 1];
-            pop();
-            abort(dead);
-        }
-    }
-
-    /** Ends an invocation that did not return: the path is completed to EXIT along a fixed route, and the record keeps the real length. */
-    private void abort(Inv inv) {
-        int realLen = inv.length;
-        complete(tables, inv);
-        finish(inv, realLen);
-    }
-
-    /** Walks the invocation from its last node to EXIT along the tables' fixed route. */
-    static void complete(Tables tables, Inv inv) {
-        int node = inv.prev;
-        int exit = tables.exitNode(inv.method);
-        while (node != exit) {
-            node = tables.toExit[inv.method][node];
-            inv.step(node);
-        }
-    }
-
-    /** Set once the log holds this thread's records; later records are dropped. */
-    boolean closed;
-
-    /** Stream mode: the thread's one AdapTracer coder. */
-    Coder streamCoder;
-
-    /** Context stream: the thread's model (made with the coder). */
-    CtxModel context;
-
-    /** Stream mode: flushes the thread's coder (after the end marker in a context stream) into the log. */
-    void finishStream() {
-        if (streamCoder == null) return;
-        if (context != null) context.method(streamCoder, tables.methodCount());
-        streamCoder.finish();
-        records.streamWords(streamCoder.words);
     }
 
     /** This thread's adaptive counters of {@code method}, made from the shipped model on first use. */
@@ -96,24 +69,5 @@ final class ThreadState {
         int[] c = counters[method];
         if (c == null) counters[method] = c = tables.adapInit[method].clone();
         return c;
-    }
-
-    synchronized void finish(Inv inv, int realLen) {
-        if (closed) return;
-        if (tables.stream && inv instanceof AdapInv) {
-            if (streamCoder == null) streamCoder = new Coder(tables);
-            if (tables.context) {
-                // Everything goes through the coder; the log keeps only the verification sidecar.
-                if (context == null) context = new CtxModel(this);
-                ((AdapInv) inv).codeContext(context, streamCoder, realLen);
-                if (inv.rawNodes != null) records.verify(inv.rawNodes, inv.length);
-                return;
-            }
-            ((AdapInv) inv).codeInto(streamCoder);
-        }
-        records.begin(inv.method, realLen, inv.nested);
-        inv.emitTo(records);
-        records.end();
-        if (inv.rawNodes != null) records.raw(inv.rawNodes, inv.length);
     }
 }

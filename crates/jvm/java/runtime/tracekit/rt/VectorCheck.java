@@ -4,70 +4,48 @@ import java.io.*;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Test harness: encodes given paths with the same Inv classes the probes use,
- * so the Rust test suite can check the in-JVM encoders against the Rust
- * decoders bit for bit. Usage: VectorCheck TABLES < paths, one path per line:
- * "METHOD N1 N2 … [a]" (nodes after ENTRY; a trailing "a" marks an aborted
- * invocation, completed to EXIT as the runtime does; "A LEN" instead: the
- * nodes are the whole completed path of an invocation that ended by an
- * exception after LEN nodes). Prints one record line
- * per path in the trace-log syntax, then for AdapTracer one line
- * "c METHOD COUNTERS…" per method with the thread's final counters.
+ * Test harness: turns given paths into the raw records the probes would
+ * keep (BLPP/PAP registers, choice digits — the same rules the instrumenter
+ * compiles into bytecode) and codes them with the runtime's own coder into
+ * a complete binary log, so the Rust tests can decode it and check the
+ * in-JVM encoders against the core crate bit for bit.
+ *
+ * Usage: VectorCheck TABLES LOG &lt; paths, one per line: "METHOD N1 N2 …"
+ * (the nodes after ENTRY, up to EXIT), or "METHOD N1 … Nk a": an invocation
+ * ended by an exception in block Nk (the runtime completes it). Prints one
+ * line "c METHOD COUNTERS…" per method with the thread's final AdapTracer
+ * counters.
  */
 public final class VectorCheck {
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws Exception {
         Tables t;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(new FileInputStream(args[0]), StandardCharsets.UTF_8))) {
             t = Tables.parse(r);
         }
-        ThreadState ts = new ThreadState(0, 0, "check", t);
+        if (args[1].equals("-")) {
+            direct(t);
+            return;
+        }
+        Sink sink = new Sink(t, args[1]);
+        ThreadState ts = new ThreadState(0, Thread.currentThread(), t);
+        LongList buf = new LongList();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             if (line.isEmpty()) continue;
             String[] f = line.split(" ");
             boolean aborted = f[f.length - 1].equals("a");
-            boolean given = f.length >= 3 && f[f.length - 2].equals("A");
-            int n = aborted ? f.length - 1 : given ? f.length - 2 : f.length;
-            int method = Integer.parseInt(f[0]);
-            Inv inv = Inv.create(t, ts, method);
-            ts.push(inv);
-            for (int i = 1; i < n; i++) inv.step(Integer.parseInt(f[i]));
-            int realLen = -1;
-            if (aborted) {
-                realLen = inv.length;
-                ThreadState.complete(t, inv);
-            }
-            if (given) realLen = Integer.parseInt(f[f.length - 1]);
-            ts.pop();
-            if (t.context) {
-                if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
-                if (ts.context == null) ts.context = new CtxModel(ts);
-                ((AdapInv) inv).codeContext(ts.context, ts.streamCoder, realLen);
-                continue;
-            }
-            if (t.stream) {
-                if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
-                ((AdapInv) inv).codeInto(ts.streamCoder);
-            }
-            RecordLog log = new RecordLog();
-            log.begin(method, realLen, inv.nested);
-            inv.emitTo(log);
-            log.end();
-            log.writeTo(out);
+            int count = aborted ? f.length - 2 : f.length - 1;
+            int m = Integer.parseInt(f[0]);
+            int[] path = new int[count + 1];
+            path[0] = t.entry[m];
+            for (int i = 0; i < count; i++) path[i + 1] = Integer.parseInt(f[i + 1]);
+            record(t, buf, m, path, aborted);
         }
-        if (t.context) {
-            if (ts.streamCoder == null) ts.streamCoder = new Coder(t);
-            if (ts.context == null) ts.context = new CtxModel(ts);
-            ts.finishStream();
-            ts.records.writeTo(out);
-        } else if (ts.streamCoder != null) {
-            ts.streamCoder.finish();
-            RecordLog log = new RecordLog();
-            log.streamWords(ts.streamCoder.words);
-            log.writeTo(out);
-        }
-        // AdapTracer: the thread's counters after all invocations, per method.
+        if (buf.size > 0) sink.submit(ts, java.util.Arrays.copyOf(buf.values, buf.size), buf.size);
+        java.util.ArrayList<ThreadState> all = new java.util.ArrayList<>();
+        all.add(ts);
+        sink.finish(all);
+        Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
         for (int m = 0; m < t.methodCount(); m++) {
             if (ts.counters[m] == null) continue;
             out.write("c " + m);
@@ -75,5 +53,101 @@ public final class VectorCheck {
             out.write("\n");
         }
         out.flush();
+    }
+
+    /**
+     * Context stream, coded directly with CtxModel (no raw records, so an
+     * aborted invocation may carry any completion): lines "METHOD N1 … Nk"
+     * or "METHOD N1 … Nk A LEN" (the whole coded path and the real length);
+     * the stream ends with the end marker, as tracekit_paths'
+     * ContextEncoder::finish codes it. Prints "w WORDS…".
+     */
+    static void direct(Tables t) throws IOException {
+        ThreadState ts = new ThreadState(0, Thread.currentThread(), t);
+        Coder coder = new Coder(t);
+        CtxModel ctx = new CtxModel(ts);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        int[] noted = new int[16];
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.isEmpty()) continue;
+            String[] f = line.split(" ");
+            boolean given = f.length >= 3 && f[f.length - 2].equals("A");
+            int count = (given ? f.length - 2 : f.length) - 1;
+            int m = Integer.parseInt(f[0]);
+            int prev = t.entry[m], len = 0;
+            for (int i = 0; i < count; i++) {
+                int w = Integer.parseInt(f[i + 1]);
+                int[] s = t.succ[m][prev];
+                if (s.length > 1) {
+                    int sym = 0;
+                    while (s[sym] != w) sym++;
+                    if (len + 2 > noted.length) noted = java.util.Arrays.copyOf(noted, noted.length * 2);
+                    noted[len++] = prev;
+                    noted[len++] = sym;
+                }
+                prev = w;
+            }
+            int realLen = given ? Integer.parseInt(f[f.length - 1]) : -1;
+            ctx.invocation(coder, m, realLen, noted, len, t.succ[m]);
+        }
+        ctx.method(coder, t.methodCount());
+        coder.finish();
+        StringBuilder sb = new StringBuilder("w");
+        for (int i = 0; i < coder.words.size; i++) sb.append(' ').append(Long.toUnsignedString(coder.words.values[i]));
+        System.out.println(sb);
+    }
+
+    /** The raw record of one invocation taking {@code path} (ENTRY first). */
+    static void record(Tables t, LongList buf, int m, int[] path, boolean aborted) {
+        LongList spill = new LongList();
+        long state = 0;
+        int sh = 0;
+        for (int i = 0; i + 1 < path.length; i++) {
+            int u = path[i], w = path[i + 1];
+            int[] s = t.succ[m][u];
+            int sym = 0;
+            while (s[sym] != w) sym++;
+            switch (t.schemeId) {
+                case Tables.BLPP: {
+                    long inc = t.blppInc[m][u][sym];
+                    if (t.blppReset[m][u][sym] == -1) {
+                        state += inc;
+                    } else {
+                        spill.add(state + inc);
+                        state = 0;
+                    }
+                    break;
+                }
+                case Tables.PAP: {
+                    int k = t.papRadix[m][w];
+                    if (k > 1) {
+                        int idx = t.papIndex[m][u][sym];
+                        if (Long.compareUnsigned(state, Long.divideUnsigned(t.maxValue - idx, k)) > 0) {
+                            spill.add(state);
+                            spill.add(u);
+                            state = idx;
+                        } else {
+                            state = state * k + idx;
+                        }
+                    }
+                    break;
+                }
+                default: {
+                    if (s.length < 2) break;
+                    int bits = 32 - Integer.numberOfLeadingZeros(s.length - 1);
+                    if (sh > 64 - bits) {
+                        spill.add(state);
+                        state = 0;
+                        sh = 0;
+                    }
+                    state |= (long) sym << sh;
+                    sh += bits;
+                }
+            }
+        }
+        buf.add(m | ((long) spill.size << 32) | (aborted ? Rt.ABORTED : Rt.NORMAL));
+        for (int i = 0; i < spill.size; i++) buf.add(spill.values[i]);
+        buf.add(state);
+        if (aborted) buf.add((sh & 0xFFFFFFFFL) | ((long) path[path.length - 1] << 32));
     }
 }

@@ -1,0 +1,294 @@
+package tracekit.rt;
+
+/**
+ * Codes raw records (see Rt) under the scheme, on the coder thread.
+ *
+ * A raw record is what the probes kept in locals: BLPP's ids (spilled at
+ * back edges) and final register, PAP's breakpoints (value, node) and final
+ * register, or for raw and AdapTracer the choice digits (each choice's
+ * successor index in ceil(log2 k) bits, least significant first, a new word
+ * when the next digit would not fit in 64 bits). An aborted record adds the
+ * block the exception left and the digit shift of the last word. Each
+ * record is completed to EXIT along the tables' fixed route when aborted,
+ * then coded exactly as the tracekit-paths encoders code that path; the bit
+ * layout of the records is specified in the tracekit-jvm crate (module log).
+ */
+final class RecordCoder {
+    private final Tables t;
+    private final int width;
+    /** Scratch: noted (node, symbol) choices, nodes, values, breakpoint nodes. */
+    private int[] noted = new int[64];
+    private int notedLen;
+    private int[] nodes = new int[64];
+    private int nodesLen;
+    private final LongList values = new LongList();
+    private final LongList bpNodes = new LongList();
+    private final BitOut body = new BitOut();
+    /** AdapTracer words per invocation: one coder, reset per record. */
+    private Coder single;
+
+    RecordCoder(Tables t) {
+        this.t = t;
+        this.width = t.width;
+    }
+
+    /** Codes the record at {@code b[p]}; returns the index of the next one. */
+    int code(ThreadState ts, long[] b, int p) {
+        long h = b[p];
+        int m = (int) h;
+        int n = (int) ((h >>> 32) & 0xFFFFFF);
+        long kind = h & (0xFFL << 56);
+        if (kind == Rt.VERIFY) {
+            BitOut s = ts.sidecar;
+            s.varint(n);
+            for (int i = 0; i < n; i++) s.varint((b[p + 1 + i / 2] >>> (32 * (i & 1))) & 0xFFFFFFFFL);
+            return p + 1 + (n + 1) / 2;
+        }
+        if (m < 0 || m >= t.methodCount()) throw new IllegalStateException("method id " + m + " out of range");
+        boolean aborted = kind == Rt.ABORTED;
+        long state = b[p + 1 + n];
+        int sh = aborted ? (int) b[p + n + 2] : 0;
+        int cur = aborted ? (int) (b[p + n + 2] >>> 32) : -1;
+        ts.blockCount++;
+        switch (t.schemeId) {
+            case Tables.BLPP: blpp(ts, m, b, p + 1, n, state, cur); break;
+            case Tables.PAP: pap(ts, m, b, p + 1, n, state, cur); break;
+            case Tables.RAW: {
+                walk(m, b, p + 1, n, state, aborted, sh, cur, true);
+                head(ts.block, m, cur);
+                int bits = t.nodeBits[m];
+                for (int i = 0; i < nodesLen; i++) ts.block.put(nodes[i], bits);
+                break;
+            }
+            default: adaptracer(ts, m, b, p + 1, n, state, aborted, sh, cur);
+        }
+        return p + n + (aborted ? 3 : 2);
+    }
+
+    /** A record's head: the method id, or for an aborted one the escape value, the method id and the block. */
+    private void head(BitOut o, int m, int cur) {
+        if (cur < 0) {
+            o.put(m, t.headBits);
+        } else {
+            o.put(t.methodCount(), t.headBits);
+            o.put(m, t.headBits);
+            o.put(cur, t.nodeBits[m]);
+        }
+    }
+
+    private static int indexOf(int[] s, int w) {
+        for (int i = 0; i < s.length; i++) if (s[i] == w) return i;
+        throw new IllegalStateException("no edge to " + w);
+    }
+
+    private void blpp(ThreadState ts, int m, long[] b, int off, int n, long state, int cur) {
+        BitOut o = ts.block;
+        head(o, m, cur);
+        for (int i = 0; i < n; i++) o.put(b[off + i], width);
+        if (cur < 0) {
+            o.put(state, width);
+            return;
+        }
+        long r = state;
+        int node = cur, exit = t.exit[m];
+        while (node != exit) {
+            int next = t.toExit[m][node];
+            int i = indexOf(t.succ[m][node], next);
+            long inc = t.blppInc[m][node][i];
+            if (t.blppReset[m][node][i] == -1) {
+                r += inc;
+            } else {
+                o.put(r + inc, width);
+                r = 0;
+            }
+            node = next;
+        }
+        o.put(r, width);
+    }
+
+    private void pap(ThreadState ts, int m, long[] b, int off, int n, long state, int cur) {
+        values.size = 0;
+        bpNodes.size = 0;
+        for (int i = 0; i + 1 < n; i += 2) {
+            values.add(b[off + i]);
+            bpNodes.add(b[off + i + 1]);
+        }
+        long r = state;
+        if (cur >= 0) {
+            int node = cur, exit = t.exit[m];
+            int[] radix = t.papRadix[m];
+            while (node != exit) {
+                int next = t.toExit[m][node];
+                int k = radix[next];
+                if (k > 1) {
+                    int idx = t.papIndex[m][node][indexOf(t.succ[m][node], next)];
+                    if (Long.compareUnsigned(r, Long.divideUnsigned(t.maxValue - idx, k)) > 0) {
+                        values.add(r);
+                        bpNodes.add(node);
+                        r = idx;
+                    } else {
+                        r = r * k + idx;
+                    }
+                }
+                node = next;
+            }
+        }
+        BitOut o = ts.block;
+        head(o, m, cur);
+        o.gamma(values.size + 1);
+        int nb = t.nodeBits[m];
+        for (int i = 0; i < values.size; i++) {
+            o.put(values.values[i], width);
+            o.put(bpNodes.values[i], nb);
+        }
+        o.put(r, width);
+    }
+
+    private void adaptracer(ThreadState ts, int m, long[] b, int off, int n, long state, boolean aborted, int sh, int cur) {
+        int realLen = walk(m, b, off, n, state, aborted, sh, cur, false);
+        int[] base = t.adapBase[m];
+        int[][] succ = t.succ[m];
+        if (t.context) {
+            if (ts.coder == null) ts.coder = new Coder(t);
+            if (ts.context == null) ts.context = new CtxModel(ts);
+            ts.context.invocation(ts.coder, m, realLen, noted, notedLen, succ);
+            return;
+        }
+        Coder c;
+        if (t.stream) {
+            if (ts.coder == null) ts.coder = new Coder(t);
+            c = ts.coder;
+        } else {
+            if (single == null) single = new Coder(t);
+            c = single;
+            c.reset();
+        }
+        if (notedLen > 0) {
+            int[] counts = ts.methodCounters(m);
+            for (int i = 0; i < notedLen; i += 2) {
+                int v = noted[i];
+                c.code(counts, base[v], succ[v].length, noted[i + 1]);
+            }
+        }
+        BitOut o = ts.block;
+        head(o, m, cur);
+        if (t.stream) return;
+        c.finish();
+        o.gamma(c.words.size + 1);
+        for (int i = 0; i < c.words.size; i++) o.put(c.words.values[i], width);
+    }
+
+    private void note(int v, int sym) {
+        if (notedLen + 2 > noted.length) noted = java.util.Arrays.copyOf(noted, noted.length * 2);
+        noted[notedLen++] = v;
+        noted[notedLen++] = sym;
+    }
+
+    private void addNode(int v) {
+        if (nodesLen == nodes.length) nodes = java.util.Arrays.copyOf(nodes, nodesLen * 2);
+        nodes[nodesLen++] = v;
+    }
+
+    /**
+     * Replays the choice digits of method {@code m} from ENTRY: fills
+     * {@link #noted} (and {@link #nodes}, the blocks after ENTRY, when asked).
+     * An aborted record stops where the digits end at block {@code cur}, then
+     * follows the fixed route to EXIT; returns the blocks reached before
+     * that completion (-1 for a normal end).
+     */
+    private int walk(int m, long[] b, int off, int n, long state, boolean aborted, int sh, int cur, boolean wantNodes) {
+        notedLen = 0;
+        nodesLen = 0;
+        int[][] succ = t.succ[m];
+        int exit = t.exit[m];
+        int node = t.entry[m];
+        int wi = 0, used = 0, len = 0;
+        long word = n > 0 ? b[off] : state;
+        int[] chainEnd = wantNodes ? null : t.chainEnd(m);
+        int[] chainLen = wantNodes ? null : t.chainLen[m];
+        while (true) {
+            boolean spent = wi == n && used == sh;
+            if (aborted && spent && node == cur) break;
+            if (chainEnd != null && !(aborted && spent) && succ[node].length == 1) {
+                // A run of blocks with one successor each: jump to its end.
+                len += chainLen[node];
+                node = chainEnd[node];
+                continue;
+            }
+            if (node == exit) {
+                if (aborted) throw new IllegalStateException("method " + m + ": digits reach EXIT before the abort block " + cur);
+                break;
+            }
+            int[] s = succ[node];
+            int k = s.length, next;
+            if (k == 1) {
+                next = s[0];
+            } else if (k == 0) {
+                throw new IllegalStateException("method " + m + ": block " + node + " has no successor");
+            } else {
+                if (aborted && spent) throw new IllegalStateException("method " + m + ": digits end at block " + node + ", not at " + cur);
+                int bits = 32 - Integer.numberOfLeadingZeros(k - 1);
+                if (used > 64 - bits) {
+                    if (++wi > n) throw new IllegalStateException("method " + m + ": digits run out");
+                    word = wi < n ? b[off + wi] : state;
+                    used = 0;
+                }
+                int sym = (int) ((word >>> used) & ((1L << bits) - 1));
+                used += bits;
+                if (sym >= k) throw new IllegalStateException("method " + m + ": choice " + sym + " of " + k + " at block " + node);
+                note(node, sym);
+                next = s[sym];
+            }
+            if (wantNodes) addNode(next);
+            len++;
+            node = next;
+        }
+        if (!aborted) return -1;
+        int realLen = len;
+        while (node != exit) {
+            int next = t.toExit[m][node];
+            int[] s = succ[node];
+            if (s.length > 1) note(node, indexOf(s, next));
+            if (wantNodes) addNode(next);
+            node = next;
+        }
+        return realLen;
+    }
+
+    /** Bits the thread's current block holds (its records, or its coder's words and references). */
+    long blockBits(ThreadState ts) {
+        long bits = ts.block.bits;
+        if (ts.coder != null) bits += (long) ts.coder.words.size * width;
+        return bits;
+    }
+
+    /**
+     * Ends the thread's block: appends the section lengths to {@code head}
+     * and returns the body (records bits; or references then words; or
+     * words), restarting the thread's coder.
+     */
+    BitOut finishBlock(ThreadState ts, BitOut head) {
+        body.reset();
+        BitOut rec = ts.block;
+        if (!t.context) {
+            head.varint(rec.bits);
+            rec.align();
+            body.bytes = java.util.Arrays.copyOf(rec.bytes, Math.max(rec.len, 1));
+            body.len = rec.len;
+            body.bits = (long) rec.len * 8;
+        }
+        rec.reset();
+        if (t.stream) {
+            if (ts.coder == null) ts.coder = new Coder(t);
+            ts.coder.finish();
+            LongList w = ts.coder.words;
+            // Context: the word count is the last header field; stream: it follows the heads.
+            if (t.context) head.varint(w.size);
+            else body.varint(w.size);
+            for (int i = 0; i < w.size; i++) body.put(w.values[i], width);
+            body.align();
+            ts.coder = new Coder(t);
+        }
+        return body;
+    }
+}

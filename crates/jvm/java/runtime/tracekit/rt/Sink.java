@@ -1,0 +1,207 @@
+package tracekit.rt;
+
+import java.io.*;
+import java.util.ArrayList;
+import java.util.concurrent.ArrayBlockingQueue;
+
+/**
+ * The coder thread and the log files. Threads hand over full raw-record
+ * buffers (in their own order); this thread codes them under the scheme
+ * (RecordCoder) into per-thread blocks and writes each block as a chunk as
+ * soon as it holds about 64 KiB, so memory stays bounded and a log cut off
+ * by a crash keeps every block written before. The format is specified in
+ * the tracekit-jvm crate (module log).
+ */
+final class Sink implements Runnable {
+    static final byte[] MAGIC = {'t', 'k', 'p', 'a', 't', 'h', 's', '2'};
+    static final byte[] SIDE_MAGIC = {'t', 'k', 'p', 'v', 'e', 'r', 'f', '2'};
+    static final int END = 0, THREAD = 1, BLOCK = 2;
+    /** A block is written once its coded part reaches this many bits. */
+    static final long BLOCK_BITS = 1 << 19;
+    /** Buffers waiting for the coder; a full queue makes the program's threads wait (bounded memory). */
+    private static final int QUEUE = 64;
+
+    private static final class Batch {
+        final ThreadState ts;
+        final long[] buf;
+        final int len;
+
+        Batch(ThreadState ts, long[] buf, int len) {
+            this.ts = ts;
+            this.buf = buf;
+            this.len = len;
+        }
+    }
+
+    private static final Batch STOP = new Batch(null, null, 0);
+
+    final Tables t;
+    private final String path;
+    private OutputStream out;
+    private OutputStream side;
+    private final ArrayBlockingQueue<Batch> queue = new ArrayBlockingQueue<>(QUEUE);
+    private final Thread worker;
+    private final RecordCoder coder;
+    private final BitOut head = new BitOut();
+    private boolean failed;
+
+    Sink(Tables t, String path) {
+        this.t = t;
+        this.path = path;
+        this.coder = new RecordCoder(t);
+        try {
+            out = new BufferedOutputStream(new FileOutputStream(path), 1 << 16);
+            head.reset();
+            head.varint(t.schemeId);
+            head.varint(t.context ? 2 : t.stream ? 1 : 0);
+            head.varint(t.width);
+            head.varint(t.inc);
+            head.varint(t.bound);
+            head.varint(t.methodCount());
+            head.varint(t.fingerprint);
+            // The run's identity, also in the sidecar: a stale sidecar is never taken for this log's.
+            long run = (System.nanoTime() ^ System.currentTimeMillis() * 0x9E3779B97F4A7C15L) >>> 1;
+            head.varint(run);
+            out.write(MAGIC);
+            out.write(head.bytes, 0, head.len);
+            if (t.verify) {
+                side = new BufferedOutputStream(new FileOutputStream(path + ".verify"), 1 << 16);
+                side.write(SIDE_MAGIC);
+                head.reset();
+                head.varint(run);
+                side.write(head.bytes, 0, head.len);
+            }
+        } catch (IOException e) {
+            fail(e);
+        }
+        worker = new Thread(this, "tracekit-paths-coder");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    static Sink open(Tables t) {
+        String path = System.getenv("TRACEKIT_PATHS_LOG");
+        if (path == null || path.isEmpty()) path = "tracekit-paths.log";
+        return new Sink(t, path);
+    }
+
+    private void fail(Exception e) {
+        if (!failed) System.err.println("tracekit: cannot write path log " + path + ": " + e);
+        failed = true;
+    }
+
+    /** Queues a thread's filled buffer (waits while the coder is behind). */
+    void submit(ThreadState ts, long[] buf, int len) {
+        put(new Batch(ts, buf, len));
+    }
+
+    private void put(Batch b) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                queue.put(b);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+    }
+
+    @Override
+    public void run() {
+        while (true) {
+            Batch b;
+            try {
+                b = queue.take();
+            } catch (InterruptedException e) {
+                continue;
+            }
+            if (b == STOP) return;
+            code(b);
+        }
+    }
+
+    private void code(Batch b) {
+        ThreadState ts = b.ts;
+        int p = 0;
+        while (p < b.len && !ts.broken) {
+            try {
+                p = coder.code(ts, b.buf, p);
+            } catch (RuntimeException e) {
+                ts.broken = true;
+                System.err.println("tracekit: thread " + ts.name + ": dropping records after a bad one: " + e);
+                return;
+            }
+            if (coder.blockBits(ts) >= BLOCK_BITS) writeBlock(ts);
+        }
+    }
+
+    /** Writes the thread's current block (if any) as a chunk and starts the next one. */
+    void writeBlock(ThreadState ts) {
+        if (ts.blockCount == 0) return;
+        try {
+            if (!ts.announced) {
+                head.reset();
+                head.put(THREAD, 8);
+                head.varint(ts.index);
+                head.varint(ts.javaId);
+                byte[] name = ts.name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                head.varint(name.length);
+                if (!failed) {
+                    out.write(head.bytes, 0, head.len);
+                    out.write(name);
+                }
+                ts.announced = true;
+            }
+            head.reset();
+            head.put(BLOCK, 8);
+            head.varint(ts.index);
+            head.varint(ts.blockCount);
+            BitOut body = coder.finishBlock(ts, head);
+            if (!failed) {
+                out.write(head.bytes, 0, head.len);
+                out.write(body.bytes, 0, body.len);
+            }
+            if (side != null) {
+                ts.sidecar.align();
+                head.reset();
+                head.put(BLOCK, 8);
+                head.varint(ts.index);
+                head.varint(ts.blockCount);
+                head.varint(ts.sidecar.len);
+                if (!failed) {
+                    side.write(head.bytes, 0, head.len);
+                    side.write(ts.sidecar.bytes, 0, ts.sidecar.len);
+                }
+                ts.sidecar.reset();
+            }
+        } catch (IOException e) {
+            fail(e);
+        }
+        ts.blockCount = 0;
+    }
+
+    /** Shutdown: codes what is queued, writes every thread's last block and the end mark. */
+    void finish(ArrayList<ThreadState> threads) {
+        put(STOP);
+        try {
+            worker.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (ThreadState ts : threads) writeBlock(ts);
+        try {
+            if (!failed) {
+                out.write(END);
+                out.close();
+            }
+            if (side != null) {
+                side.write(END);
+                side.close();
+            }
+        } catch (IOException e) {
+            fail(e);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Real applications under every path-profiling scheme (issue 21), side by
+# side in one run: for each workload, the run time uninstrumented and per
+# scheme (medians of REPEAT runs, whole JVM: wall time, and CPU time of all
+# its threads — the coder thread included), the log's bytes on disk against
+# the trace bits `decode-log` counts, and the decode time and peak memory of
+# `tracekit paths report` (two streaming passes over the log; wall and CPU
+# seconds).
+#
+#   scripts/bench/paths-real.sh [OUT_DIR]
+#
+# Workloads: Rhino (Debian `rhino`) interpreting workloads/jvm/js/bench.js,
+# HSQLDB 1.8 and H2 (Debian `libhsqldb1.8.0-java`, `libh2-java`) running
+# workloads/jvm/real/tkreal/DbBench.java (in-memory database: ROWS rows
+# inserted, an index, a few queries), and tkbench suite workloads.
+# Environment: REPEAT (default 5), ROWS (default 20000), RHINO_N (default
+# 400), SIZE (tkbench size, default 20000), SUITE (tkbench workloads,
+# default "MathOps HeapSort Method Crypt"), SCHEMES (default all),
+# WORKLOADS (default "rhino hsqldb h2 suite"), WIDTH (default 64).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/target/bench-paths-real}
+REPEAT=${REPEAT:-5}
+ROWS=${ROWS:-20000}
+RHINO_N=${RHINO_N:-400}
+SIZE=${SIZE:-20000}
+SUITE=${SUITE:-"MathOps HeapSort Method Crypt"}
+SCHEMES=${SCHEMES:-"raw blpp pap adaptracer adaptracer-stream adaptracer-context"}
+WORKLOADS=${WORKLOADS:-"rhino hsqldb h2 suite"}
+WIDTH=${WIDTH:-64}
+mkdir -p "$out"
+cd "$root"
+bash scripts/deps/jvm.sh
+cargo build --release -p tracekit >&2
+tk="$root/target/release/tracekit"
+build="$root/workloads/jvm/build"
+results="$out/results.tsv"
+: >"$results"
+
+# name | jar to instrument | class path with @JAR@ for it | main class and arguments
+declare -a rows=()
+for w in $WORKLOADS; do
+  case $w in
+    rhino) rows+=("Rhino|/usr/share/java/js.jar|@JAR@|org.mozilla.javascript.tools.shell.Main -opt -1 $root/workloads/jvm/js/bench.js $RHINO_N") ;;
+    hsqldb) rows+=("HSQLDB|/usr/share/java/hsqldb1.8.0.jar|$build/tkreal.jar:@JAR@|tkreal.DbBench jdbc:hsqldb:mem:bench $ROWS") ;;
+    h2) rows+=("H2|/usr/share/java/h2.jar|$build/tkreal.jar:@JAR@|tkreal.DbBench jdbc:h2:mem:bench $ROWS") ;;
+    suite) for s in $SUITE; do rows+=("$s|$build/tkbench.jar|@JAR@|tkbench.$s $SIZE"); done ;;
+  esac
+done
+
+flags() {
+  case $1 in
+    raw|blpp|pap) echo "--scheme $1" ;;
+    adaptracer) echo "--scheme adaptracer --context none" ;;
+    adaptracer-stream) echo "--scheme adaptracer --stream" ;;
+    adaptracer-context) echo "" ;; # the default
+  esac
+}
+
+run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + system, all threads)
+  local cp=$1; shift
+  local walls=() cpus=()
+  for _ in $(seq "$REPEAT"); do
+    local t
+    /usr/bin/time -o "$out/time.txt" -f '%e %U %S' java -cp "$cp" "$@" >/dev/null 2>&1 || true
+    t=$(tail -1 "$out/time.txt")
+    walls+=("$(echo "$t" | awk '{print $1}')")
+    cpus+=("$(echo "$t" | awk '{print $2 + $3}')")
+  done
+  local w c
+  w=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  c=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  echo "$w $c"
+}
+
+for row in "${rows[@]}"; do
+  IFS='|' read -r name jar cp main <<<"$row"
+  # shellcheck disable=SC2086
+  base=$(TRACEKIT_PATHS_LOG=/dev/null run_times "${cp//@JAR@/$jar}" $main)
+  echo "$name uninstrumented $base (wall, cpu s)" >&2
+  printf '%s\tuninstrumented\t%s\t\t\t\t\t\n' "$name" "${base// /	}" >>"$results"
+  for scheme in $SCHEMES; do
+    tjar="$out/$name-$scheme.jar"
+    log="$out/$name-$scheme.log"
+    # shellcheck disable=SC2046
+    "$tk" paths instrument "$jar" -o "$tjar" --width "$WIDTH" $(flags "$scheme") 2>/dev/null
+    # shellcheck disable=SC2086
+    secs=$(TRACEKIT_PATHS_LOG="$log" run_times "${cp//@JAR@/$tjar}" $main)
+    summary=$("$tk" paths decode-log "$log" --program "$tjar")
+    invs=$(echo "$summary" | awk '{print $1}')
+    bits=$(echo "$summary" | awk '{print $3}')
+    bytes=$(stat -c %s "$log")
+    /usr/bin/time -o "$out/time.txt" -f '%e %M %U %S' "$tk" paths report "$log" --program "$tjar" >/dev/null
+    dec=$(tail -1 "$out/time.txt")
+    echo "$name $scheme ${secs}s $invs invocations $bits bits $bytes bytes; report $dec" >&2
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$scheme" "${secs// /	}" "$invs" "$bits" "$bytes" "$dec" >>"$results"
+    rm -f "$log" "$tjar"
+  done
+done
+python3 "$root/scripts/bench/paths_real_tables.py" "$results"
