@@ -5,6 +5,7 @@
 //! DIR/run.json                 what ran, how, exit status, wall time
 //! DIR/raw/pid-<pid>.blocks     block logs written by the plugin
 //! DIR/raw/pid-<pid>.counts     execution counters written by the plugin
+//! DIR/raw/pid-<pid>.sizes      instructions per counter slot (for totals)
 //! DIR/raw/pid-<pid>.perfmap    a JVM's code map (HotSpot's perf map at exit)
 //! DIR/analysis-<profile>.json  cached analyses, one per profile used,
 //!                              made by the first report that needs one

@@ -3,13 +3,15 @@
 //!
 //! Output, per process, in the `out=` directory:
 //! - `pid-<pid>.blocks`: text, one record per line —
-//!   `tracekit-emu-blocks 2` (magic), then
+//!   `tracekit-emu-blocks 3` (magic), then
 //!   `P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>`, then
 //!   snapshots of the guest memory map (`S <entries>` followed by
 //!   `M <start> <end> <perms> <offset> <path>` lines, see [`crate::maps`]),
 //!   and for every block the first time it is translated
 //!   `B <slot> <vaddr hex> <instruction count> <A|T|?|->` followed by one
-//!   `I <vaddr hex> <bytes hex>[ <disassembly>]` line per instruction, and
+//!   `I <vaddr hex> <bytes hex>[ <disassembly>]` line per instruction
+//!   (`I <bytes hex>` alone when it follows the previous instruction and
+//!   has no text), and
 //!   `X <slots used>` at normal exit. Until then the file may end in zero
 //!   bytes (it is written through a growing mapping, [`MappedLog`]).
 //! - `pid-<pid>.counts`: little-endian `u64` per slot (see [`crate::store`]).
@@ -219,7 +221,7 @@ impl Recorder {
 
     fn write_header(&mut self, parent: u32, inherited: u64) -> io::Result<()> {
         let text = format!(
-            "tracekit-emu-blocks 2\nP {} {} {} {} {}\n",
+            "tracekit-emu-blocks 3\nP {} {} {} {} {}\n",
             self.pid,
             parent,
             inherited,
@@ -336,16 +338,23 @@ impl Recorder {
         text.push(' ');
         text.push(mode);
         text.push('\n');
+        let mut next = vaddr;
         for (i, insn) in insns.iter().enumerate() {
+            let disas = texts.get(i).and_then(|t| t.as_deref());
             text.push_str("I ");
-            push_hex_number(text, insn.vaddr);
-            text.push(' ');
+            // The short form (bytes only) when the address follows and no
+            // text comes after: half the bytes of the log.
+            if insn.vaddr != next || disas.is_some() || insn.bytes.is_empty() {
+                push_hex_number(text, insn.vaddr);
+                text.push(' ');
+            }
             push_hex(text, insn.bytes);
-            if let Some(Some(d)) = texts.get(i) {
+            if let Some(d) = disas {
                 text.push(' ');
                 text.extend(d.trim().chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
             }
             text.push('\n');
+            next = insn.vaddr.wrapping_add(insn.bytes.len() as u64);
         }
         // One append per new block: the log is complete up to the last
         // translation whatever way the process ends.
@@ -562,6 +571,27 @@ mod tests {
     }
 
     #[test]
+    fn instructions_without_text_that_follow_on_are_logged_as_bytes_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "aarch64").unwrap();
+        let nop = [0x1f, 0x20, 0x03, 0xd5];
+        let insns = [
+            InsnBytes {
+                vaddr: 0x4000,
+                bytes: &nop,
+            },
+            InsnBytes {
+                vaddr: 0x4004,
+                bytes: &nop,
+            },
+        ];
+        rec.translate(0x4000, &insns, None, |_| panic!("no text on aarch64"))
+            .unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
+        assert!(log.contains("B 1 4000 2 -\nI 1f2003d5\nI 1f2003d5\n"), "{log}");
+    }
+
+    #[test]
     fn hand_written_numbers_match_the_formatter() {
         for v in [0u64, 1, 9, 10, 15, 16, 255, 4096, 0xdead_beef, u64::MAX, 12_345_678_901] {
             let (mut h, mut d) = (String::new(), String::new());
@@ -604,7 +634,7 @@ mod tests {
         rec.finish().unwrap();
         let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         let expected = format!(
-            "tracekit-emu-blocks 2\nP {} 0 1 mipsel tb\nB 1 1000 2 -\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
+            "tracekit-emu-blocks 3\nP {} 0 1 mipsel tb\nB 1 1000 2 -\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
             rec.pid()
         );
         assert_eq!(log, expected);
