@@ -674,7 +674,7 @@ mod tests {
         rec.finish().unwrap();
         let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         assert_eq!(log.matches("\nB ").count(), 3, "{log}");
-        assert!(log.contains("B 2 4000 1 -\nI 4000 40008052\n"), "{log}");
+        assert!(log.contains("B 2 4000 1 -\nI 40008052\n"), "{log}");
     }
 
     #[test]
