@@ -6,6 +6,7 @@
 //! DIR/run.json                 what ran, how, and the totals
 //! DIR/raw/pid-<pid>.counts     the plugin's per-block counters (mapped, shared)
 //! DIR/raw/pid-<pid>.blocks     the plugin's block log (instructions once per block)
+//! DIR/raw/pid-<pid>.sizes      the plugin's instructions per slot (mapped, for totals)
 //! DIR/raw/pid-<pid>.perfmap    a JVM's code map, moved in after the run
 //! DIR/analysis-<profile>.json  a cached analysis under one categorization profile
 //! DIR/profiles/                imported categorization profiles
@@ -38,6 +39,15 @@ pub fn blocks_file(pid: u32) -> String {
     format!("{PID_PREFIX}{pid}.blocks")
 }
 
+/// A process's table of instructions per counter slot: little-endian
+/// `u32`s, entry 0 the number of slots handed out so far, entry `s ≥ 1` the
+/// instructions of the block counted in slot `s` (`tb` mode), or, in `insn`
+/// mode, the block's instruction count at its first slot and 0 at the
+/// others. Totals of a run need only this file and the counts.
+pub fn sizes_file(pid: u32) -> String {
+    format!("{PID_PREFIX}{pid}.sizes")
+}
+
 /// A process's JVM code map.
 pub fn perfmap_file(pid: u32) -> String {
     format!("{PID_PREFIX}{pid}.perfmap")
@@ -57,6 +67,8 @@ pub enum RawFile {
     Blocks(u32),
     /// `pid-<pid>.perfmap`.
     Perfmap(u32),
+    /// `pid-<pid>.sizes`.
+    Sizes(u32),
 }
 
 /// What the file called `name` in `raw/` is, or `None` when it is not one
@@ -72,6 +84,7 @@ pub fn parse_raw_file(name: &str) -> Option<RawFile> {
         "counts" => Some(RawFile::Counts(pid)),
         "blocks" => Some(RawFile::Blocks(pid)),
         "perfmap" => Some(RawFile::Perfmap(pid)),
+        "sizes" => Some(RawFile::Sizes(pid)),
         _ => None,
     }
 }
@@ -85,6 +98,7 @@ mod tests {
         assert_eq!(parse_raw_file(&counts_file(7)), Some(RawFile::Counts(7)));
         assert_eq!(parse_raw_file(&blocks_file(7)), Some(RawFile::Blocks(7)));
         assert_eq!(parse_raw_file(&perfmap_file(7)), Some(RawFile::Perfmap(7)));
+        assert_eq!(parse_raw_file(&sizes_file(7)), Some(RawFile::Sizes(7)));
         assert_eq!(parse_raw_file("pid-7.txt"), None);
         assert_eq!(parse_raw_file("pid-x.blocks"), None);
         assert_eq!(parse_raw_file("pid-+7.blocks"), None);

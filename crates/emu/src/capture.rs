@@ -4,12 +4,13 @@
 //!
 //! Log grammar (one record per line, fields separated by one space):
 //! ```text
-//! tracekit-emu-blocks 2                        (or 1: every I line has text)
+//! tracekit-emu-blocks 3                        (or 2; or 1: every I line has text)
 //! P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>
 //! S <entries>                                  (a memory-map snapshot ...)
 //! M <start hex> <end hex> <perms> <offset hex> <path>   (... of that many lines)
 //! B <slot> <vaddr hex> <instruction count> <A|T|?|->
 //! I <vaddr hex> <bytes hex>[ <disassembly>]    (count lines follow each B)
+//! I <bytes hex>                                (version 3: right after the previous one)
 //! X <slots used>                               (only after a normal exit)
 //! ```
 //! A log ends at its end or at its first NUL byte (the plugin writes it
@@ -160,16 +161,18 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
         None => text,
     };
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
-    match lines.next() {
-        Some((_, "tracekit-emu-blocks 1" | "tracekit-emu-blocks 2")) => {}
+    let version = match lines.next() {
+        Some((_, "tracekit-emu-blocks 1")) => 1,
+        Some((_, "tracekit-emu-blocks 2")) => 2,
+        Some((_, "tracekit-emu-blocks 3")) => 3,
         _ => {
             return Err(bad(
                 path,
                 1,
-                "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1' or '2')",
+                "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1', '2' or '3')",
             ))
         }
-    }
+    };
     let (hline, header) = lines.next().ok_or_else(|| bad(path, 2, "missing P header"))?;
     let h: Vec<&str> = header.split(' ').collect();
     if h.len() != 6 || h[0] != "P" {
@@ -294,10 +297,25 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
                     return Err(bad(path, no, "more instructions than the block declares"));
                 }
                 let mut f = rest.splitn(3, ' ');
-                let vaddr = hex(path, no, f.next().unwrap_or(""))?;
-                let bytes = hex_bytes(path, no, f.next().unwrap_or(""))?;
-                let disas = f.next().unwrap_or("").to_owned();
-                b.insns.push(Insn { vaddr, bytes, disas });
+                let first = f.next().unwrap_or("");
+                let insn = match f.next() {
+                    // Version 3's short form: the bytes alone, at the end
+                    // of the previous instruction (or the block's start).
+                    None if version >= 3 => Insn {
+                        vaddr: b
+                            .insns
+                            .last()
+                            .map_or(b.vaddr, |i| i.vaddr.wrapping_add(i.bytes.len() as u64)),
+                        bytes: hex_bytes(path, no, first)?,
+                        disas: String::new(),
+                    },
+                    second => Insn {
+                        vaddr: hex(path, no, first)?,
+                        bytes: hex_bytes(path, no, second.unwrap_or(""))?,
+                        disas: f.next().unwrap_or("").to_owned(),
+                    },
+                };
+                b.insns.push(insn);
             }
             "X" => {
                 close(&mut pending, &mut log, no)?;
@@ -494,6 +512,19 @@ mod tests {
     const LOG2: &str = "tracekit-emu-blocks 2\nP 7 0 1 aarch64 tb\nS 2\n\
         M 1000 2000 r--p 0 /bin/prog\nM 3000 4000 rw-p 0 \nB 1 1000 1 -\nI 1000 1f2003d5\n\
         B 2 3000 1 -\nI 3000 1f2003d5\nB 3 3000 1 -\nI 3000 20008052\nB 4 8000 1 -\nI 8000 1f2003d5\n";
+
+    #[test]
+    fn version_3_short_instruction_lines_follow_the_previous_one() {
+        let v3 = "tracekit-emu-blocks 3\nP 7 0 1 aarch64 tb\nB 1 1000 3 -\nI 1f2003d5\nI 1f2003d5\n\
+            I 2000 c0035fd6 ret\nX 2\n";
+        let log = parse_log(Path::new("x"), v3).unwrap();
+        let at: Vec<u64> = log.blocks[0].insns.iter().map(|i| i.vaddr).collect();
+        assert_eq!(at, vec![0x1000, 0x1004, 0x2000]);
+        assert_eq!(log.blocks[0].insns[2].disas, "ret");
+        let v2 = v3.replace("blocks 3", "blocks 2");
+        let old = parse_log(Path::new("x"), &v2).unwrap();
+        assert_eq!(old.blocks[0].insns[0].vaddr, 0x1f2003d5, "version 2 has no short form");
+    }
 
     #[test]
     fn version_2_logs_place_blocks_in_mappings_and_may_lack_text() {

@@ -16,6 +16,7 @@
 //!   classifies instructions by mnemonic and ARM/Thumb type.
 //! - [`analysis`] computes per-process totals, categories, cycles, energy,
 //!   histograms and hottest blocks (named via [`symbols`]).
+//! - [`totals`] sums a run's counters by the plugin's per-slot sizes.
 //! - [`estimate`] reproduces the seed's time/power/energy formulas.
 //! - [`report`] renders reports and side-by-side comparisons.
 //!
@@ -47,5 +48,6 @@ pub mod report;
 pub mod run;
 pub mod study;
 pub mod symbols;
+pub mod totals;
 
 pub use error::{EmuError, Result};

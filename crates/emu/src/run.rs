@@ -5,6 +5,7 @@
 //! DIR/run.json                 what ran, how, exit status, wall time
 //! DIR/raw/pid-<pid>.blocks     block logs written by the plugin
 //! DIR/raw/pid-<pid>.counts     execution counters written by the plugin
+//! DIR/raw/pid-<pid>.sizes      instructions per counter slot (for totals)
 //! DIR/raw/pid-<pid>.perfmap    a JVM's code map (HotSpot's perf map at exit)
 //! DIR/analysis-<profile>.json  cached analyses, one per profile used,
 //!                              made by the first report that needs one
@@ -19,12 +20,13 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{analyze, Analysis};
-use crate::capture::{load_dir, load_dir_with, ProcessCapture};
+use crate::capture::{load_dir, ProcessCapture};
 use crate::error::{EmuError, Result};
 use crate::guest;
 use crate::profile::{default_profile_for, Profile};
 use crate::regions::Namer;
 use crate::symbols::elf_kind;
+pub use crate::totals::totals;
 
 /// Guest instruction-set families tracekit profiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -387,17 +389,47 @@ fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
             continue;
         };
         pids.push(pid);
-        let bytes = std::fs::read(&path).map_err(io_err(&path))?;
-        if let Some(end) = bytes.iter().position(|&b| b == 0) {
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(io_err(&path))?;
-            file.set_len(end as u64).map_err(io_err(&path))?;
+        tracekit_safeio::check_regular(&path)?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        let len = file.metadata().map_err(io_err(&path))?.len();
+        let end = text_end(&file, len).map_err(io_err(&path))?;
+        if end < len {
+            file.set_len(end).map_err(io_err(&path))?;
         }
     }
     pids.sort_unstable();
     Ok(pids)
+}
+
+/// Where the text of a block log ends: the log is text (no NUL byte)
+/// followed, when its process was killed, by the zeros of the mapping's
+/// unwritten tail, so the first NUL is found by bisection with a few
+/// one-byte reads instead of reading a log of many megabytes.
+fn text_end(file: &std::fs::File, len: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let byte = |at: u64| -> std::io::Result<u8> {
+        let mut b = [0u8];
+        file.read_exact_at(&mut b, at)?;
+        Ok(b[0])
+    };
+    if len == 0 || byte(len - 1)? != 0 {
+        return Ok(len);
+    }
+    // Invariant: bytes before `lo` are text, the byte at `hi` is a NUL.
+    let (mut lo, mut hi) = (0u64, len - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if byte(mid)? == 0 {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok(hi)
 }
 
 /// Moves each JVM's code map (`/tmp/perf-<pid>.map`, written at exit) of
@@ -419,24 +451,6 @@ fn collect_code_maps(raw: &Path, pids: &[u32], started: Instant) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Block executions and instructions of a run directory, from the logs and
-/// counters alone (no disassembly, no profile).
-pub fn totals(dir: &Path) -> Result<RunTotals> {
-    let captures = load_dir_with(&raw_dir(dir), false)?;
-    let mut t = RunTotals {
-        processes: captures.len(),
-        blocks: 0,
-        instructions: 0,
-    };
-    for cap in &captures {
-        for b in &cap.blocks {
-            t.blocks += cap.block_count(b);
-            t.instructions += cap.insn_counts(b).sum::<u64>();
-        }
-    }
-    Ok(t)
 }
 
 /// Reads `run.json` of a run directory.
@@ -576,6 +590,22 @@ mod tests {
     fn profile_digests_are_stable_and_content_sensitive() {
         assert_eq!(digest(""), "cbf29ce484222325");
         assert_ne!(digest("a"), digest("b"));
+    }
+
+    #[test]
+    fn a_killed_log_is_cut_at_its_first_nul() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        for text in ["", "abc", "a"] {
+            for zeros in [0usize, 1, 5, 4096] {
+                let mut bytes = text.as_bytes().to_vec();
+                bytes.resize(text.len() + zeros, 0);
+                std::fs::write(&path, &bytes).unwrap();
+                let file = std::fs::File::open(&path).unwrap();
+                let end = text_end(&file, bytes.len() as u64).unwrap();
+                assert_eq!(end, text.len() as u64, "{text:?} + {zeros} zeros");
+            }
+        }
     }
 
     #[test]

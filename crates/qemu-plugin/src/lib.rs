@@ -147,33 +147,25 @@ unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
                 std::process::abort();
             }
         };
-        let slots: Vec<u64> = match rec.mode() {
-            CountMode::Block => vec![placement.slot],
-            CountMode::Insn if placement.overflow => vec![0; placement.insns],
-            CountMode::Insn => (0..placement.insns as u64).map(|i| placement.slot + i).collect(),
-        };
-        (
-            rec.mode(),
-            slots.into_iter().map(|s| rec.slot_ptr(s)).collect::<Vec<_>>(),
-        )
+        (rec.mode(), placement, rec.slot_ptr(placement.slot))
     });
-    let Some((mode, counters)) = placed else {
+    let Some((mode, placement, counter)) = placed else {
         return;
     };
     match mode {
-        CountMode::Block => api_v1::qemu_plugin_register_vcpu_tb_exec_inline(
-            tb,
-            api_v1::QEMU_PLUGIN_INLINE_ADD_U64,
-            counters[0].cast(),
-            1,
-        ),
+        CountMode::Block => {
+            api_v1::qemu_plugin_register_vcpu_tb_exec_inline(tb, api_v1::QEMU_PLUGIN_INLINE_ADD_U64, counter.cast(), 1)
+        }
         CountMode::Insn => {
-            for (&h, &counter) in handles.iter().zip(&counters) {
+            // Instruction i counts in the slot after the block's i-th; on
+            // overflow every instruction counts in the sink (slot 0).
+            for (i, &h) in handles.iter().enumerate().take(placement.insns) {
+                let slot = if placement.overflow { counter } else { counter.add(i) };
                 api_v1::qemu_plugin_register_vcpu_insn_exec_cb(
                     h,
                     on_insn_exec,
                     api_v1::QEMU_PLUGIN_CB_NO_REGS,
-                    counter.cast(),
+                    slot.cast(),
                 );
             }
         }

@@ -3,16 +3,20 @@
 //!
 //! Output, per process, in the `out=` directory:
 //! - `pid-<pid>.blocks`: text, one record per line —
-//!   `tracekit-emu-blocks 2` (magic), then
+//!   `tracekit-emu-blocks 3` (magic), then
 //!   `P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>`, then
 //!   snapshots of the guest memory map (`S <entries>` followed by
 //!   `M <start> <end> <perms> <offset> <path>` lines, see [`crate::maps`]),
 //!   and for every block the first time it is translated
 //!   `B <slot> <vaddr hex> <instruction count> <A|T|?|->` followed by one
-//!   `I <vaddr hex> <bytes hex>[ <disassembly>]` line per instruction, and
+//!   `I <vaddr hex> <bytes hex>[ <disassembly>]` line per instruction
+//!   (`I <bytes hex>` alone when it follows the previous instruction and
+//!   has no text), and
 //!   `X <slots used>` at normal exit. Until then the file may end in zero
 //!   bytes (it is written through a growing mapping, [`MappedLog`]).
 //! - `pid-<pid>.counts`: little-endian `u64` per slot (see [`crate::store`]).
+//! - `pid-<pid>.sizes`: little-endian `u32` per slot, the instructions each
+//!   slot counts, entry 0 the slots used ([`SizeTable`]): totals without the log.
 //!
 //! Disassembly is left to the analysis (`tracekit-emu` runs capstone, the
 //! library QEMU 7.2 itself uses, with QEMU's options) for targets where that
@@ -38,14 +42,13 @@
 //! blocks it translates itself.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::io;
 use std::path::PathBuf;
 
 use rustc_hash::FxBuildHasher;
 
 use crate::maps::{guest_limit, parse_host_maps, write_snapshot, Coverage};
-use crate::store::{CounterStore, MappedLog, DEFAULT_CAPACITY};
+use crate::store::{CounterStore, MappedLog, SizeTable, DEFAULT_CAPACITY};
 
 /// How executions are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +170,7 @@ pub struct Recorder {
     target: String,
     pid: u32,
     store: CounterStore,
+    sizes: SizeTable,
     log: MappedLog,
     /// Block identity (address, then each instruction's length and bytes)
     /// → (slot, logged instructions). Keys are compared in full.
@@ -183,13 +187,18 @@ impl Recorder {
         let pid = std::process::id();
         let mut store = CounterStore::create(&counts_path(&opts, pid), opts.capacity)?;
         store.alloc(1).expect("capacity ≥ 2"); // slot 0: overflow sink
+        let mut sizes = SizeTable::create(&sizes_path(&opts, pid), opts.capacity)?;
+        sizes.set_used(1);
         let log = MappedLog::create(&blocks_path(&opts, pid))?;
         let mut rec = Self {
             opts,
             target: target.to_owned(),
             pid,
             store,
+            sizes,
             log,
+            // Not pre-sized: a large table's pages are touched by inserts
+            // all over, which made forked children copy them.
             known: HashMap::default(),
             key: Vec::new(),
             texts: HashMap::new(),
@@ -212,7 +221,7 @@ impl Recorder {
 
     fn write_header(&mut self, parent: u32, inherited: u64) -> io::Result<()> {
         let text = format!(
-            "tracekit-emu-blocks 2\nP {} {} {} {} {}\n",
+            "tracekit-emu-blocks 3\nP {} {} {} {} {}\n",
             self.pid,
             parent,
             inherited,
@@ -264,7 +273,8 @@ impl Recorder {
         guest_base: Option<u64>,
         disassemble: impl Fn(usize) -> String,
     ) -> io::Result<Placement> {
-        self.follow_pid()?;
+        // No pid check here: a `getpid` per translation cost more than the
+        // rest of a retranslation; forks are followed by the fork handler.
         self.key.clear();
         self.key.extend_from_slice(&vaddr.to_le_bytes());
         for i in insns {
@@ -281,14 +291,20 @@ impl Recorder {
         self.follow_maps(vaddr, guest_base)?;
         let mode = isa_mode(&self.target, insns);
         let with_text = self.needs_text(mode);
-        let mut texts: Vec<Option<String>> = vec![None; insns.len()];
+        let phantom = phantom_candidate(&self.target, insns);
+        // Empty (no allocation) on targets whose text the analysis makes.
+        let mut texts: Vec<Option<String>> = if with_text || phantom {
+            vec![None; insns.len()]
+        } else {
+            Vec::new()
+        };
         if with_text {
             for (i, insn) in insns.iter().enumerate() {
                 texts[i] = Some(self.text_of(mode, insn, || disassemble(i)));
             }
         }
         let mut n = insns.len();
-        if phantom_candidate(&self.target, insns) {
+        if phantom {
             let last = texts[n - 1].take().unwrap_or_else(|| disassemble(n - 1));
             if is_phantom(&self.target, insns, &[String::new(), last.clone()]) {
                 n -= 1;
@@ -308,18 +324,37 @@ impl Recorder {
                 overflow: true,
             });
         };
+        self.sizes.set(slot, n as u32, self.store.used());
         self.known.insert(self.key.clone().into_boxed_slice(), (slot, n));
         let text = &mut self.record;
         text.clear();
-        let _ = writeln!(text, "B {slot} {vaddr:x} {n} {mode}");
-        for (insn, disas) in insns.iter().zip(&texts) {
-            let _ = write!(text, "I {:x} ", insn.vaddr);
+        // Formatted by hand rather than with `write!`: this runs for every new block.
+        text.push_str("B ");
+        push_dec(text, slot);
+        text.push(' ');
+        push_hex_number(text, vaddr);
+        text.push(' ');
+        push_dec(text, n as u64);
+        text.push(' ');
+        text.push(mode);
+        text.push('\n');
+        let mut next = vaddr;
+        for (i, insn) in insns.iter().enumerate() {
+            let disas = texts.get(i).and_then(|t| t.as_deref());
+            text.push_str("I ");
+            // The short form (bytes only) when the address follows and no
+            // text comes after: half the bytes of the log.
+            if insn.vaddr != next || disas.is_some() || insn.bytes.is_empty() {
+                push_hex_number(text, insn.vaddr);
+                text.push(' ');
+            }
             push_hex(text, insn.bytes);
             if let Some(d) = disas {
                 text.push(' ');
                 text.extend(d.trim().chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
             }
             text.push('\n');
+            next = insn.vaddr.wrapping_add(insn.bytes.len() as u64);
         }
         // One append per new block: the log is complete up to the last
         // translation whatever way the process ends.
@@ -359,6 +394,8 @@ impl Recorder {
         let parent = self.pid;
         self.pid = std::process::id();
         self.store.reopen_for_child(&counts_path(&self.opts, self.pid))?;
+        self.sizes
+            .reopen_for_child(&sizes_path(&self.opts, self.pid), self.store.used())?;
         self.log = MappedLog::create(&blocks_path(&self.opts, self.pid))?;
         // The child's own blocks are classified against its own log.
         self.coverage = None;
@@ -366,9 +403,9 @@ impl Recorder {
         self.write_header(parent, inherited)
     }
 
-    /// Safety net behind the `fork` handler: if the process id changed
-    /// without it running (a fork QEMU made some other way), switch to the
-    /// new pid's files now.
+    /// Safety net behind the `fork` handler, checked at exit: if the
+    /// process id changed without it running (a fork QEMU made some other
+    /// way), switch to the new pid's files now.
     fn follow_pid(&mut self) -> io::Result<()> {
         if std::process::id() != self.pid {
             self.after_fork_in_child()?;
@@ -381,8 +418,34 @@ impl Recorder {
         self.follow_pid()?;
         self.log.append(format!("X {}\n", self.store.used()).as_bytes())?;
         self.log.finish()?;
+        self.sizes.trim(self.store.used())?;
         self.store.trim()
     }
+}
+
+/// Appends `v` in lowercase hex without leading zeros (as `{:x}`).
+fn push_hex_number(out: &mut String, v: u64) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for i in (0..digits).rev() {
+        out.push(DIGITS[((v >> (4 * i)) & 15) as usize] as char);
+    }
+}
+
+/// Appends `v` in decimal (as `{}`).
+fn push_dec(out: &mut String, v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&buf[i..]).expect("ASCII digits"));
 }
 
 fn push_hex(out: &mut String, bytes: &[u8]) {
@@ -395,6 +458,10 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 
 fn counts_path(opts: &Options, pid: u32) -> PathBuf {
     opts.out.join(tracekit_emu_format::counts_file(pid))
+}
+
+fn sizes_path(opts: &Options, pid: u32) -> PathBuf {
+    opts.out.join(tracekit_emu_format::sizes_file(pid))
 }
 
 fn blocks_path(opts: &Options, pid: u32) -> PathBuf {
@@ -504,6 +571,37 @@ mod tests {
     }
 
     #[test]
+    fn instructions_without_text_that_follow_on_are_logged_as_bytes_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "aarch64").unwrap();
+        let nop = [0x1f, 0x20, 0x03, 0xd5];
+        let insns = [
+            InsnBytes {
+                vaddr: 0x4000,
+                bytes: &nop,
+            },
+            InsnBytes {
+                vaddr: 0x4004,
+                bytes: &nop,
+            },
+        ];
+        rec.translate(0x4000, &insns, None, |_| panic!("no text on aarch64"))
+            .unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
+        assert!(log.contains("B 1 4000 2 -\nI 1f2003d5\nI 1f2003d5\n"), "{log}");
+    }
+
+    #[test]
+    fn hand_written_numbers_match_the_formatter() {
+        for v in [0u64, 1, 9, 10, 15, 16, 255, 4096, 0xdead_beef, u64::MAX, 12_345_678_901] {
+            let (mut h, mut d) = (String::new(), String::new());
+            push_hex_number(&mut h, v);
+            push_dec(&mut d, v);
+            assert_eq!((h, d), (format!("{v:x}"), v.to_string()));
+        }
+    }
+
+    #[test]
     fn options_need_out_and_reject_unknown_keys() {
         assert!(Options::parse::<&str>(&[]).is_err());
         assert!(Options::parse(&["out=/x", "bogus=1"]).is_err());
@@ -536,7 +634,7 @@ mod tests {
         rec.finish().unwrap();
         let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         let expected = format!(
-            "tracekit-emu-blocks 2\nP {} 0 1 mipsel tb\nB 1 1000 2 -\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
+            "tracekit-emu-blocks 3\nP {} 0 1 mipsel tb\nB 1 1000 2 -\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
             rec.pid()
         );
         assert_eq!(log, expected);
@@ -576,7 +674,7 @@ mod tests {
         rec.finish().unwrap();
         let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         assert_eq!(log.matches("\nB ").count(), 3, "{log}");
-        assert!(log.contains("B 2 4000 1 -\nI 4000 40008052\n"), "{log}");
+        assert!(log.contains("B 2 4000 1 -\nI 40008052\n"), "{log}");
     }
 
     #[test]

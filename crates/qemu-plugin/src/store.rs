@@ -49,6 +49,7 @@ impl CounterStore {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
+        no_readahead(base.cast(), (capacity * 8) as usize);
         Ok(Self {
             base: base.cast(),
             capacity,
@@ -104,6 +105,7 @@ impl CounterStore {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
+        no_readahead(base.cast(), (self.capacity * 8) as usize);
         self.file = file;
         Ok(())
     }
@@ -113,6 +115,92 @@ impl CounterStore {
     pub fn trim(&self) -> io::Result<()> {
         let bytes = (self.used * 8).max(8);
         self.file.set_len(bytes)
+    }
+}
+
+/// Instructions per counter slot, in a mapped file beside the counters
+/// (`pid-<pid>.sizes`, see `tracekit_emu_format::sizes_file`): entry 0 is
+/// the number of slots handed out, entry `s` the instructions counted by
+/// slot `s`. With it a run's totals are Σ count × size, without reading
+/// the block log. Written through the mapping, so it is complete whatever
+/// way the process ends.
+pub struct SizeTable {
+    base: *mut u32,
+    capacity: u64,
+    file: File,
+}
+
+// SAFETY: the mapping is owned by the table and only written through `&mut`.
+unsafe impl Send for SizeTable {}
+
+impl SizeTable {
+    /// Creates `path` (truncating any old file) with room for `capacity` slots.
+    pub fn create(path: &Path, capacity: u64) -> io::Result<Self> {
+        let file = create_bytes(path, capacity * 4)?;
+        let base = map_shared(&file, (capacity * 4) as usize)?;
+        Ok(Self {
+            base: base.cast(),
+            capacity,
+            file,
+        })
+    }
+
+    /// Records that slot `slot` counts a block of `insns` instructions and
+    /// that `used` slots are handed out (the entry is written first, so a
+    /// reader never sees a used slot without its size).
+    pub fn set(&mut self, slot: u64, insns: u32, used: u64) {
+        assert!(slot > 0 && slot < self.capacity && used <= self.capacity);
+        // SAFETY: both entries lie inside the mapping.
+        unsafe {
+            self.base.add(slot as usize).write_volatile(insns);
+            self.base.write_volatile(used as u32);
+        }
+    }
+
+    /// Records the number of slots handed out.
+    pub fn set_used(&mut self, used: u64) {
+        // SAFETY: entry 0 lies inside the mapping.
+        unsafe { self.base.write_volatile(used.min(self.capacity) as u32) };
+    }
+
+    /// In a freshly forked child: a new file at `path` starting with a copy
+    /// of the first `used` entries (the slots the child inherits).
+    pub fn reopen_for_child(&mut self, path: &Path, used: u64) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let file = create_bytes(path, self.capacity * 4)?;
+        let used = used.min(self.capacity) as usize;
+        // SAFETY: the first `used` entries lie inside our mapping.
+        let inherited = unsafe { std::slice::from_raw_parts(self.base.cast::<u8>(), used * 4) };
+        file.write_all_at(inherited, 0)?;
+        // SAFETY: MAP_FIXED replaces exactly our own earlier mapping.
+        let base = unsafe {
+            libc::mmap(
+                self.base.cast(),
+                (self.capacity * 4) as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        no_readahead(base.cast(), (self.capacity * 4) as usize);
+        self.file = file;
+        Ok(())
+    }
+
+    /// Shrinks the file to the `used` entries (at normal exit).
+    pub fn trim(&self, used: u64) -> io::Result<()> {
+        self.file.set_len(used.max(1) * 4)
+    }
+}
+
+impl Drop for SizeTable {
+    fn drop(&mut self) {
+        // SAFETY: our own mapping, not used after this.
+        unsafe { libc::munmap(self.base.cast(), (self.capacity * 4) as usize) };
     }
 }
 
@@ -161,6 +249,7 @@ impl MappedLog {
             if moved == libc::MAP_FAILED {
                 return Err(io::Error::last_os_error());
             }
+            no_readahead(moved.cast(), grown);
             self.base = moved.cast();
             self.mapped = grown;
         }
@@ -193,6 +282,14 @@ impl Drop for MappedLog {
     }
 }
 
+/// Turns off read-ahead on a mapping of our sparse files: a fault would
+/// otherwise read (zero-fill) a whole read-ahead window of holes, which
+/// made every forked child's first counter writes cost milliseconds.
+fn no_readahead(base: *mut u8, bytes: usize) {
+    // SAFETY: advice on our own mapping; failure only loses the hint.
+    unsafe { libc::madvise(base.cast(), bytes, libc::MADV_RANDOM) };
+}
+
 fn map_shared(file: &File, bytes: usize) -> io::Result<*mut u8> {
     // SAFETY: fresh shared mapping of a file we own, checked below.
     let base = unsafe {
@@ -208,17 +305,22 @@ fn map_shared(file: &File, bytes: usize) -> io::Result<*mut u8> {
     if base == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
     }
+    no_readahead(base.cast(), bytes);
     Ok(base.cast())
 }
 
 fn create_sized(path: &Path, capacity: u64) -> io::Result<File> {
+    create_bytes(path, capacity * 8)
+}
+
+fn create_bytes(path: &Path, bytes: u64) -> io::Result<File> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(true)
         .open(path)?;
-    file.set_len(capacity * 8)?;
+    file.set_len(bytes)?;
     Ok(file)
 }
 
@@ -278,6 +380,25 @@ mod tests {
         let after = std::fs::read(&path).unwrap();
         assert_eq!(after.len(), 6 + LOG_CHUNK + 10 + 3);
         assert!(after.ends_with(b"xend"));
+    }
+
+    #[test]
+    fn sizes_are_in_the_file_and_a_child_starts_with_the_inherited_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = SizeTable::create(&dir.path().join("p"), 16).unwrap();
+        t.set(1, 5, 2);
+        t.set(2, 7, 3);
+        let entry = |path: &str, i: usize| {
+            let b = std::fs::read(dir.path().join(path)).unwrap();
+            u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap())
+        };
+        assert_eq!((entry("p", 0), entry("p", 1), entry("p", 2)), (3, 5, 7));
+        t.reopen_for_child(&dir.path().join("c"), 2).unwrap();
+        t.set(2, 9, 3);
+        assert_eq!((entry("c", 0), entry("c", 1), entry("c", 2)), (3, 5, 9));
+        assert_eq!(entry("p", 2), 7, "the parent's file is untouched");
+        t.trim(3).unwrap();
+        assert_eq!(std::fs::metadata(dir.path().join("c")).unwrap().len(), 12);
     }
 
     #[test]

@@ -1,0 +1,162 @@
+//! A run's totals (processes, block executions, instructions) straight from
+//! the plugin's counters and its per-slot instruction counts
+//! (`pid-<pid>.sizes`), without reading the block logs: what `emu run`
+//! prints right after QEMU exits, so it must cost little more than reading
+//! two small arrays per process.
+//!
+//! Runs recorded before the plugin wrote size tables are totalled from
+//! their logs instead ([`crate::capture::load_dir_with`]), with the same
+//! result.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::Path;
+
+use tracekit_emu_format::{counts_file, parse_raw_file, sizes_file, RawFile};
+
+use crate::capture::{load_dir_with, read_counts};
+use crate::error::{EmuError, Result};
+use crate::run::{load_record, raw_dir, CountMode, RunTotals};
+
+/// Block executions and instructions of a run directory, from the counters
+/// and size tables (or, for older runs, the logs); no disassembly, no profile.
+pub fn totals(dir: &Path) -> Result<RunTotals> {
+    let raw = raw_dir(dir);
+    let io = |e| EmuError::Io {
+        path: raw.clone(),
+        error: e,
+    };
+    let mut logs = BTreeSet::new();
+    let mut tables = BTreeSet::new();
+    for entry in std::fs::read_dir(&raw).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        match parse_raw_file(&entry.file_name().to_string_lossy()) {
+            Some(RawFile::Blocks(pid)) => {
+                logs.insert(pid);
+            }
+            Some(RawFile::Sizes(pid)) => {
+                tables.insert(pid);
+            }
+            _ => {}
+        }
+    }
+    if !logs.is_subset(&tables) {
+        return totals_from_logs(dir);
+    }
+    let per_insn = load_record(dir)?.mode == CountMode::Insn;
+    let mut t = RunTotals {
+        processes: logs.len(),
+        blocks: 0,
+        instructions: 0,
+    };
+    for pid in logs {
+        let sizes = read_sizes(&raw.join(sizes_file(pid)))?;
+        let counts = read_counts(&raw.join(counts_file(pid)), sizes.len() as u64)?;
+        let (blocks, instructions) = sum(&sizes, &counts, per_insn);
+        t.blocks += blocks;
+        t.instructions += instructions;
+    }
+    Ok(t)
+}
+
+/// Block executions and instructions of one process: slot 0 (the overflow
+/// sink) is skipped, as it is by the analysis.
+fn sum(sizes: &[u32], counts: &[u64], per_insn: bool) -> (u64, u64) {
+    let (mut blocks, mut instructions) = (0u64, 0u64);
+    for (&size, &count) in sizes.iter().zip(counts).skip(1) {
+        if size > 0 {
+            blocks = blocks.wrapping_add(count);
+        }
+        instructions = instructions.wrapping_add(if per_insn {
+            count
+        } else {
+            count.wrapping_mul(u64::from(size))
+        });
+    }
+    (blocks, instructions)
+}
+
+/// Reads a size table: its used entries, entry 0 included. A table whose
+/// header claims more entries than the file holds was cut: an error.
+pub fn read_sizes(path: &Path) -> Result<Vec<u32>> {
+    let io = |e| EmuError::Io {
+        path: path.to_owned(),
+        error: e,
+    };
+    let file = tracekit_safeio::open_regular(path)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut head = [0u8; 4];
+    let mut file = file;
+    file.read_exact(&mut head)
+        .map_err(|_| EmuError::Invalid(format!("{}: truncated at byte {len}: no header", path.display())))?;
+    let used = u64::from(u32::from_le_bytes(head)).max(1);
+    if used * 4 > len {
+        return Err(EmuError::Invalid(format!(
+            "{}: truncated: the header at byte 0 counts {used} slots ({} bytes) but the file has {len} bytes",
+            path.display(),
+            used * 4
+        )));
+    }
+    let mut bytes = head.to_vec();
+    file.take(used * 4 - 4).read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect())
+}
+
+/// Totals from the block logs (runs without size tables).
+fn totals_from_logs(dir: &Path) -> Result<RunTotals> {
+    let captures = load_dir_with(&raw_dir(dir), false)?;
+    let mut t = RunTotals {
+        processes: captures.len(),
+        blocks: 0,
+        instructions: 0,
+    };
+    for cap in &captures {
+        for b in &cap.blocks {
+            t.blocks += cap.block_count(b);
+            t.instructions += cap.insn_counts(b).sum::<u64>();
+        }
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_skip_the_overflow_slot_and_weigh_by_size() {
+        // Slot 0 (overflow) counted 9 and is ignored; blocks of 3 and 2.
+        assert_eq!(sum(&[3, 3, 2], &[9, 10, 4], false), (14, 38));
+        // insn mode: a 2-instruction block (sizes 2, 0) run 5 times, its
+        // second instruction 4 times (an exception left it early).
+        assert_eq!(sum(&[2, 2, 0], &[9, 5, 4], true), (5, 9));
+    }
+
+    #[test]
+    fn a_cut_table_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pid-1.sizes");
+        std::fs::write(&path, [5, 0, 0, 0, 1, 0, 0, 0]).unwrap();
+        let e = read_sizes(&path).unwrap_err().to_string();
+        assert!(e.contains("pid-1.sizes") && e.contains("truncated"), "{e}");
+        std::fs::write(&path, [2, 0, 0, 0, 7, 0, 0, 0, 0, 0]).unwrap();
+        assert_eq!(read_sizes(&path).unwrap(), vec![2, 7]);
+        std::fs::write(&path, [2]).unwrap();
+        assert!(read_sizes(&path).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_table_bytes_give_a_table_or_an_error(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("pid-1.sizes");
+            std::fs::write(&path, &bytes).unwrap();
+            if let Ok(t) = read_sizes(&path) {
+                proptest::prop_assert!(t.len() * 4 <= bytes.len());
+            }
+        }
+    }
+}
