@@ -5,6 +5,8 @@
 //! `commands/` (as uftrace keeps one file per subcommand).
 
 mod commands;
+mod libs;
+mod progress;
 
 use std::process::ExitCode;
 

@@ -234,10 +234,15 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         args: command.collect(),
         mode: a.mode.into(),
         qemu: a.qemu,
-        plugin: a.plugin,
+        plugin: Some(match a.plugin {
+            Some(p) => p,
+            None => crate::libs::find(&crate::libs::QEMU_PLUGIN)?,
+        }),
         profile: a.profile,
     };
+    let running = crate::progress::step(format!("running {} under QEMU", req.program.display()));
     let (record, analysis) = emurun::run(&req)?;
+    drop(running);
     let total = analysis.total();
     super::note(format_args!(
         "{} process(es), {} instructions, {} block executions; results in {} (tracekit emu report {})",

@@ -13,7 +13,15 @@ pub fn open(name: &Path) -> Result<Session> {
 
 /// [`open`], keeping what the door knows about the input (format, files read).
 pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
-    let loaded = tracekit_io::open(name)?;
+    let loaded = {
+        // The byte bar follows the file the door resolves `name` to.
+        let file = tracekit_io::detect(name).map_or_else(|_| name.to_owned(), |d| d.path);
+        let shown = file
+            .file_name()
+            .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let _reading = crate::progress::reading(format!("reading {}", safe(&shown)), &file);
+        tracekit_io::open(name)?
+    };
     for n in &loaded.notes {
         super::note(n);
     }

@@ -243,6 +243,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Compare(a) => {
+            let running = crate::progress::step("running the workload under every scheme");
             let c = compare::compare(
                 &a.command,
                 a.jar.as_deref(),
@@ -250,6 +251,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 a.model.as_deref(),
                 a.repeat,
             )?;
+            drop(running);
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {
@@ -266,6 +268,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 context: context_stream(a.context, a.stream)?,
                 ..config(Scheme::Adaptracer, &a.scheme_args)
             };
+            let running = crate::progress::step(format!("the adaptive loop: {} runs", a.runs));
             let runs = tracekit_jvm::adapt::adapt(
                 &a.command,
                 a.jar.as_deref(),
@@ -274,6 +277,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 a.runs,
                 a.save_model.as_deref(),
             )?;
+            drop(running);
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);
             } else {

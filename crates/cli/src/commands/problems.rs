@@ -48,8 +48,10 @@ pub fn run(a: Args) -> Result<()> {
         _ => bail!("say what the problem is: --brb, or --method NAME [--when CONDITION]"),
     };
     let sessions: Vec<Session> = a.inputs.iter().map(|n| open(n)).collect::<Result<_>>()?;
+    let finding = crate::progress::step("finding the occurrences and ranking the context");
     let m = find(&sessions, &def)?;
     let h = hints(&sessions, &m.occurrences);
+    drop(finding);
     if a.json {
         return input::print_json(&ProblemReport::new(&sessions, &m, &h));
     }

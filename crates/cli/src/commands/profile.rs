@@ -32,6 +32,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.input)?;
     let opts = a.select.options(&s)?;
+    let computing = crate::progress::step("computing the profile");
     let p = Profile::of(&s, &opts);
     let per_thread: Vec<(ThreadId, Profile)> = if a.per_thread {
         s.thread_calls()
@@ -48,6 +49,7 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Vec::new()
     };
+    drop(computing);
     if a.json {
         let threads = a.per_thread.then_some(per_thread.as_slice());
         return input::print_json(&ProfileReport::new(&s, &p, opts.window.as_ref(), threads));

@@ -154,7 +154,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         direct: a.direct,
         ring_kb: a.ring_kb,
         wait_on_overflow: a.overflow == Overflow::Wait,
-        runtime: a.runtime,
+        runtime: Some(match a.runtime {
+            Some(r) => r,
+            None => crate::libs::find(&crate::libs::RUNTIME)?,
+        }),
         replace: a.force,
     };
     let outcome = record(&opts, sampler)?;

@@ -79,6 +79,7 @@ pub fn run(a: Args) -> Result<()> {
     check_output(&a.out, &loaded)?;
     let session = loaded.session;
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
+    let building = crate::progress::step(format!("writing the HTML report {}", a.out.display()));
     let view = ViewModel::new(&session);
     let html = render_report(
         &view,
@@ -88,6 +89,7 @@ pub fn run(a: Args) -> Result<()> {
         },
     );
     std::fs::write(&a.out, &html).with_context(|| format!("cannot write {}", a.out.display()))?;
+    drop(building);
     let calls = view.call_count();
     let note = if calls > a.max_slices {
         format!(

@@ -1,0 +1,115 @@
+//! Progress on stderr: drawn in a terminal, absent when stderr is a pipe
+//! and with `--quiet`. The terminal is a real pseudo-terminal, made by
+//! util-linux's `script` (Debian's essential `bsdutils`).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Writes a 600-second example session (~13 MB trace) into `dir`.
+fn example(dir: &Path) -> std::path::PathBuf {
+    let out = dir.join("s");
+    common::ok_stdout(&["example", "-o", out.to_str().unwrap(), "--duration-s", "600"]);
+    out.join("browser")
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Runs tracekit with `args` in a pseudo-terminal; returns everything the
+/// terminal received (stdout and stderr both).
+fn in_terminal(args: &[&str]) -> String {
+    let line = std::iter::once(env!("CARGO_BIN_EXE_tracekit"))
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .env("TRACEKIT_PROGRESS_DELAY_MS", "0")
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux `script` (package bsdutils) runs");
+    assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn reading_and_writing_show_progress_in_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = example(dir.path());
+    let trace = base.with_extension("trace");
+    let size = std::fs::metadata(&trace).unwrap().len();
+    let size_mib = format!("{:.2} MiB", size as f64 / 1024.0 / 1024.0);
+    let out = dir.path().join("s.pftrace");
+
+    // In a terminal: a byte bar for the input, sized from the file, and
+    // the bytes of the output as they are written.
+    let screen = in_terminal(&[
+        "convert",
+        base.to_str().unwrap(),
+        "--to",
+        "perfetto",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(screen.contains("reading browser.trace ["), "{screen}");
+    assert!(
+        screen.contains(&format!("/{size_mib}")),
+        "the bar's total is the file size: {screen}"
+    );
+    assert!(screen.contains("writing s.pftrace:"), "{screen}");
+    assert!(screen.contains(" written"), "{screen}");
+    // The bar is removed when done: the last line is the note, not the bar.
+    assert!(screen.contains("\x1b[2K"), "lines are cleared: {screen:?}");
+    assert!(
+        screen
+            .trim_end()
+            .ends_with(&format!("tracekit: note: wrote {}", out.display())),
+        "{screen:?}"
+    );
+
+    // --quiet: nothing but the result (no bar, no note).
+    let quiet = in_terminal(&[
+        "--quiet",
+        "convert",
+        base.to_str().unwrap(),
+        "--to",
+        "perfetto",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!quiet.contains("reading") && !quiet.contains("note:"), "{quiet}");
+    assert!(quiet.trim().is_empty(), "{quiet:?}");
+
+    // Piped: the same command prints only its note.
+    let piped = Command::new(env!("CARGO_BIN_EXE_tracekit"))
+        .args(["convert", base.to_str().unwrap(), "--to", "perfetto", "-o"])
+        .arg(&out)
+        .env("TRACEKIT_PROGRESS_DELAY_MS", "0")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(!stderr.contains("reading") && !stderr.contains('\x1b'), "{stderr}");
+    assert!(stderr.contains("tracekit: note: replacing"), "{stderr}");
+}
+
+#[test]
+fn analysis_steps_show_a_spinner_and_leave_the_output_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = example(dir.path());
+    let screen = in_terminal(&["profile", base.to_str().unwrap(), "--limit", "3"]);
+    assert!(screen.contains("computing the profile"), "{screen}");
+    // The table follows, whole: its header line is intact.
+    // The table follows, whole, once the spinner's line is cleared.
+    let header = screen.lines().find(|l| l.contains("Profile (")).unwrap_or_default();
+    let after_clear = header.rsplit("\x1b[2K").next().unwrap_or_default();
+    assert!(after_clear.starts_with("Profile ("), "{screen:?}");
+    let piped = common::tracekit(&["profile", base.to_str().unwrap(), "--limit", "3"]);
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("computing"));
+}
