@@ -95,9 +95,15 @@ fn emit(out: Option<&Path>, bytes: &[u8]) -> Result<()> {
 
 /// The command line as users see it: hidden commands and `help` left out.
 fn visible_command() -> clap::Command {
-    let mut cmd = super::command().disable_help_subcommand(true);
+    let mut cmd = super::command();
     cmd.build();
     cmd
+}
+
+/// The subcommands a user sees: not hidden, and not clap's own `help`.
+fn shown(cmd: &clap::Command) -> impl Iterator<Item = &clap::Command> {
+    cmd.get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
 }
 
 fn completions(shell: Shell, out: &mut Vec<u8>) {
@@ -120,7 +126,7 @@ fn man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
     let root = visible_command().help_template("{usage}");
     let mut pending = vec![root];
     while let Some(cmd) = pending.pop() {
-        pending.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+        pending.extend(shown(&cmd).cloned());
         let man = clap_mangen::Man::new(cmd);
         let path = man
             .generate_to(dir)
@@ -179,7 +185,7 @@ pub fn options_reference() -> String {
                 out.push('\n');
             }
         }
-        let mut subs: Vec<clap::Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned().collect();
+        let mut subs: Vec<clap::Command> = shown(&cmd).cloned().collect();
         subs.reverse();
         for s in subs {
             let name = format!("{path} {}", s.get_name());
@@ -222,7 +228,7 @@ mod tests {
         let mut out = Vec::new();
         let mut stack = vec![("tracekit".to_owned(), visible_command())];
         while let Some((path, cmd)) = stack.pop() {
-            for s in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            for s in shown(&cmd) {
                 stack.push((format!("{path} {}", s.get_name()), s.clone()));
             }
             out.push(path);
