@@ -6,6 +6,7 @@
 
 mod commands;
 mod libs;
+mod preflight;
 mod progress;
 
 use std::process::ExitCode;

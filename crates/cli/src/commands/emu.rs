@@ -240,6 +240,7 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         }),
         profile: a.profile,
     };
+    crate::preflight::qemu(req.arch, &req.program, req.qemu.as_deref())?;
     let running = crate::progress::step(format!("running {} under QEMU", req.program.display()));
     let (record, analysis) = emurun::run(&req)?;
     drop(running);

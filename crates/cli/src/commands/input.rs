@@ -37,6 +37,29 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
     Ok(loaded)
 }
 
+/// Why a session has no context, and what to do about it, naming the file.
+pub fn no_context_message(format: tracekit_io::Format, file: &Path) -> String {
+    match format {
+        tracekit_io::Format::AndroidTrace | tracekit_io::Format::ContextLog => {
+            let mut clog = tracekit_io::base_of(file).into_os_string();
+            clog.push(".clog");
+            let clog = std::path::PathBuf::from(clog);
+            format!(
+                "{}: no context log beside the trace: context commands need {} \
+                 (the context log recorded on the phone during the same run)",
+                file.display(),
+                clog.display()
+            )
+        }
+        f => format!(
+            "{}: no context items: this {} has no counters or context samples \
+             (give a capture that has them, or add power with `energy --power FILE`)",
+            file.display(),
+            f.describe()
+        ),
+    }
+}
+
 /// Refuses an output that would overwrite one of the input's files, and
 /// says on stderr when it replaces an existing file.
 pub fn check_output(out: &Path, loaded: &tracekit_io::Loaded) -> Result<()> {
@@ -84,7 +107,11 @@ impl Selection {
         use tracekit_analysis::{problems::horizon, Condition};
         let threads = self.threads.resolve(s)?;
         let window = match &self.when {
-            Some(w) => Some(Condition::parse(w)?.intervals(s, horizon(s))?),
+            Some(w) => Some(
+                Condition::parse(w)
+                    .and_then(|c| c.intervals(s, horizon(s)))
+                    .map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?,
+            ),
             None => None,
         };
         Ok(tracekit_analysis::ProfileOptions { threads, window })

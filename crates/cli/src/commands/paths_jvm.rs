@@ -185,6 +185,12 @@ fn context_stream(context: StreamContext, stream: bool) -> Result<bool> {
 
 /// Runs one JVM path command.
 pub fn run(cmd: JvmCommand) -> Result<()> {
+    if matches!(
+        cmd,
+        JvmCommand::Instrument(_) | JvmCommand::Compare(_) | JvmCommand::Adapt(_)
+    ) {
+        crate::preflight::java_and_asm()?;
+    }
     match cmd {
         JvmCommand::Instrument(a) => {
             let scheme = Scheme::from(a.scheme);

@@ -40,7 +40,11 @@ pub fn run(a: Args) -> Result<()> {
     let def = match (&a.method, a.brb) {
         (Some(m), false) => ProblemDef::Method {
             method: m.clone(),
-            when: a.when.as_deref().map(Condition::parse).transpose()?,
+            when: a
+                .when
+                .as_deref()
+                .map(|w| Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}")))
+                .transpose()?,
         },
         (None, true) => ProblemDef::Brb {
             method: a.brb_method.clone(),
