@@ -123,10 +123,8 @@ fn every_example_of_the_guide_runs() {
     let mut all = Vec::new();
     pages(&guide(), &mut all);
     assert!(all.len() >= 20, "the guide has {} pages", all.len());
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tracekit")).parent().unwrap().to_owned();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let mut ran = 0;
-    let mut failures = Vec::new();
+    // One script per page: its runnable blocks in order.
+    let mut jobs: Vec<(String, String, usize)> = Vec::new();
     for page in &all {
         let text = std::fs::read_to_string(page).unwrap();
         let rel = page.strip_prefix(guide()).unwrap().display().to_string();
@@ -152,40 +150,54 @@ fn every_example_of_the_guide_runs() {
             script.push_str(&format!("echo '>>> {rel}:{}' >&2\n{}", b.line, b.text));
             count += 1;
         }
-        if count == 0 {
-            continue;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let out = Command::new("bash")
-            .arg("-c")
-            .arg(&script)
-            .current_dir(dir.path())
-            .env("PATH", &path)
-            .env("HOME", dir.path())
-            .env(
-                "TRACEKIT_GUIDE_REPO",
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-            )
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        ran += count;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let at = stderr
-                .lines()
-                .filter(|l| l.starts_with(">>> "))
-                .last()
-                .unwrap_or("?")
-                .to_owned();
-            failures.push(format!(
-                "{at} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                stderr
-            ));
+        if count > 0 {
+            jobs.push((rel, script, count));
         }
     }
+    let ran: usize = jobs.iter().map(|j| j.2).sum();
+    assert!(ran >= 20, "only {ran} blocks can run");
+
+    // Two pages at a time (the machines have two cores).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((rel, script, _)) = jobs.get(i) else { break };
+                if let Err(e) = run_page(script) {
+                    failures.lock().unwrap().push(format!("{rel}: {e}"));
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ran >= 20, "only {ran} blocks ran");
+}
+
+/// Runs one page's script in a fresh directory with the built tracekit
+/// first on `PATH`.
+fn run_page(script: &str) -> Result<(), String> {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_tracekit")).parent().unwrap().to_owned();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path())
+        .env("PATH", &path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let at = stderr.lines().filter(|l| l.starts_with(">>> ")).last().unwrap_or("?").to_owned();
+    Err(format!(
+        "{at} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        stderr
+    ))
 }
