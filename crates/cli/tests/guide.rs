@@ -193,7 +193,11 @@ fn run_page(script: &str) -> Result<(), String> {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let at = stderr.lines().filter(|l| l.starts_with(">>> ")).last().unwrap_or("?").to_owned();
+    let at = stderr
+        .lines()
+        .rfind(|l| l.starts_with(">>> "))
+        .unwrap_or("?")
+        .to_owned();
     Err(format!(
         "{at} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
         out.status,
