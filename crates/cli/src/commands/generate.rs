@@ -106,9 +106,28 @@ fn shown(cmd: &clap::Command) -> impl Iterator<Item = &clap::Command> {
         .filter(|s| !s.is_hide_set() && s.get_name() != "help")
 }
 
+/// The command line without its hidden subcommands, which completion
+/// generators would otherwise offer (clap cannot remove a subcommand, so
+/// the root is rebuilt around the visible ones).
+fn completion_command() -> clap::Command {
+    let full = <super::Cli as clap::CommandFactory>::command();
+    let mut root = clap::Command::new("tracekit")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(full.get_about().map(|a| a.to_string()).unwrap_or_default())
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for arg in full.get_arguments() {
+        root = root.arg(arg.clone());
+    }
+    for sub in full.get_subcommands().filter(|s| !s.is_hide_set()) {
+        root = root.subcommand(sub.clone());
+    }
+    root
+}
+
 fn completions(shell: Shell, out: &mut Vec<u8>) {
     use clap_complete::shells;
-    let mut cmd = visible_command();
+    let mut cmd = completion_command();
     match shell {
         Shell::Bash => clap_complete::generate(shells::Bash, &mut cmd, "tracekit", out),
         Shell::Zsh => clap_complete::generate(shells::Zsh, &mut cmd, "tracekit", out),
@@ -266,10 +285,13 @@ mod tests {
             let mut out = Vec::new();
             completions(shell, &mut out);
             let text = String::from_utf8(out).unwrap();
-            for word in ["profile", "convert", "--when", "speedscope", "--arch"] {
+            for word in ["profile", "convert", "when", "speedscope", "arch", "quiet"] {
                 assert!(text.contains(word), "{shell:?} lacks {word}");
             }
-            assert!(!text.contains("context-sampler"), "{shell:?} offers a hidden command");
+            assert!(
+                !text.contains("context-sampler") && !text.contains("generate"),
+                "{shell:?} offers a hidden command"
+            );
         }
     }
 
