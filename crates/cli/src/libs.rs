@@ -165,6 +165,27 @@ mod tests {
     }
 
     #[test]
+    fn a_library_found_nowhere_is_named_with_what_to_do() {
+        let missing = Library {
+            file: "libtracekit_nothing.so",
+            env: "TRACEKIT_NOTHING_HERE",
+            what: "a library no test builds",
+            package: "tracekit-nothing",
+            option: "--nothing",
+        };
+        let e = find(&missing).unwrap_err().to_string();
+        for part in [
+            "cannot find libtracekit_nothing.so (a library no test builds)",
+            "lib/tracekit",
+            "built without it embedded",
+            "`cargo build --release -p tracekit-nothing`",
+            "--nothing or TRACEKIT_NOTHING_HERE",
+        ] {
+            assert!(e.contains(part), "{part:?} missing from: {e}");
+        }
+    }
+
+    #[test]
     fn extraction_writes_once_and_whole() {
         let dir = tempfile::tempdir().unwrap();
         // Only this test reads XDG_CACHE_HOME in this process.

@@ -58,7 +58,7 @@ struct RunArgs {
     /// Emulator binary (default: qemu-<arch> matching the program's ELF).
     #[arg(long)]
     qemu: Option<PathBuf>,
-    /// Plugin library (default: next to tracekit, or $TRACEKIT_QEMU_PLUGIN).
+    /// Plugin library (default: $TRACEKIT_QEMU_PLUGIN, else beside tracekit or in ../lib/tracekit, else the copy built into tracekit).
     #[arg(long)]
     plugin: Option<PathBuf>,
     /// Program and its arguments (after `--`).

@@ -58,7 +58,7 @@ pub struct Args {
     /// Event clock (default: tsc).
     #[arg(long, value_enum)]
     clock: Option<EventClock>,
-    /// Runtime library to preload (default: found next to this executable).
+    /// Runtime library to preload (default: $TRACEKIT_RT, else beside tracekit or in ../lib/tracekit, else the copy built into tracekit).
     #[arg(long)]
     runtime: Option<PathBuf>,
     /// The command to record and its arguments.
