@@ -28,7 +28,9 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let s = open(&a.input)?;
     let opts = a.select.options(&s)?;
+    let building = crate::progress::step("building the call tree");
     let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
+    drop(building);
     let total = tree.root().incl_real_ns.max(tree.root().incl_cpu_ns).max(1);
     let keep = |n: usize| {
         let node = &tree.nodes[n];

@@ -28,7 +28,9 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let session = Arc::new(open(&a.input)?);
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
+    let indexing = crate::progress::step("indexing the calls for the viewer");
     let view = Arc::new(ViewModel::new(&session));
+    drop(indexing);
     let server = tracekit_ui::Server::bind(a.port, view, Arc::new(AnalysisSolver::new(session)), problems)
         .map_err(anyhow::Error::msg)?;
     println!(
