@@ -7,10 +7,10 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Writes a 600-second example session (~13 MB trace) into `dir`.
+/// Writes a 300-second example session (~7 MB trace) into `dir`.
 fn example(dir: &Path) -> std::path::PathBuf {
     let out = dir.join("s");
-    common::ok_stdout(&["example", "-o", out.to_str().unwrap(), "--duration-s", "600"]);
+    common::ok_stdout(&["example", "-o", out.to_str().unwrap(), "--duration-s", "300"]);
     out.join("browser")
 }
 
