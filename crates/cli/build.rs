@@ -32,6 +32,7 @@ const SOURCES: &[&str] = &[
     "crates/rt-format",
     "crates/rt-macros",
     "crates/qemu-plugin",
+    "crates/emu-format",
 ];
 
 fn main() {

@@ -8,6 +8,9 @@
 //! presses the big red button. The generator only *acts out* that story; the
 //! analysis has to discover the portrait pattern from the files.
 //!
+//! [`runs`] acts out repeated runs of a synthetic program with realistic
+//! noise and planted changes, for comparing runs (`tracekit diff`).
+//!
 //! ```
 //! let s = tracekit_example::browser_session(&tracekit_example::Options::default());
 //! assert_eq!(s.threads.len(), 4);
@@ -17,6 +20,7 @@
 mod browser;
 mod context;
 mod rng;
+pub mod runs;
 mod scenario;
 mod threads;
 

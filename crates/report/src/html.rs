@@ -25,7 +25,7 @@ pub enum PageMode {
     Server,
 }
 
-fn escape_html(s: &str) -> String {
+pub(crate) fn escape_html(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -33,7 +33,7 @@ fn escape_html(s: &str) -> String {
 }
 
 /// JSON that is safe inside a `<script>` element: `</` cannot close it.
-fn script_safe_json(v: &Value) -> String {
+pub(crate) fn script_safe_json(v: &Value) -> String {
     serde_json::to_string(v)
         .expect("JSON values serialise")
         .replace("</", "<\\/")
