@@ -13,16 +13,22 @@
 # parser itself with and without the CLI alike.
 #
 #   scripts/bench/progress.sh            # RECORDS=10000000 RUNS=5
+#   TRACEKIT=/usr/bin/tracekit scripts/bench/progress.sh   # an installed binary (no build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RECORDS=${RECORDS:-10000000}
 RUNS=${RUNS:-5}
 OUT=${OUT:-target/bench/dmtrace-$RECORDS.trace}
 
-cargo build --release --quiet -p tracekit -p tracekit-dmtrace --examples
+if [ -z "${TRACEKIT:-}" ]; then
+  cargo build --release --locked --quiet -p tracekit
+fi
 mkdir -p "$(dirname "$OUT")"
-[ -f "$OUT" ] || target/release/examples/gen_dmtrace "$OUT" "$RECORDS" dual
-tk=$(pwd)/target/release/tracekit
+if [ ! -f "$OUT" ]; then
+  cargo build --release --locked --quiet -p tracekit-dmtrace --examples
+  target/release/examples/gen_dmtrace "$OUT" "$RECORDS" dual
+fi
+tk=${TRACEKIT:-$(pwd)/target/release/tracekit}
 file=$(pwd)/$OUT
 echo "file: $OUT ($(stat -c %s "$OUT") bytes)"
 

@@ -220,15 +220,17 @@ fn set_shown(bar: Option<ProgressBar>) {
 
 fn new_bar(measure: &Measure, elapsed: Duration) -> ProgressBar {
     let (bar, template) = match measure {
+        // The label (`wide_msg`) takes the width the rest leaves and is cut
+        // short to fit, so the line never wraps on a narrow terminal.
         Measure::ReadPosition { total, .. } => (
             ProgressBar::new(*total),
-            "{spinner} {msg} [{bar:25}] {bytes}/{total_bytes}, {eta} left",
+            "{spinner} {wide_msg} {bytes:>10}/{total_bytes} [{bar:20}] {eta:>3} left",
         ),
         Measure::Written { .. } => (
             ProgressBar::new_spinner(),
-            "{spinner} {msg}: {bytes} written, {elapsed}",
+            "{spinner} {wide_msg} {bytes:>10} written, {elapsed}",
         ),
-        Measure::Elapsed => (ProgressBar::new_spinner(), "{spinner} {msg}, {elapsed}"),
+        Measure::Elapsed => (ProgressBar::new_spinner(), "{spinner} {wide_msg} {elapsed}"),
     };
     let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_spinner())

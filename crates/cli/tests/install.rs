@@ -1,6 +1,6 @@
 //! Installed tracekit: a binary alone (as `cargo install` leaves it) finds
-//! the libraries it embeds, and the Debian package installs into a scratch
-//! root and runs the demo from there.
+//! the libraries it embeds, and the Debian package installs (with dpkg)
+//! into a scratch root and runs the demo from there.
 
 mod common;
 
@@ -140,7 +140,7 @@ fn the_debian_package_installs_into_a_scratch_root_and_runs_the_demo() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(Command::new("bash")
         .arg(root().join("scripts/package/deb"))
-        .args(["--binary", env!("CARGO_BIN_EXE_tracekit"), "-o"])
+        .args(["--fast", "--binary", env!("CARGO_BIN_EXE_tracekit"), "-o"])
         .arg(dir.path()));
     let deb = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim().to_owned());
     assert!(deb.extension().is_some_and(|e| e == "deb"), "{deb:?}");
@@ -151,8 +151,31 @@ fn the_debian_package_installs_into_a_scratch_root_and_runs_the_demo() {
         assert!(info.contains(field), "{info}");
     }
 
+    // dpkg itself installs it into an empty root with a database of its own
+    // (libc6 is not in that root, hence --force-depends; not as the
+    // superuser, hence --force-not-root).
     let scratch = dir.path().join("root");
-    run(Command::new("dpkg").arg("-x").arg(&deb).arg(&scratch));
+    for d in ["var/lib/dpkg/info", "var/lib/dpkg/updates"] {
+        std::fs::create_dir_all(scratch.join(d)).unwrap();
+    }
+    std::fs::write(scratch.join("var/lib/dpkg/status"), "").unwrap();
+    let dpkg = |args: &[&str]| {
+        let mut cmd = Command::new("dpkg");
+        cmd.arg(format!("--root={}", scratch.display())).args([
+            "--force-depends",
+            "--force-not-root",
+            "--force-script-chrootless",
+            "--log=/dev/null",
+        ]);
+        run(cmd.args(args))
+    };
+    dpkg(&["-i", deb.to_str().unwrap()]);
+    let status = dpkg(&["-s", "tracekit"]);
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("Status: install ok installed"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
     let files = files_under(&scratch);
     for expected in [
         "usr/bin/tracekit",
@@ -206,4 +229,87 @@ fn the_debian_package_installs_into_a_scratch_root_and_runs_the_demo() {
         scratch.join("usr/share/bash-completion/completions/tracekit").display()
     )));
     assert_eq!(String::from_utf8_lossy(&bash.stdout).trim(), "profile");
+
+    // Removing the package takes every file it installed.
+    dpkg(&["-r", "tracekit"]);
+    let left: Vec<String> = files_under(&scratch.join("usr"));
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// The zsh and fish completion scripts, loaded by the shells themselves,
+/// complete a subcommand and a fixed choice (`convert --to`).
+#[test]
+fn zsh_and_fish_complete_with_the_generated_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let tk = env!("CARGO_BIN_EXE_tracekit");
+    for (shell, file) in [("zsh", "_tracekit"), ("fish", "tracekit.fish")] {
+        run(Command::new(tk)
+            .args(["generate", "completions", "--shell", shell, "-o"])
+            .arg(dir.path().join(file)));
+    }
+    let formats = "android chrome-json firefox folded objtrace perfetto speedscope";
+
+    if Command::new("fish").arg("--version").output().is_ok() {
+        let complete = |line: &str| {
+            let out = run(Command::new("fish").arg("--no-config").arg("-c").arg(format!(
+                "source {}; complete -C '{line}'",
+                dir.path().join("tracekit.fish").display()
+            )));
+            let mut words: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(|l| l.split('\t').next().unwrap_or("").to_owned())
+                .collect();
+            words.sort();
+            words.join(" ")
+        };
+        assert_eq!(complete("tracekit prof"), "profile");
+        assert_eq!(complete("tracekit convert x --to "), formats);
+        assert!(
+            !complete("tracekit ").contains("generate"),
+            "hidden commands are not offered"
+        );
+    } else {
+        eprintln!("skipped fish: not installed (scripts/deps/install.apt)");
+    }
+
+    if Command::new("zsh").arg("--version").output().is_ok() {
+        // zsh completes only in its line editor: drive an interactive zsh in
+        // a pseudo-terminal (zpty), record what the completion function adds.
+        let hits = dir.path().join("hits");
+        let script = dir.path().join("complete.zsh");
+        std::fs::write(
+            &script,
+            format!(
+                r#"zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PROMPT=''"
+zpty -w z "fpath=({dir} \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w z 'compadd () {{ builtin compadd -O __hits "$@"; print -l -- $__hits >> {hits}; builtin compadd "$@"; }}'
+zpty -w -n z "$1"$'\t'
+for i in {{1..100}}; do [[ -s {hits} ]] && break; sleep 0.05; done
+sleep 0.2
+zpty -d z
+"#,
+                dir = dir.path().display(),
+                hits = hits.display()
+            ),
+        )
+        .unwrap();
+        let complete = |line: &str| {
+            let _ = std::fs::remove_file(&hits);
+            run(Command::new("zsh").arg("-f").arg(&script).arg(line));
+            let mut words: Vec<String> = std::fs::read_to_string(&hits)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            words.sort();
+            words.dedup();
+            words.join(" ")
+        };
+        assert_eq!(complete("tracekit prof"), "profile");
+        assert_eq!(complete("tracekit convert x --to "), formats);
+    } else {
+        eprintln!("skipped zsh: not installed (scripts/deps/install.apt)");
+    }
 }

@@ -453,7 +453,9 @@ pub fn load_record(dir: &Path) -> Result<RunRecord> {
 /// Resolves a profile for a run: a profile imported into the run directory
 /// (`DIR/profiles/<name>.profile`), a built-in name, or a file path.
 pub fn resolve_profile(dir: &Path, spec: &str) -> Result<Profile> {
-    let imported = dir.join(tracekit_emu_format::PROFILES_DIR).join(format!("{spec}.profile"));
+    let imported = dir
+        .join(tracekit_emu_format::PROFILES_DIR)
+        .join(format!("{spec}.profile"));
     if imported.is_file() {
         let text = tracekit_safeio::read_text(&imported)?;
         return Profile::parse(&imported, &text);
