@@ -126,3 +126,74 @@ fn which(name: &str) -> Option<std::path::PathBuf> {
         .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
+
+#[test]
+fn energy_without_power_names_the_file_and_the_ways_to_add_power() {
+    let (_dir, _, lone) = example();
+    let e = error_of(&common::tracekit(&["energy", &lone]));
+    assert!(e.contains(&format!("{lone}: no power data")), "{e}");
+    assert!(
+        e.contains("--power FILE") && e.contains("tracekit record --context power"),
+        "{e}"
+    );
+    let e = error_of(&common::tracekit(&["energy", &lone, "--slice", "no.such.Slice"]));
+    assert!(
+        e.contains(&format!("{lone}: no method or slice matches \"no.such.Slice\"")) && e.contains("tracekit profile"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_output_in_a_missing_directory_is_named_as_given() {
+    let (dir, base, _) = example();
+    let out = dir.path().join("no/such/dir/s.pftrace");
+    let e = error_of(&common::tracekit(&[
+        "convert",
+        &base,
+        "--to",
+        "perfetto",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert!(
+        e.contains(&format!(
+            "{}: cannot write: the directory {} does not exist",
+            out.display(),
+            out.parent().unwrap().display()
+        )),
+        "the path given, not a temporary one: {e}"
+    );
+    let html = dir.path().join("missing/s.html");
+    let e = error_of(&common::tracekit(&[
+        "report",
+        &base,
+        "--html",
+        "-o",
+        html.to_str().unwrap(),
+    ]));
+    assert!(
+        e.contains(&format!("{}: cannot write: the directory", html.display())),
+        "{e}"
+    );
+}
+
+#[test]
+fn emulator_reports_say_when_a_directory_is_not_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    for args in [
+        vec!["emu", "report", &d],
+        vec!["emu", "blocks", &d],
+        vec!["emu", "profile", "uncategorized", &d],
+    ] {
+        let e = error_of(&common::tracekit(&args));
+        assert!(
+            e.contains(&format!("{d}: not an emulator run directory (no run.json)"))
+                && e.contains("tracekit emu run -o DIR"),
+            "{args:?}: {e}"
+        );
+    }
+    let missing = dir.path().join("nope").display().to_string();
+    let e = error_of(&common::tracekit(&["emu", "report", &missing]));
+    assert!(e.contains(&format!("{missing}: no such directory")), "{e}");
+}

@@ -64,7 +64,7 @@ fn write_file(path: &Path, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<
         .into_owned();
     let _writing = crate::progress::writing(format!("writing {}", super::input::safe(&shown)), vec![tmp.clone()]);
     let result = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
+        let file = std::fs::File::create(&tmp).map_err(|e| super::input::cannot_write(path, &e))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
         write(&mut w)?;
         w.flush().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

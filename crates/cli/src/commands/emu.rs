@@ -297,7 +297,32 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The file every emulator run directory holds (tracekit-emu-format's
+/// `RUN_FILE`; the CLI reaches run directories through tracekit-emu only).
+const RUN_FILE: &str = "run.json";
+
+/// Says plainly when `dir` is not an emulator run directory, and how to
+/// make one, instead of failing on the first file inside it.
+fn check_run_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    if !dir.exists() {
+        bail!(
+            "{}: no such directory; `tracekit emu run -o {} -- PROGRAM` makes a run directory",
+            dir.display(),
+            dir.display()
+        );
+    }
+    if !dir.join(RUN_FILE).is_file() {
+        bail!(
+            "{}: not an emulator run directory (no {}); `tracekit emu run -o DIR -- PROGRAM` makes one",
+            dir.display(),
+            RUN_FILE
+        );
+    }
+    Ok(())
+}
+
 fn report(a: ReportArgs) -> anyhow::Result<()> {
+    check_run_dir(&a.dir)?;
     let record = emurun::load_record(&a.dir)?;
     if a.profile.len() >= 2 {
         let mut columns = Vec::new();
@@ -322,6 +347,7 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
 }
 
 fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
+    check_run_dir(&a.dir)?;
     let record = emurun::load_record(&a.dir)?;
     let profile = emurun::resolve_profile(&a.dir, a.profile.as_deref().unwrap_or(&record.profile))?;
     let namer = tracekit_emu::regions::Namer::new(Some(&record.program));
@@ -352,6 +378,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
 fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let mut columns = Vec::new();
     for dir in &a.runs {
+        check_run_dir(dir)?;
         let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
         columns.push(CompareColumn {
             label: format!("{} [{}]", dir.display(), analysis.profile.name),
@@ -443,6 +470,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
         ProfileCommand::Import { file, into } => {
             let text = tracekit_safeio::read_text(&file)?;
             let profile = Profile::parse(&file, &text)?;
+            check_run_dir(&into)?;
             emurun::load_record(&into)?;
             let stored = emurun::import_profile(&into, &profile)?;
             println!(
@@ -452,6 +480,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             );
         }
         ProfileCommand::Uncategorized { dir, profile, json } => {
+            check_run_dir(&dir)?;
             let analysis = emurun::analysis_for(&dir, profile.as_deref())?;
             let total = analysis.total().instructions.max(1);
             if json {

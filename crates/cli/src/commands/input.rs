@@ -37,6 +37,26 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
     Ok(loaded)
 }
 
+/// The error for an output that cannot be created, naming the file the
+/// user gave and what to do when that is clear (a missing directory, a
+/// directory without write permission).
+pub fn cannot_write(out: &Path, e: &std::io::Error) -> anyhow::Error {
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound if !dir.is_dir() => {
+            format!("the directory {} does not exist (create it first)", dir.display())
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("no permission to write in {} (choose another -o)", dir.display())
+        }
+        _ => e.to_string(),
+    };
+    anyhow::anyhow!("{}: cannot write: {hint}", out.display())
+}
+
 /// Why a session has no context, and what to do about it, naming the file.
 pub fn no_context_message(format: tracekit_io::Format, file: &Path) -> String {
     match format {
@@ -138,7 +158,10 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
                 .iter()
                 .map(|t| format!("{} ({})", t.label(), t.tid))
                 .collect();
-            bail!("no thread {w:?}; threads are: {}", names.join(", "));
+            bail!(
+                "no thread {w:?} (--thread takes a thread id or name); threads are: {}",
+                names.join(", ")
+            );
         }
         out.extend(found);
     }

@@ -88,7 +88,7 @@ pub fn run(a: Args) -> Result<()> {
             max_slices: a.max_slices,
         },
     );
-    std::fs::write(&a.out, &html).with_context(|| format!("cannot write {}", a.out.display()))?;
+    std::fs::write(&a.out, &html).map_err(|e| super::input::cannot_write(&a.out, &e))?;
     drop(building);
     let calls = view.call_count();
     let note = if calls > a.max_slices {
