@@ -56,6 +56,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("emu", &["emu-format"]),
     // Views: analysis and model, never a format.
     ("report", &["model", "analysis", "diff"]),
+    ("callgraph", &["model", "analysis"]),
     ("ui", &["model", "analysis", "report"]),
     ("export", &["model", "analysis"]),
     ("browser", &[]),

@@ -7,12 +7,13 @@ use serde_json::Value;
 const TEMPLATE: &str = include_str!("../assets/index.html");
 const STYLE: &str = include_str!("../assets/viewer.css");
 /// The viewer's scripts, in load order.
-const SCRIPTS: [&str; 6] = [
+const SCRIPTS: [&str; 7] = [
     include_str!("../assets/core.js"),
     include_str!("../assets/sources.js"),
     include_str!("../assets/timeline.js"),
     include_str!("../assets/cpus.js"),
     include_str!("../assets/tables.js"),
+    include_str!("../assets/hints.js"),
     include_str!("../assets/problems.js"),
 ];
 

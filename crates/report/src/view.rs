@@ -115,7 +115,7 @@ impl ViewModel {
         let counters: Vec<Value> = session
             .counters
             .iter()
-            .map(|c| json!({"name": c.name, "unit": c.unit, "times": c.times, "values": c.values}))
+            .map(|c| json!({"name": c.name, "unit": c.unit, "kind": c.kind, "wrapsAt": c.wraps_at, "times": c.times, "values": c.values}))
             .collect();
         let cpus = cpu_rows(session);
         let markers: Vec<Value> = session
@@ -128,6 +128,8 @@ impl ViewModel {
             "clocks": session.clocks.name(),
             "hasCpu": session.clocks.thread_cpu,
             "span": [lo, hi],
+            // Where the last held context value stops holding (hints).
+            "horizon": tracekit_analysis::problems::horizon(session),
             "methods": methods,
             "threads": thread_meta,
             "context": context,
