@@ -170,7 +170,7 @@ pub fn options_reference() -> String {
         if path != "tracekit" {
             out.push_str(&format!("\n## `{path}`\n\n"));
             if let Some(about) = cmd.get_long_about().or(cmd.get_about()) {
-                out.push_str(&format!("{about}\n\n"));
+                out.push_str(&format!("{}\n\n", markdown_text(&about.to_string())));
             }
             let usage = cmd.clone().bin_name(&path).render_usage().to_string();
             let usage = usage.trim_start_matches("Usage: ").trim();
@@ -182,7 +182,7 @@ pub fn options_reference() -> String {
             for a in args {
                 out.push_str(&format!("- `{}`", arg_spelling(a)));
                 if let Some(help) = a.get_long_help().or(a.get_help()) {
-                    out.push_str(&format!(": {}", help.to_string().replace('\n', " ")));
+                    out.push_str(&format!(": {}", markdown_text(&help.to_string().replace('\n', " "))));
                 }
                 let values: Vec<String> = a
                     .get_possible_values()
@@ -209,6 +209,26 @@ pub fn options_reference() -> String {
         for s in subs {
             let name = format!("{path} {}", s.get_name());
             stack.push((name, s));
+        }
+    }
+    out
+}
+
+/// Help text as Markdown prose: `<`, `>` and `&` outside `code spans` are
+/// escaped, so `qemu-<arch>` is not taken for an HTML tag.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => {
+                in_code = !in_code;
+                out.push(c);
+            }
+            '<' if !in_code => out.push_str("&lt;"),
+            '>' if !in_code => out.push_str("&gt;"),
+            '&' if !in_code => out.push_str("&amp;"),
+            _ => out.push(c),
         }
     }
     out
@@ -288,11 +308,29 @@ mod tests {
             for word in ["profile", "convert", "when", "speedscope", "arch", "quiet"] {
                 assert!(text.contains(word), "{shell:?} lacks {word}");
             }
-            assert!(
-                !text.contains("context-sampler") && !text.contains("generate"),
-                "{shell:?} offers a hidden command"
-            );
+            // Neither hidden command by name (bash names a function per
+            // command) nor by description (zsh and fish list them).
+            for hidden in [
+                "context-sampler",
+                "context_sampler",
+                "tracekit__generate",
+                "for packagers",
+                "generate:",
+            ] {
+                assert!(!text.contains(hidden), "{shell:?} offers a hidden command ({hidden})");
+            }
         }
+    }
+
+    #[test]
+    fn help_text_is_markdown_prose_without_stray_tags() {
+        assert_eq!(
+            markdown_text("qemu-<arch> & `a<b>` -> x"),
+            "qemu-&lt;arch&gt; &amp; `a<b>` -&gt; x"
+        );
+        let reference = options_reference();
+        assert!(reference.contains("qemu-&lt;arch&gt;"));
+        assert!(!reference.contains("under qemu-<arch>"));
     }
 
     #[test]
