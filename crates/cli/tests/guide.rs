@@ -205,3 +205,23 @@ fn run_page(script: &str) -> Result<(), String> {
         stderr
     ))
 }
+
+/// Under `pipefail`, `tracekit … | head` fails now and then: head exits
+/// first and tracekit dies of SIGPIPE (status 141) when it writes again.
+/// The pages write to a file and read its head instead.
+#[test]
+fn no_example_pipes_into_head() {
+    let mut all = Vec::new();
+    pages(&guide(), &mut all);
+    for page in &all {
+        let text = std::fs::read_to_string(page).unwrap();
+        for b in blocks(&text) {
+            assert!(
+                !b.text.contains("| head"),
+                "{}:{}: write to a file, then head it",
+                page.display(),
+                b.line
+            );
+        }
+    }
+}
