@@ -119,12 +119,18 @@ enum Tok {
     Close,
 }
 
-fn tokenize(s: &str) -> Result<Vec<Tok>, Error> {
+/// The tokens of a condition and the column (1-based, in characters) each
+/// starts at, so errors can point into the text.
+fn tokenize(s: &str) -> Result<(Vec<Tok>, Vec<usize>), Error> {
     let mut out = Vec::new();
+    let mut cols = Vec::new();
     let chars: Vec<char> = s.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        if !c.is_whitespace() {
+            cols.push(i + 1);
+        }
         if c.is_whitespace() {
             i += 1;
         } else if c == '(' {
@@ -161,7 +167,7 @@ fn tokenize(s: &str) -> Result<Vec<Tok>, Error> {
             i = j;
         }
     }
-    Ok(out)
+    Ok((out, cols))
 }
 
 /// Deepest nesting of parentheses a condition may have. The parser and
@@ -176,6 +182,10 @@ pub const MAX_COMPARISONS: usize = 256;
 
 struct Parser {
     toks: Vec<Tok>,
+    /// Where each token starts (1-based column).
+    cols: Vec<usize>,
+    /// The column just past the text.
+    end_col: usize,
     pos: usize,
     /// Parentheses open at the current position.
     depth: usize,
@@ -184,6 +194,11 @@ struct Parser {
 }
 
 impl Parser {
+    /// The column of the token at `pos` (the end of the text past the last).
+    fn col(&self, pos: usize) -> usize {
+        self.cols.get(pos).copied().unwrap_or(self.end_col)
+    }
+
     fn expr(&mut self) -> Result<Condition, Error> {
         let mut left = self.term()?;
         while self.toks.get(self.pos) == Some(&Tok::Or) {
@@ -209,11 +224,15 @@ impl Parser {
                     "nested more than {MAX_NESTING} parentheses deep; write it with fewer"
                 )));
             }
+            let open = self.col(self.pos);
             self.pos += 1;
             self.depth += 1;
             let c = self.expr()?;
             if self.toks.get(self.pos) != Some(&Tok::Close) {
-                return Err(Error::Condition("missing `)`".into()));
+                return Err(Error::Condition(format!(
+                    "missing `)` at column {} for the `(` at column {open}",
+                    self.col(self.pos)
+                )));
             }
             self.pos += 1;
             self.depth -= 1;
@@ -227,10 +246,18 @@ impl Parser {
         }
         let label = self.words("a context label")?;
         let op = match self.toks.get(self.pos) {
-            Some(Tok::Op(o)) => {
-                Op::parse(o).ok_or_else(|| Error::Condition(format!("unknown operator `{o}` (use == != < > <= >=)")))?
+            Some(Tok::Op(o)) => Op::parse(o).ok_or_else(|| {
+                Error::Condition(format!(
+                    "unknown operator `{o}` at column {} (use == != < > <= >=)",
+                    self.col(self.pos)
+                ))
+            })?,
+            _ => {
+                return Err(Error::Condition(format!(
+                    "expected an operator after `{label}` at column {} (use == != < > <= >=)",
+                    self.col(self.pos)
+                )))
             }
-            _ => return Err(Error::Condition(format!("expected an operator after `{label}`"))),
         };
         self.pos += 1;
         let value = self.words("a value")?;
@@ -247,7 +274,10 @@ impl Parser {
             self.pos += 1;
         }
         if parts.is_empty() {
-            return Err(Error::Condition(format!("expected {what}")));
+            return Err(Error::Condition(format!(
+                "expected {what} at column {}",
+                self.col(self.pos)
+            )));
         }
         Ok(parts.join(" "))
     }
@@ -256,8 +286,11 @@ impl Parser {
 impl Condition {
     /// Parses a condition such as `Screen orientation == 1 and CPU > 0.5`.
     pub fn parse(s: &str) -> Result<Condition, Error> {
+        let (toks, cols) = tokenize(s)?;
         let mut p = Parser {
-            toks: tokenize(s)?,
+            toks,
+            cols,
+            end_col: s.chars().count() + 1,
             pos: 0,
             depth: 0,
             comparisons: 0,
@@ -265,7 +298,8 @@ impl Condition {
         let c = p.expr()?;
         if p.pos != p.toks.len() {
             return Err(Error::Condition(format!(
-                "unexpected text after the condition in {s:?}"
+                "unexpected text at column {} after the condition in {s:?} (join comparisons with `and` or `or`)",
+                p.col(p.pos)
             )));
         }
         Ok(c)
@@ -339,6 +373,22 @@ pub fn find_track<'a>(session: &'a Session, label: &str) -> Result<Cow<'a, Conte
             known: items.iter().map(|t| t.label.clone()).collect(),
         }),
     }
+}
+
+/// Levenshtein distance in characters (for "did you mean" suggestions).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 fn parse_value(track: &ContextTrack, op: Op, value: &str) -> Result<ContextValue, Error> {
@@ -442,6 +492,51 @@ fn compare_intervals(track: &ContextTrack, op: Op, value: &str, horizon: i64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every parse error says where in the condition text it is.
+    #[test]
+    fn parse_errors_give_the_column() {
+        for (text, expected) in [
+            ("Screen orientation == ", "expected a value at column 23"),
+            ("(CPU > 0.5", "missing `)` at column 11 for the `(` at column 1"),
+            ("CPU 0.5", "expected an operator after `CPU 0.5` at column 8"),
+            ("CPU =< 0.5", "unknown operator `=<` at column 5"),
+            ("CPU > 0.5 )", "unexpected text at column 11"),
+            ("\"CPU > 1", "unclosed quote at column 1"),
+            ("a > 1 and", "expected a context label at column 10"),
+        ] {
+            let e = Condition::parse(text).unwrap_err().to_string();
+            assert!(e.contains(expected), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_label_suggests_the_nearest_one_or_says_there_is_no_context() {
+        let known = vec!["Screen orientation".to_owned(), "CPU".to_owned()];
+        let typo = Error::UnknownContext {
+            label: "Screen orientatoin".into(),
+            known: known.clone(),
+        }
+        .to_string();
+        assert!(typo.contains("did you mean \"Screen orientation\"?"), "{typo}");
+        let far = Error::UnknownContext {
+            label: "Battery".into(),
+            known,
+        }
+        .to_string();
+        assert!(
+            !far.contains("did you mean") && far.contains("The items are: Screen orientation, CPU"),
+            "{far}"
+        );
+        let none = Error::UnknownContext {
+            label: "CPU".into(),
+            known: vec![],
+        }
+        .to_string();
+        assert!(none.contains("NAME.clog beside NAME.trace"), "{none}");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
     use tracekit_model::Clocks;
 
     fn session() -> Session {

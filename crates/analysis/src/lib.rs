@@ -71,7 +71,7 @@ pub enum Error {
     #[error("condition: {0}")]
     Condition(String),
     /// No context item has that label.
-    #[error("no context item is labelled {label:?}; the context log has: {}", if known.is_empty() { "no items (is the .clog missing?)".to_string() } else { known.join(", ") })]
+    #[error("{}", unknown_context_message(label, known))]
     UnknownContext {
         /// The label asked for.
         label: String,
@@ -81,4 +81,28 @@ pub enum Error {
     /// No method matches the pattern.
     #[error("no method matches {0:?} (give a method name, Class.method or package/Class.method)")]
     UnknownMethod(String),
+}
+
+/// "no context item is labelled X", with the closest label when one is
+/// near (a typo), else every label, else how to get context at all.
+fn unknown_context_message(label: &str, known: &[String]) -> String {
+    let mut text = format!("no context item is labelled {label:?}");
+    if known.is_empty() {
+        text.push_str(
+            "; this session has no context at all (an Android trace needs NAME.clog beside NAME.trace; \
+             other captures need counters)",
+        );
+        return text;
+    }
+    let lower = label.to_lowercase();
+    let near = known
+        .iter()
+        .map(|k| (condition::edit_distance(&lower, &k.to_lowercase()), k))
+        .filter(|(d, k)| *d <= 2 + k.chars().count() / 8)
+        .min_by_key(|(d, _)| *d);
+    if let Some((_, k)) = near {
+        text.push_str(&format!("; did you mean {k:?}?"));
+    }
+    text.push_str(&format!(" The items are: {}", known.join(", ")));
+    text
 }

@@ -5,6 +5,9 @@
 //! `commands/` (as uftrace keeps one file per subcommand).
 
 mod commands;
+mod libs;
+mod preflight;
+mod progress;
 
 use std::process::ExitCode;
 

@@ -157,6 +157,12 @@ pub fn detect(path: &Path) -> Result<Detected, Error> {
     let matches: Vec<Format> = Format::ALL.iter().copied().filter(|f| f.sniff(&head)).collect();
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let format = match matches.as_slice() {
+        [] if head.is_empty() => {
+            return Err(Error::new(
+                &path,
+                "the file is empty: nothing was written to it (was the capture stopped before it began?)",
+            ))
+        }
         [] => {
             return Err(Error::new(
                 &path,

@@ -120,3 +120,12 @@ fn outputs_never_overwrite_inputs() {
     assert!(check_output(&other, &l.inputs).unwrap().unwrap().contains("replacing"));
     assert!(check_output(d.path(), &l.inputs).is_err());
 }
+
+#[test]
+fn an_empty_file_is_called_empty() {
+    let d = tempfile::tempdir().unwrap();
+    let empty = d.path().join("empty.trace");
+    fs::write(&empty, b"").unwrap();
+    let e = open(&empty).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("{}: the file is empty", empty.display())), "{e}");
+}

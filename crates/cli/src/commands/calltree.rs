@@ -82,7 +82,9 @@ fn tree(a: &Args, json: bool) -> Result<()> {
         _ => {
             let s = open_loaded(&a.input)?.session;
             let opts = a.select.options(&s)?;
+            let building = crate::progress::step("building the call tree");
             let tree = CallTree::of(&s, opts.threads.as_deref(), opts.window.as_ref());
+            drop(building);
             (s, tree)
         }
     };

@@ -1,6 +1,6 @@
 //! `tracekit context INPUT --at-us T`: every context item's value at an instant.
 
-use super::input::{self, open, safe};
+use super::input::{self, safe};
 use anyhow::Result;
 use std::path::PathBuf;
 use tracekit_analysis::reports::ContextReport;
@@ -26,9 +26,10 @@ pub struct Args {
 
 /// Prints the context snapshot.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.input)?;
+    let loaded = input::open_loaded(&a.input)?;
+    let s = loaded.session;
     if s.context_items().is_empty() {
-        anyhow::bail!("{}: no context log (.clog) beside the trace", a.input.display());
+        anyhow::bail!(input::no_context_message(loaded.format, &loaded.inputs[0]));
     }
     let report = ContextReport::at(&s, a.at_us);
     if a.json {

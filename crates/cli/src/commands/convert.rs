@@ -57,8 +57,14 @@ fn write_file(path: &Path, write: impl FnOnce(&mut dyn Write) -> anyhow::Result<
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tracekit-partial");
     let tmp = PathBuf::from(tmp);
+    let shown = path
+        .file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy()
+        .into_owned();
+    let _writing = crate::progress::writing(format!("writing {}", super::input::safe(&shown)), vec![tmp.clone()]);
     let result = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
+        let file = std::fs::File::create(&tmp).map_err(|e| super::input::cannot_write(path, &e))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
         write(&mut w)?;
         w.flush().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
@@ -81,7 +87,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             file.push(format!(".{ext}"));
             super::input::check_output(Path::new(&file), &loaded)?;
         }
-        for p in tracekit_io::save(s, &base)? {
+        let writing = crate::progress::writing(
+            format!("writing {}", base.display()),
+            ["trace", "clog"]
+                .iter()
+                .map(|e| {
+                    let mut f = base.clone().into_os_string();
+                    f.push(format!(".{e}"));
+                    PathBuf::from(f)
+                })
+                .collect(),
+        );
+        let written = tracekit_io::save(s, &base)?;
+        drop(writing);
+        for p in written {
             super::note(format_args!("wrote {}", p.display()));
         }
         return Ok(());

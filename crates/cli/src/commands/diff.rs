@@ -236,7 +236,15 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
         ..Options::default()
     };
-    let report = match compare(&side_a.runs, &side_b.runs, &opts) {
+    let comparing = crate::progress::step(format!(
+        "comparing {} run(s) with {} (resampling {} times)",
+        side_a.runs.len(),
+        side_b.runs.len(),
+        opts.resamples
+    ));
+    let compared = compare(&side_a.runs, &side_b.runs, &opts);
+    drop(comparing);
+    let report = match compared {
         Ok(r) => r,
         Err(
             e @ tracekit_diff::Error::MissingMetric {

@@ -63,7 +63,7 @@ struct RunArgs {
     /// Emulator binary (default: qemu-<arch> matching the program's ELF).
     #[arg(long)]
     qemu: Option<PathBuf>,
-    /// Plugin library (default: next to tracekit, or $TRACEKIT_QEMU_PLUGIN).
+    /// Plugin library (default: $TRACEKIT_QEMU_PLUGIN, else beside tracekit or in ../lib/tracekit, else the copy built into tracekit).
     #[arg(long)]
     plugin: Option<PathBuf>,
     /// A label kept in run.json (KEY=VALUE, repeatable), e.g. kernel=fft
@@ -272,13 +272,19 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         args: command.collect(),
         mode: a.mode.into(),
         qemu: a.qemu,
-        plugin: a.plugin,
+        plugin: Some(match a.plugin {
+            Some(p) => p,
+            None => crate::libs::find(&crate::libs::QEMU_PLUGIN)?,
+        }),
         profile: a.profile,
         jvm_code_map: !a.no_jvm_code_map,
         labels,
         disas_all: a.disas_all,
     };
+    crate::preflight::qemu(req.arch, &req.program, req.qemu.as_deref())?;
+    let running = crate::progress::step(format!("running {} under QEMU", req.program.display()));
     let (record, totals) = emurun::run(&req)?;
+    drop(running);
     super::note(format_args!(
         "{} process(es), {} instructions, {} block executions; results in {} (tracekit emu report {})",
         totals.processes,
@@ -291,7 +297,32 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The file every emulator run directory holds (tracekit-emu-format's
+/// `RUN_FILE`; the CLI reaches run directories through tracekit-emu only).
+const RUN_FILE: &str = "run.json";
+
+/// Says plainly when `dir` is not an emulator run directory, and how to
+/// make one, instead of failing on the first file inside it.
+fn check_run_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    if !dir.exists() {
+        bail!(
+            "{}: no such directory; `tracekit emu run -o {} -- PROGRAM` makes a run directory",
+            dir.display(),
+            dir.display()
+        );
+    }
+    if !dir.join(RUN_FILE).is_file() {
+        bail!(
+            "{}: not an emulator run directory (no {}); `tracekit emu run -o DIR -- PROGRAM` makes one",
+            dir.display(),
+            RUN_FILE
+        );
+    }
+    Ok(())
+}
+
 fn report(a: ReportArgs) -> anyhow::Result<()> {
+    check_run_dir(&a.dir)?;
     let record = emurun::load_record(&a.dir)?;
     if a.profile.len() >= 2 {
         let mut columns = Vec::new();
@@ -316,6 +347,7 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
 }
 
 fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
+    check_run_dir(&a.dir)?;
     let record = emurun::load_record(&a.dir)?;
     let profile = emurun::resolve_profile(&a.dir, a.profile.as_deref().unwrap_or(&record.profile))?;
     let namer = tracekit_emu::regions::Namer::new(Some(&record.program));
@@ -346,6 +378,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
 fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let mut columns = Vec::new();
     for dir in &a.runs {
+        check_run_dir(dir)?;
         let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
         columns.push(CompareColumn {
             label: format!("{} [{}]", dir.display(), analysis.profile.name),
@@ -437,6 +470,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
         ProfileCommand::Import { file, into } => {
             let text = tracekit_safeio::read_text(&file)?;
             let profile = Profile::parse(&file, &text)?;
+            check_run_dir(&into)?;
             emurun::load_record(&into)?;
             let stored = emurun::import_profile(&into, &profile)?;
             println!(
@@ -446,6 +480,7 @@ fn profile(c: ProfileCommand) -> anyhow::Result<()> {
             );
         }
         ProfileCommand::Uncategorized { dir, profile, json } => {
+            check_run_dir(&dir)?;
             let analysis = emurun::analysis_for(&dir, profile.as_deref())?;
             let total = analysis.total().instructions.max(1);
             if json {

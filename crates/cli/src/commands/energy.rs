@@ -101,9 +101,15 @@ pub fn run(a: Args) -> Result<()> {
         windows.push(tracekit_energy::range_us(f, t)?);
     }
     for name in &a.slices {
-        let found = tracekit_energy::slice_instances(&s, name, end)?;
+        let found = tracekit_energy::slice_instances(&s, name, end).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: {e} (`tracekit profile {}` lists the methods and slices)",
+                a.input.display(),
+                a.input.display()
+            )
+        })?;
         if found.is_empty() {
-            bail!("{name:?} never ran in this session");
+            bail!("{}: {name:?} never ran in this session", a.input.display());
         }
         windows.extend(found);
     }
@@ -142,7 +148,15 @@ pub fn run(a: Args) -> Result<()> {
         nominal_voltage_v: a.nominal_voltage_v,
         ..Options::default()
     };
-    let report = tracekit_energy::analyse(&s, &windows, &options)?;
+    let report = tracekit_energy::analyse(&s, &windows, &options).map_err(|e| match e {
+        tracekit_energy::Error::NoPowerData { .. } => anyhow::anyhow!(
+            "{}: {e}; give power measured during the same run with --power FILE (a systrace with \
+             power counters, a Trepn/BattOr/Battery Historian file, or a `tracekit power record` \
+             directory), or record with `tracekit record --context power`",
+            a.input.display()
+        ),
+        e => anyhow::Error::new(e).context(a.input.display().to_string()),
+    })?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());

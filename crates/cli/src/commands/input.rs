@@ -13,7 +13,10 @@ pub fn open(name: &Path) -> Result<Session> {
 
 /// [`open`], keeping what the door knows about the input (format, files read).
 pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
-    let loaded = tracekit_io::open(name)?;
+    let loaded = {
+        let _reading = reading_bar(name);
+        tracekit_io::open(name)?
+    };
     announce(&loaded);
     Ok(loaded)
 }
@@ -42,7 +45,11 @@ pub fn stream_analysis(name: &Path, profile: bool, tree: bool) -> Result<Option<
         }
     }
     let mut feed = Feed(tracekit_analysis::StreamAnalysis::new(profile, tree));
-    let Some(loaded) = tracekit_io::open_streaming(name, &mut feed)? else {
+    let opened = {
+        let _reading = reading_bar(name);
+        tracekit_io::open_streaming(name, &mut feed)?
+    };
+    let Some(loaded) = opened else {
         return Ok(None);
     };
     announce(&loaded);
@@ -54,11 +61,24 @@ pub fn stream_analysis(name: &Path, profile: bool, tree: bool) -> Result<Option<
 /// format allows (recording directories), and prints what [`open`] prints;
 /// `None` when it must be loaded whole.
 pub fn open_streaming(name: &Path, sink: &mut impl tracekit_io::CallStream) -> Result<Option<tracekit_io::Loaded>> {
-    let Some(loaded) = tracekit_io::open_streaming(name, sink)? else {
+    let opened = {
+        let _reading = reading_bar(name);
+        tracekit_io::open_streaming(name, sink)?
+    };
+    let Some(loaded) = opened else {
         return Ok(None);
     };
     announce(&loaded);
     Ok(Some(loaded))
+}
+
+/// A byte bar on stderr following the file the door resolves `name` to.
+fn reading_bar(name: &Path) -> crate::progress::Step {
+    let file = tracekit_io::detect(name).map_or_else(|_| name.to_owned(), |d| d.path);
+    let shown = file
+        .file_name()
+        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    crate::progress::reading(format!("reading {}", safe(&shown)), &file)
 }
 
 /// Prints the loader's notes, the repairs it made and lost events to stderr.
@@ -85,6 +105,49 @@ pub fn lost_line(s: &Session) -> Option<String> {
             s.lost_events
         )
     })
+}
+
+/// The error for an output that cannot be created, naming the file the
+/// user gave and what to do when that is clear (a missing directory, a
+/// directory without write permission).
+pub fn cannot_write(out: &Path, e: &std::io::Error) -> anyhow::Error {
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound if !dir.is_dir() => {
+            format!("the directory {} does not exist (create it first)", dir.display())
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("no permission to write in {} (choose another -o)", dir.display())
+        }
+        _ => e.to_string(),
+    };
+    anyhow::anyhow!("{}: cannot write: {hint}", out.display())
+}
+
+/// Why a session has no context, and what to do about it, naming the file.
+pub fn no_context_message(format: tracekit_io::Format, file: &Path) -> String {
+    match format {
+        tracekit_io::Format::AndroidTrace | tracekit_io::Format::ContextLog => {
+            let mut clog = tracekit_io::base_of(file).into_os_string();
+            clog.push(".clog");
+            let clog = std::path::PathBuf::from(clog);
+            format!(
+                "{}: no context log beside the trace: context commands need {} \
+                 (the context log recorded on the phone during the same run)",
+                file.display(),
+                clog.display()
+            )
+        }
+        f => format!(
+            "{}: no context items: this {} has no counters or context samples \
+             (give a capture that has them, or add power with `energy --power FILE`)",
+            file.display(),
+            f.describe()
+        ),
+    }
 }
 
 /// Refuses an output that would overwrite one of the input's files, and
@@ -139,7 +202,11 @@ impl Selection {
         use tracekit_analysis::{problems::horizon, Condition};
         let threads = self.threads.resolve(s)?;
         let window = match &self.when {
-            Some(w) => Some(Condition::parse(w)?.intervals(s, horizon(s))?),
+            Some(w) => Some(
+                Condition::parse(w)
+                    .and_then(|c| c.intervals(s, horizon(s)))
+                    .map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?,
+            ),
             None => None,
         };
         Ok(tracekit_analysis::ProfileOptions { threads, window })
@@ -166,7 +233,10 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
                 .iter()
                 .map(|t| format!("{} ({})", t.label(), t.tid))
                 .collect();
-            bail!("no thread {w:?}; threads are: {}", names.join(", "));
+            bail!(
+                "no thread {w:?} (--thread takes a thread id or name); threads are: {}",
+                names.join(", ")
+            );
         }
         out.extend(found);
     }

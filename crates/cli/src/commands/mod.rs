@@ -12,6 +12,7 @@ mod diff;
 mod emu;
 mod energy;
 mod example;
+mod generate;
 mod info;
 mod input;
 mod paths;
@@ -46,6 +47,9 @@ Exit status:
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress bars and no notes (warnings and errors are still printed).
+    #[arg(long, global = true)]
+    quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,6 +95,9 @@ enum Command {
     /// The context sampler process that `record` starts (internal).
     #[command(hide = true)]
     ContextSampler(record::SamplerArgs),
+    /// Shell completions, manual pages and the guide's option reference (for packagers).
+    #[command(hide = true)]
+    Generate(generate::Args),
 }
 
 /// `tracekit --help` lists the commands by area, in this order.
@@ -164,6 +171,7 @@ pub fn parse() -> Cli {
 
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    crate::progress::set_quiet(cli.quiet);
     match cli.command {
         Command::Demo(a) => demo::run(a),
         Command::Example(a) => example::run(a),
@@ -185,20 +193,24 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Emu(a) => emu::run(a),
         Command::Version(a) => version::run(a),
         Command::ContextSampler(a) => record::run_sampler(a),
+        Command::Generate(a) => generate::run(a),
     }
 }
 
 /// Prints `tracekit: note: …` on stderr (control characters escaped).
+/// Nothing with `--quiet`; printed above any progress bar.
 pub fn note(msg: impl std::fmt::Display) {
-    eprintln!("tracekit: note: {}", tracekit_safeio::terminal_lines(&msg.to_string()));
+    if crate::progress::quiet() {
+        return;
+    }
+    let text = tracekit_safeio::terminal_lines(&msg.to_string()).into_owned();
+    crate::progress::above(|| eprintln!("tracekit: note: {text}"));
 }
 
 /// Prints `tracekit: warning: …` on stderr (control characters escaped).
 pub fn warning(msg: impl std::fmt::Display) {
-    eprintln!(
-        "tracekit: warning: {}",
-        tracekit_safeio::terminal_lines(&msg.to_string())
-    );
+    let text = tracekit_safeio::terminal_lines(&msg.to_string()).into_owned();
+    crate::progress::above(|| eprintln!("tracekit: warning: {text}"));
 }
 
 /// The name of signal `sig` (`SIGSEGV`), or `signal N`.

@@ -189,6 +189,12 @@ fn adaptracer_mode(context: Option<StreamContext>, stream: bool) -> (bool, bool)
 
 /// Runs one JVM path command.
 pub fn run(cmd: JvmCommand) -> Result<()> {
+    if matches!(
+        cmd,
+        JvmCommand::Instrument(_) | JvmCommand::Compare(_) | JvmCommand::Adapt(_)
+    ) {
+        crate::preflight::java_and_asm()?;
+    }
     match cmd {
         JvmCommand::Instrument(a) => {
             let scheme = Scheme::from(a.scheme);
@@ -251,6 +257,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
             Ok(())
         }
         JvmCommand::Compare(a) => {
+            let running = crate::progress::step("running the workload under every scheme");
             let c = compare::compare(
                 &a.command,
                 a.jar.as_deref(),
@@ -258,6 +265,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 a.model.as_deref(),
                 a.repeat,
             )?;
+            drop(running);
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&c)?);
             } else {
@@ -275,6 +283,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 context,
                 ..config(Scheme::Adaptracer, &a.scheme_args)
             };
+            let running = crate::progress::step(format!("the adaptive loop: {} runs", a.runs));
             let runs = tracekit_jvm::adapt::adapt(
                 &a.command,
                 a.jar.as_deref(),
@@ -283,6 +292,7 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 a.runs,
                 a.save_model.as_deref(),
             )?;
+            drop(running);
             if a.json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);
             } else {

@@ -66,7 +66,11 @@ pub fn run(a: Args) -> Result<()> {
     let def = match (&a.method, a.brb) {
         (Some(m), false) => ProblemDef::Method {
             method: m.clone(),
-            when: a.when.as_deref().map(Condition::parse).transpose()?,
+            when: a
+                .when
+                .as_deref()
+                .map(|w| Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}")))
+                .transpose()?,
         },
         (None, true) => ProblemDef::Brb {
             method: a.brb_method.clone(),
@@ -74,12 +78,14 @@ pub fn run(a: Args) -> Result<()> {
         _ => bail!("say what the problem is: --brb, or --method NAME [--when CONDITION]"),
     };
     let sessions: Vec<Session> = a.inputs.iter().map(|n| open(n)).collect::<Result<_>>()?;
+    let finding = crate::progress::step("finding the occurrences and ranking the context");
     let m = find(&sessions, &def)?;
     let h = hints_with(&sessions, &m.occurrences, &a.hint.options());
     let energy = match sessions.as_slice() {
         [one] => problem_energy(one, &def),
         _ => None,
     };
+    drop(finding);
     if a.json {
         let mut r = ProblemReport::new(&sessions, &m, &h);
         r.energy = energy;

@@ -110,6 +110,7 @@ pub fn run(a: Args) -> Result<()> {
     let mut s = open(&a.input)?;
     a.charge.line_up(&mut s, &a.input)?;
     let opts = a.select.options(&s)?;
+    let computing = crate::progress::step("computing the profile");
     let energy = if power {
         Some(EnergyColumns::compute(&s, &a.charge, &opts)?)
     } else {
@@ -131,6 +132,7 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         Vec::new()
     };
+    drop(computing);
     print(&a, &s, &p, &per_thread, &opts, energy.as_ref())
 }
 

@@ -59,7 +59,7 @@ pub struct Args {
     /// Event clock (default: tsc).
     #[arg(long, value_enum)]
     clock: Option<EventClock>,
-    /// Runtime library to preload (default: found next to this executable).
+    /// Runtime library to preload (default: $TRACEKIT_RT, else beside tracekit or in ../lib/tracekit, else the copy built into tracekit).
     #[arg(long)]
     runtime: Option<PathBuf>,
     /// The command to record and its arguments.
@@ -155,7 +155,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         direct: a.direct,
         ring_kb: a.ring_kb,
         drop_on_overflow: a.overflow == Overflow::Drop,
-        runtime: a.runtime,
+        runtime: Some(match a.runtime {
+            Some(r) => r,
+            None => crate::libs::find(&crate::libs::RUNTIME)?,
+        }),
         replace: a.force,
     };
     let outcome = record(&opts, sampler)?;

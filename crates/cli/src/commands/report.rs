@@ -83,6 +83,7 @@ pub fn run(a: Args) -> Result<()> {
     let mut session = loaded.session;
     a.charge.line_up(&mut session, &a.input)?;
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
+    let building = crate::progress::step(format!("writing the HTML report {}", a.out.display()));
     let mut view = ViewModel::new(&session);
     a.charge.attach_to_view(&mut view, &session)?;
     let html = render_report(
@@ -92,7 +93,8 @@ pub fn run(a: Args) -> Result<()> {
             max_slices: a.max_slices,
         },
     );
-    std::fs::write(&a.out, &html).with_context(|| format!("cannot write {}", a.out.display()))?;
+    std::fs::write(&a.out, &html).map_err(|e| super::input::cannot_write(&a.out, &e))?;
+    drop(building);
     let calls = view.call_count();
     let note = if calls > a.max_slices {
         format!(

@@ -33,9 +33,11 @@ pub fn run(a: Args) -> Result<()> {
     a.charge.line_up(&mut s, &a.input)?;
     let session = Arc::new(s);
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
+    let indexing = crate::progress::step("indexing the calls for the viewer");
     let mut view = ViewModel::new(&session);
     a.charge.attach_to_view(&mut view, &session)?;
     let view = Arc::new(view);
+    drop(indexing);
     let server = tracekit_ui::Server::bind(a.port, view, Arc::new(AnalysisSolver::new(session)), problems)
         .map_err(anyhow::Error::msg)?;
     println!(
