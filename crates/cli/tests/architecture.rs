@@ -27,6 +27,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("record", &["model", "rt-format", "recording"]),
     ("qemu-plugin", &[]),
     ("jvm", &["paths"]),
+    ("smali", &["jvm", "paths"]),
     // The one door from a path to a session: every format crate.
     (
         "io",
