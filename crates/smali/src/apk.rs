@@ -51,7 +51,13 @@ pub fn apktool_build(dir: &Path, apk: &Path) -> Result<()> {
 
 /// `smali a` a directory into one dex file.
 pub fn assemble(dir: &Path, dex: &Path) -> Result<()> {
-    run(Command::new("smali").args(["a", "-o"]).arg(dex).arg(dir), "smali a")?;
+    let _ = std::fs::remove_file(dex);
+    // smali reports assembly errors on stderr and may still exit 0: the missing dex tells.
+    let out = run(Command::new("smali").args(["a", "-o"]).arg(dex).arg(dir), "smali a")?;
+    if !dex.is_file() || out.contains("Invalid") || out.lines().any(|l| l.contains(".smali[")) {
+        let first: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).take(5).collect();
+        bail!("smali a {} failed: {}", dir.display(), first.join(" | "));
+    }
     Ok(())
 }
 
@@ -67,11 +73,24 @@ pub fn disassemble(dex: &Path, dir: &Path) -> Result<()> {
 /// Checks a dex file with `dexdump` (ART's dex-file verifier runs as it
 /// opens the file); returns the number of methods with code it listed.
 pub fn dexdump_check(dex: &Path) -> Result<usize> {
-    let out = run(Command::new("dexdump").arg("-d").arg(dex), "dexdump")?;
-    if let Some(l) = out.lines().find(|l| l.contains("Failure") || l.contains("failed")) {
-        bail!("dexdump rejects {}: {l}", dex.display());
+    let out = Command::new("dexdump")
+        .arg("-d")
+        .arg(dex)
+        .output()
+        .context("cannot run dexdump (scripts/deps/smali.apt installs it)")?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() || stderr.lines().any(|l| l.contains("Failure") || l.contains("rror")) {
+        let first = stderr
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("exit status not 0");
+        bail!("dexdump rejects {}: {first}", dex.display());
     }
-    Ok(out.lines().filter(|l| l.trim_start().starts_with("registers")).count())
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    Ok(stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("registers"))
+        .count())
 }
 
 /// `enjarify` a dex (or APK) into a jar.
@@ -155,4 +174,31 @@ pub fn jar_with_runtime(jar: &Path, resources: &Path, out: &Path) -> Result<()> 
     }
     zip.finish()?;
     Ok(())
+}
+
+/// Runs [`dexdump_check`] on every `classes*.dex` of an APK; returns the
+/// methods with code listed.
+pub fn dexdump_apk(apk_path: &Path) -> Result<usize> {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(tracekit_safeio::open_regular(apk_path)?)
+        .with_context(|| format!("{} is not an APK", apk_path.display()))?;
+    let dir = std::env::temp_dir().join(format!("tracekit-dexdump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let names: Vec<String> = zip
+        .file_names()
+        .filter(|n| n.starts_with("classes") && n.ends_with(".dex"))
+        .map(String::from)
+        .collect();
+    let mut total = 0;
+    for n in names {
+        let mut data = Vec::new();
+        zip.by_name(&n)?.read_to_end(&mut data)?;
+        let p = dir.join(&n);
+        std::fs::write(&p, data)?;
+        let r = dexdump_check(&p).with_context(|| format!("{} in {}", n, apk_path.display()));
+        let _ = std::fs::remove_file(&p);
+        total += r?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(total)
 }

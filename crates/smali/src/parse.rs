@@ -629,20 +629,32 @@ fn parse_method(cx: &Cx, lines: &[String], start: usize, rest: &str) -> Result<(
                     ".array-data" => Some(".end array-data"),
                     ".annotation" => Some(".end annotation"),
                     _ => {
-                        // `.param` has a body only when annotations follow.
+                        // `.param` has a body only when `.end param` closes it before the next
+                        // parameter or code (annotations after a bodiless `.param` are the method's).
+                        let closing = if word == ".param" {
+                            ".end param"
+                        } else {
+                            ".end parameter"
+                        };
                         let mut j = i + 1;
-                        while j < lines.len() && head(&lines[j]).0.is_empty() {
+                        let mut found = None;
+                        while j < lines.len() {
+                            let t = lines[j].trim();
+                            let (w, _, _) = head(&lines[j]);
+                            if t == closing {
+                                found = Some(closing);
+                                break;
+                            }
+                            if w == ".annotation" {
+                                while j < lines.len() && lines[j].trim() != ".end annotation" {
+                                    j += 1;
+                                }
+                            } else if !w.is_empty() {
+                                break;
+                            }
                             j += 1;
                         }
-                        if j < lines.len() && head(&lines[j]).0 == ".annotation" {
-                            Some(if word == ".param" {
-                                ".end param"
-                            } else {
-                                ".end parameter"
-                            })
-                        } else {
-                            None
-                        }
+                        found
                     }
                 };
                 let last = match end {

@@ -135,3 +135,27 @@ fn workload_round_trips_under_every_scheme() {
     }
     let _ = std::fs::remove_dir_all(&work);
 }
+
+#[test]
+fn corpus_reassembles_and_passes_dexdump_under_every_scheme() {
+    if !tools_present() {
+        println!("skipped: smali/dexdump not installed (scripts/deps/smali.apt)");
+        return;
+    }
+    let work = scratch("corpus");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    for scheme in Scheme::ALL {
+        let config = Config {
+            scheme,
+            verify: true,
+            ..Config::default()
+        };
+        let out = work.join(scheme.name());
+        let done = tracekit_smali::instrument_dir(&src, &out, &config, None).unwrap();
+        assert!(done.skipped.is_empty(), "{:?}", done.skipped);
+        let dex = work.join(format!("{}.dex", scheme.name()));
+        apk::assemble(&out, &dex).unwrap();
+        assert!(apk::dexdump_check(&dex).unwrap() >= done.methods);
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
