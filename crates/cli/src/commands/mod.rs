@@ -14,6 +14,7 @@ mod info;
 mod input;
 mod paths;
 mod paths_jvm;
+mod paths_smali;
 mod power;
 mod problems;
 mod profile;
