@@ -34,7 +34,8 @@ pub struct CatchRange {
 /// A method's instructions, blocks and CFG.
 #[derive(Debug, Clone)]
 pub struct Analysis {
-    /// Index into `Method::body` of each instruction.
+    /// Index into `Method::body` of each instruction (trailing alignment
+    /// `nop`s are not instructions).
     pub insns: Vec<usize>,
     /// Instruction index where each block starts.
     pub starts: Vec<usize>,
@@ -98,6 +99,22 @@ pub fn analyze(m: &Method, lines: &[String]) -> Result<Analysis, String> {
             Stmt::Other { .. } if lines[l.line].trim_start().starts_with(".array-data") => pending.clear(),
             Stmt::Line(n) => line = *n,
             _ => {}
+        }
+    }
+    // Alignment `nop`s baksmali prints before the payloads at the end are padding, not code.
+    while insns.len() > 1 {
+        let last = match &m.body[*insns.last().expect("non-empty")].stmt {
+            Stmt::Insn(x) => x.op == "nop",
+            _ => false,
+        };
+        if !last {
+            break;
+        }
+        insns.pop();
+        line_of.pop();
+        let n = insns.len();
+        for v in label_insn.values_mut() {
+            *v = (*v).min(n);
         }
     }
     for p in pending {

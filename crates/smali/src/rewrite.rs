@@ -282,6 +282,7 @@ pub fn write_method(
                     out.push(format!("{head} {{:tk_b{b} .. :tk_b{}}} :{target}", b + 1));
                 }
             }
+            Stmt::Insn(_) if a.insns.get(insn_no) != Some(&k) => out.push(text.clone()),
             Stmt::Insn(x) => {
                 let i = insn_no;
                 insn_no += 1;

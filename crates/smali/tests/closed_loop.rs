@@ -61,6 +61,7 @@ pub fn loop_once(work: &Path, smali_dir: &Path, main: &str, config: &Config, exp
     let stored = tracekit_jvm::Program::from_instrumented_jar(&full).unwrap();
     let core = CoreProgram::new(&stored).unwrap();
     let mut aborted = 0;
+    let mut per_method = vec![0u64; stored.program.methods.len()];
     let s = decode_file(
         &stored,
         &core,
@@ -70,10 +71,22 @@ pub fn loop_once(work: &Path, smali_dir: &Path, main: &str, config: &Config, exp
         },
         |d| {
             aborted += u64::from(d.aborted_after.is_some());
+            per_method[d.method] += 1;
             Ok(())
         },
     )
     .unwrap();
+    // Every method of the workload runs; fib(15) alone makes 1973 calls.
+    assert!(
+        stored.program.skipped.is_empty(),
+        "{name}: {:?}",
+        stored.program.skipped
+    );
+    assert!(
+        per_method.iter().all(|&c| c > 0),
+        "{name}: a method never recorded: {per_method:?}"
+    );
+    assert_eq!(per_method.iter().max(), Some(&1973), "{name}: {per_method:?}");
     assert!(s.complete, "{name}: log not finished");
     assert!(s.invocations > 100, "{name}: {} invocations", s.invocations);
     assert_eq!(

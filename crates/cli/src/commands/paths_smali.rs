@@ -98,6 +98,17 @@ fn summary(r: &tracekit_smali::Instrumented, cfg: &Config, out: &Path) {
     }
     if r.skipped.len() > 20 {
         super::note(format_args!("… and {} more left uninstrumented", r.skipped.len() - 20));
+        let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
+        for s in &r.skipped {
+            let why = s
+                .split_once("): ")
+                .or_else(|| s.split_once(": "))
+                .map_or(s.as_str(), |x| x.1);
+            *reasons.entry(why.split(" (").next().unwrap_or(why)).or_default() += 1;
+        }
+        for (why, n) in reasons {
+            super::note(format_args!("{n} methods: {}", tracekit_safeio::terminal(why)));
+        }
     }
     super::note(format_args!(
         "{} methods instrumented ({} skipped) in {} smali files, {} -> {}",
