@@ -4,7 +4,8 @@
 //! - [`Profile`]: Traceview's per-method table (inclusive/exclusive time on
 //!   each clock, calls, recursive calls, parents and children), per thread or
 //!   across threads, optionally restricted to a window of time;
-//! - [`CallTree`]: dmtracedump's call tree;
+//! - [`CallTree`]: dmtracedump's call tree; [`CallGraph`]: its call graph,
+//!   with the share of each method and call inside a window (seed 000 §5.7);
 //! - [`slices`]: each thread's calls as nested intervals per depth, an index
 //!   for level-of-detail drawing and for [`interval_profile`], the profile
 //!   and call tree of any set of intervals in time proportional to the calls
@@ -35,6 +36,7 @@
 //! assert_eq!((r.incl_real_ns, r.excl_real_ns), (50, 20));
 //! ```
 
+pub mod callgraph;
 mod calltree;
 mod condition;
 pub mod context;
@@ -48,9 +50,10 @@ pub mod slices;
 mod walk;
 mod window_profile;
 
+pub use callgraph::{CallGraph, GraphEdge, GraphNode, GraphShare, Pruned};
 pub use calltree::{CallNode, CallTree};
 pub use condition::{find_track, Condition, Op, MAX_COMPARISONS, MAX_NESTING};
-pub use hints::{Hint, HintStats, ValueShare};
+pub use hints::{Hint, HintKind, HintOptions, HintStats, ValueShare};
 pub use intervals::{Interval, IntervalSet};
 pub use problems::{Occurrence, ProblemDef, ProblemMatch};
 pub use profile::{EdgeProfile, MethodProfile, Profile, ProfileOptions};

@@ -1,7 +1,7 @@
 //! Problems and hints: the seed's Firefox case in miniature.
 
 use tracekit_analysis::problems::{find, ProblemDef};
-use tracekit_analysis::{hints::hints, Condition, HintStats};
+use tracekit_analysis::{hints::hints, Condition, HintKind, HintStats};
 use tracekit_model::*;
 
 /// Orientation flips every 10 s (0 landscape, 1 portrait); `brb` is called
@@ -47,7 +47,9 @@ fn brb_hints_point_at_portrait() {
     let m = find(std::slice::from_ref(&s), &ProblemDef::Brb { method: "brb".into() }).unwrap();
     assert_eq!(m.occurrences.len(), 5);
     let h = hints(std::slice::from_ref(&s), &m.occurrences);
-    assert_eq!(h.len(), 3);
+    assert_eq!(h.len(), 4, "three items and the session time: {h:?}");
+    let time = h.iter().find(|x| x.basis == HintKind::Time).unwrap();
+    assert_eq!(time.label, "Session time");
     assert_ne!(h[2].label, "Screen orientation", "orientation must not rank last");
     let orient = h.iter().find(|x| x.label == "Screen orientation").unwrap();
     match &orient.stats {
@@ -67,7 +69,8 @@ fn brb_hints_point_at_portrait() {
         ref other => panic!("{other:?}"),
     }
     assert!(h[0].score > h[2].score);
-    assert_eq!(h[2].label, "CPU", "CPU is unrelated and ranks last: {h:?}");
+    assert_eq!(h[2].label, "CPU", "CPU is unrelated and ranks after both: {h:?}");
+    assert!(h.iter().all(|x| !x.confounded_with_time), "{h:?}");
 }
 
 #[test]

@@ -54,6 +54,9 @@ pub(crate) struct Builder {
     /// Every call event so far had thread time.
     pub(crate) cpu_ok: bool,
     pub(crate) calls_seen: bool,
+    /// tracekit's own metadata said the session had both clocks (which a
+    /// file without calls cannot show through `tts`).
+    pub(crate) declared_dual: bool,
     pub(crate) min_ts: i64,
     pub(crate) properties: Vec<(String, String)>,
     pub(crate) clock_domain: Option<String>,
@@ -103,6 +106,7 @@ impl Builder {
             truncated_at: None,
             cpu_ok: true,
             calls_seen: false,
+            declared_dual: false,
             min_ts: i64::MAX,
             properties: Vec::new(),
             clock_domain: None,
@@ -444,6 +448,7 @@ impl Builder {
                     if let (Some(unix), Some(ts)) = (num("anchor_unix_ns"), num("anchor_ts_ns")) {
                         self.anchor = Some((unix, ts));
                     }
+                    self.declared_dual = o.get("clocks").and_then(serde_json::Value::as_str) == Some("dual");
                 }
                 _ => {}
             }

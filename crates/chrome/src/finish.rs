@@ -21,7 +21,7 @@ pub(crate) fn finish(b: Builder, name: &str) -> Session {
         mut repairs,
         ..
     } = b;
-    let cpu = b.cpu_ok && b.calls_seen;
+    let cpu = b.cpu_ok && (b.calls_seen || b.declared_dual);
     let origin = if b.min_ts == i64::MAX { 0 } else { b.min_ts };
     let mut s = Session::new(name, if cpu { Clocks::DUAL } else { Clocks::WALL });
     s.methods = methods;

@@ -365,3 +365,12 @@ proptest! {
         assert_same(&s, &back);
     }
 }
+
+/// Found by the property above: a dual-clock session whose threads made no
+/// calls has no `tts` to show its thread clock; tracekit's metadata keeps it.
+#[test]
+fn dual_clocks_survive_without_calls() {
+    let mut s = Session::new("p", Clocks::DUAL);
+    s.add_thread(Thread::new(1, "t0"));
+    assert_eq!(round_trip(&s).clocks, Clocks::DUAL);
+}

@@ -21,11 +21,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("perfetto", &["model"]),
     ("rt-format", &[]),
     ("recording", &["model", "rt-format"]),
+    ("emu-format", &[]),
     // Capture: formats and the model, never analysis.
     ("rt", &["rt-format", "rt-macros"]),
     ("rt-macros", &[]),
     ("record", &["model", "rt-format", "recording"]),
-    ("qemu-plugin", &[]),
+    ("qemu-plugin", &["emu-format"]),
     ("jvm", &["paths"]),
     ("smali", &["jvm", "paths"]),
     // The one door from a path to a session: every format crate.
@@ -40,6 +41,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ftrace",
             "chrome",
             "power",
+            "perfetto",
+            "emu-format",
         ],
     ),
     ("example", &["model"]),
@@ -47,10 +50,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("analysis", &["model"]),
     ("seqdiag", &["model"]),
     ("energy", &["model", "analysis"]),
+    // Comparing runs: traces (model, analysis), emulator runs and path
+    // logs (their own data types); it reads no file.
+    ("diff", &["model", "analysis", "emu", "jvm"]),
     ("paths", &[]),
-    ("emu", &[]),
+    ("emu", &["emu-format"]),
     // Views: analysis and model, never a format.
-    ("report", &["model", "analysis"]),
+    ("report", &["model", "analysis", "diff"]),
+    ("callgraph", &["model", "analysis"]),
     ("ui", &["model", "analysis", "report"]),
     ("export", &["model", "analysis"]),
     ("browser", &[]),

@@ -40,6 +40,35 @@ fn example(name: &str) -> (PathBuf, String) {
     (d, base)
 }
 
+/// Per method (outermost calls only) and per caller → callee: calls and
+/// inclusive µs summed over a `calltree --json` tree.
+type Sums = std::collections::HashMap<String, (u64, f64)>;
+
+fn tree_sums(node: &serde_json::Value, path: &mut Vec<String>, nodes: &mut Sums, edges: &mut Sums) {
+    let method = node["method"].as_str().map(str::to_owned);
+    if let Some(m) = &method {
+        let calls = node["calls"].as_u64().unwrap();
+        let incl = node["incl_real_us"].as_f64().unwrap();
+        let e = nodes.entry(m.clone()).or_default();
+        e.0 += calls;
+        if !path.contains(m) {
+            e.1 += incl;
+        }
+        if let Some(caller) = path.last() {
+            let e = edges.entry(format!("{caller} -> {m}")).or_default();
+            e.0 += calls;
+            e.1 += incl;
+        }
+        path.push(m.clone());
+    }
+    for c in node["children"].as_array().unwrap() {
+        tree_sums(c, path, nodes, edges);
+    }
+    if method.is_some() {
+        path.pop();
+    }
+}
+
 fn browser() -> Option<Browser> {
     if std::env::var_os("TRACEKIT_SKIP_BROWSER").is_some() {
         return None;
@@ -123,6 +152,30 @@ fn html_report_is_self_contained_and_shows_the_session() {
         top.as_str().unwrap().contains("Time since orientation change"),
         "the analysis's top hint: {top}"
     );
+    // The page's own hint rules (for definitions the report was not
+    // written with) give the analysis's ranking on the example, counters
+    // ranked by their rate included.
+    let same = b
+        .eval(
+            "(() => { const rust = TK.state.problem.hints, js = TK.solveInBrowser(TK.source, {kind: 'brb', method: 'brb'}).view.hints;
+               const close = (x, y) => (x == null && y == null) || Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
+               const bad = js.filter((h, i) => { const r = rust[i];
+                 return !r || h.label !== r.label || h.kind !== r.kind || h.confounded_with_time !== r.confounded_with_time ||
+                   !close(h.score, r.score) || !close(h.raw_score, r.raw_score) || !close(h.p5, r.p5) || !close(h.p95, r.p95); });
+               return { n: js.length, rates: js.filter(h => h.kind === 'rate').length, bad: bad.map(h => h.label), same: js.length === rust.length }; })()",
+        )
+        .unwrap();
+    assert_eq!(same["bad"], serde_json::json!([]), "{same}");
+    assert_eq!(same["same"], true, "{same}");
+    assert!(same["rates"].as_u64().unwrap() >= 4, "traffic counters by rate: {same}");
+    b.eval("document.getElementById('tk-hints').scrollIntoView()").unwrap();
+    let kinds = b
+        .eval("Array.from(document.querySelectorAll('#tk-hints .tk-hint-kind')).map(e => e.textContent)")
+        .unwrap();
+    assert!(
+        kinds.as_array().unwrap().iter().any(|k| k == "time") && kinds.as_array().unwrap().iter().any(|k| k == "rate"),
+        "{kinds}"
+    );
     b.screenshot(&artifacts_dir().join("cli-report-brb.png")).unwrap();
     b.eval("document.querySelectorAll('.tk-preset')[1].click()").unwrap();
     b.wait_for(
@@ -203,4 +256,160 @@ fn ui_serves_the_same_views_on_loopback() {
     if let Err(e) = result {
         std::panic::resume_unwind(e);
     }
+}
+
+#[test]
+fn call_graph_svg_highlights_the_conditioned_call_tree() {
+    let (d, base) = example("viewer-callgraph");
+    let cond = "Screen orientation == 1";
+    let svg = d.join("graph.svg");
+    let said = ok(&[
+        "calltree",
+        &base,
+        "--format",
+        "svg",
+        "--when",
+        cond,
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(said.starts_with("wrote "), "{said}");
+    let dot = ok(&["calltree", &base, "--format", "dot", "--when", cond]);
+    assert!(
+        dot.starts_with("// Call graph of s") && dot.contains("digraph callgraph"),
+        "{dot}"
+    );
+    // The conditioned call tree, as JSON.
+    let tree: serde_json::Value = serde_json::from_str(&ok(&["calltree", &base, "--when", cond, "--json"])).unwrap();
+    let (mut nodes, mut edges) = (Sums::new(), Sums::new());
+    tree_sums(&tree, &mut Vec::new(), &mut nodes, &mut edges);
+    // A pruned graph says so, on stderr and in the drawing.
+    let pruned = d.join("pruned.svg");
+    let out = Command::new(env!("CARGO_BIN_EXE_tracekit"))
+        .args([
+            "calltree",
+            &base,
+            "--format",
+            "svg",
+            "--when",
+            cond,
+            "--min-percent",
+            "1",
+            "-o",
+            pruned.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pruned below 1% of the time"));
+    assert!(std::fs::read_to_string(&pruned)
+        .unwrap()
+        .contains("Pruned below 1% of the time"));
+
+    let Some(mut b) = browser() else { return };
+    b.navigate(&format!("file://{}", svg.display())).unwrap();
+    b.wait_for("document.querySelectorAll('g.tk-node').length > 0", 20.0)
+        .unwrap();
+    let drawn = b
+        .eval(
+            "(() => { const num = (g, k) => g.hasAttribute(k) ? Number(g.getAttribute(k)) : null;
+               const nodes = Array.from(document.querySelectorAll('g.tk-node')).map(g => {
+                 const r = g.querySelector('rect.tk-box').getBBox();
+                 const widest = Math.max(...Array.from(g.querySelectorAll('text')).map(t => t.getComputedTextLength()));
+                 return { method: g.dataset.method, calls: num(g, 'data-calls'), when_calls: num(g, 'data-when-calls'),
+                   when_ns: num(g, 'data-when-incl-ns'), lit: g.classList.contains('tk-lit'),
+                   box: [r.x, r.y, r.width, r.height], fits: widest <= r.width - 8 }; });
+               const edges = Array.from(document.querySelectorAll('g.tk-edge')).map(g => ({
+                 key: g.dataset.caller + ' -> ' + g.dataset.callee, when_calls: num(g, 'data-when-calls'), when_ns: num(g, 'data-when-incl-ns'),
+                 lit: !!g.querySelector('path.tk-edge-when') }));
+               const vb = document.documentElement.viewBox.baseVal;
+               return { nodes, edges, width: vb.width, height: vb.height,
+                 header: Array.from(document.querySelectorAll('text.tk-condition')).map(t => t.textContent) }; })()",
+        )
+        .unwrap();
+    let list = drawn["nodes"].as_array().unwrap();
+    assert!(list.len() > 20, "{} methods drawn", list.len());
+    assert!(
+        drawn["header"][0].as_str().unwrap().contains(cond),
+        "{}",
+        drawn["header"]
+    );
+    let (w, h) = (drawn["width"].as_f64().unwrap(), drawn["height"].as_f64().unwrap());
+    let boxes: Vec<[f64; 4]> = list
+        .iter()
+        .map(|n| serde_json::from_value(n["box"].clone()).unwrap())
+        .collect();
+    for (i, a) in boxes.iter().enumerate() {
+        assert!(list[i]["fits"] == true, "label wider than its box: {}", list[i]);
+        assert!(
+            a[0] >= 0.0 && a[1] >= 0.0 && a[0] + a[2] <= w && a[1] + a[3] <= h,
+            "outside the drawing: {a:?}"
+        );
+        for b in &boxes[i + 1..] {
+            let apart = a[0] + a[2] <= b[0] || b[0] + b[2] <= a[0] || a[1] + a[3] <= b[1] || b[1] + b[3] <= a[1];
+            assert!(apart, "boxes overlap: {a:?} {b:?}");
+        }
+    }
+    // The highlighted share of every method and call is the conditioned call tree's.
+    let mut lit = 0;
+    for n in list {
+        let m = n["method"].as_str().unwrap();
+        let (calls, us) = nodes.remove(m).unwrap_or_default();
+        assert_eq!(n["when_calls"].as_u64().unwrap(), calls, "{m}");
+        assert!(
+            (n["when_ns"].as_f64().unwrap() - us * 1000.0).abs() < 1.0,
+            "{m}: {} ns vs {us} µs",
+            n["when_ns"]
+        );
+        assert_eq!(
+            n["lit"] == true,
+            us > 0.0,
+            "{m} is highlighted exactly when it ran under the condition"
+        );
+        lit += usize::from(us > 0.0);
+    }
+    assert!(
+        nodes.values().all(|v| v.1 == 0.0),
+        "methods that ran under the condition but are missing: {nodes:?}"
+    );
+    assert!(lit > 5 && lit < list.len(), "{lit}");
+    for e in drawn["edges"].as_array().unwrap() {
+        let key = e["key"].as_str().unwrap();
+        let (calls, us) = edges.remove(key).unwrap_or_default();
+        assert_eq!(e["when_calls"].as_u64().unwrap(), calls, "{key}");
+        assert!((e["when_ns"].as_f64().unwrap() - us * 1000.0).abs() < 1.0, "{key}");
+        assert_eq!(e["lit"] == true, us > 0.0, "{key}");
+    }
+    assert!(
+        edges.values().all(|v| v.1 == 0.0),
+        "calls under the condition missing: {edges:?}"
+    );
+    b.screenshot(&artifacts_dir().join("cli-callgraph.png")).unwrap();
+    assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
+}
+
+/// A Perfetto capture from a real phone: one row per CPU with the threads it
+/// ran, its counters as rows, and no empty rows for threads without calls.
+#[test]
+fn system_trace_report_draws_cpu_rows() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/realdata/perfetto/mstools_samsung_s20_test_trace.perfetto-trace");
+    if !p.exists() {
+        eprintln!("skipped: realdata folder absent");
+        return;
+    }
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("viewer-cpus");
+    std::fs::create_dir_all(&d).unwrap();
+    let out = d.join("s20.html");
+    ok(&["report", p.to_str().unwrap(), "--html", "-o", out.to_str().unwrap()]);
+    let Some(mut b) = browser() else { return };
+    b.navigate(&format!("file://{}", out.display())).unwrap();
+    b.wait_for("document.body.dataset.painted === '1'", 90.0).unwrap();
+    let cpus = labels(&mut b, "cpu");
+    assert!(cpus.len() >= 4 && cpus[0] == "CPU 0", "{cpus:?}");
+    let counters = labels(&mut b, "counter");
+    assert!(counters.iter().any(|c| c == "cpu0 freq"), "{counters:?}");
+    // 162 threads, nearly all without calls: only those with calls or markers get rows.
+    assert!(labels(&mut b, "thread").len() < 10);
+    b.screenshot(&artifacts_dir().join("cli-report-cpus.png")).unwrap();
 }

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::capture::{IsaMode, ProcessCapture};
+use crate::capture::{Block, IsaMode, ProcessCapture};
 use crate::profile::{mnemonic_of, InsnType, Profile};
-use crate::symbols::SymbolTable;
+use crate::regions::{Classifier, Namer, Region};
 
 /// Which profile an analysis used.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -64,6 +64,39 @@ pub struct HotBlock {
     pub executions: u64,
     /// Instructions executed in it.
     pub instructions: u64,
+    /// The code region holding it.
+    #[serde(default = "unmapped")]
+    pub region: Region,
+}
+
+fn unmapped() -> Region {
+    Region::Unmapped
+}
+
+/// Executions within one code region of a process.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RegionStats {
+    /// The region.
+    pub region: Region,
+    /// Block executions.
+    pub blocks: u64,
+    /// Distinct blocks executed.
+    pub distinct_blocks: u64,
+    /// Instructions executed.
+    pub instructions: u64,
+}
+
+/// Instructions executed in one mapped file (or `[anonymous]`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileStats {
+    /// Path of the file, `[anonymous]` or `[unmapped]`.
+    pub path: String,
+    /// Region of the file.
+    pub region: Region,
+    /// Block executions.
+    pub blocks: u64,
+    /// Instructions executed.
+    pub instructions: u64,
 }
 
 /// Everything measured for one process.
@@ -101,6 +134,24 @@ pub struct ProcessStats {
     pub mnemonics: Vec<MnemonicCount>,
     /// Hottest blocks by instructions executed.
     pub hottest: Vec<HotBlock>,
+    /// Executions per code region (regions with none left out), in
+    /// [`Region::ALL`] order.
+    #[serde(default)]
+    pub regions: Vec<RegionStats>,
+    /// Executions per mapped file, most instructions first.
+    #[serde(default)]
+    pub files: Vec<FileStats>,
+}
+
+impl ProcessStats {
+    /// Instructions executed in `region`.
+    pub fn region_instructions(&self, region: Region) -> u64 {
+        self.regions
+            .iter()
+            .filter(|r| r.region == region)
+            .map(|r| r.instructions)
+            .sum()
+    }
 }
 
 /// The analysis of a whole run under one profile.
@@ -112,9 +163,9 @@ pub struct Analysis {
     pub processes: Vec<ProcessStats>,
 }
 
-fn insn_type(mode: IsaMode, symbols: Option<&SymbolTable>, vaddr: u64) -> InsnType {
-    let resolved = match mode {
-        IsaMode::Unknown => symbols.and_then(|s| s.mode_at(vaddr)).unwrap_or(IsaMode::Arm),
+fn insn_type(block: &Block, namer: &Namer) -> InsnType {
+    let resolved = match block.mode {
+        IsaMode::Unknown => namer.mode_at(block).unwrap_or(IsaMode::Arm),
         m => m,
     };
     match resolved {
@@ -125,7 +176,15 @@ fn insn_type(mode: IsaMode, symbols: Option<&SymbolTable>, vaddr: u64) -> InsnTy
 }
 
 /// Analyzes every process of a capture; `top` hottest blocks are kept.
-pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&SymbolTable>, top: usize) -> Analysis {
+/// `program` (canonical path) is the run's program, for its region;
+/// `namer` names hot blocks.
+pub fn analyze(
+    captures: &[ProcessCapture],
+    profile: &Profile,
+    program: Option<&std::path::Path>,
+    namer: &Namer,
+    top: usize,
+) -> Analysis {
     let classifier = profile.classifier();
     let ncat = profile.categories.len() + 1; // default last
     let mut memo: HashMap<(InsnType, String), usize> = HashMap::new();
@@ -135,7 +194,10 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
         let mut mnemonics: HashMap<(InsnType, String), (usize, u64)> = HashMap::new();
         let mut modes: BTreeMap<String, u64> = BTreeMap::new();
         let (mut blocks, mut distinct, mut instructions) = (0u64, 0u64, 0u64);
-        let mut hot = Vec::new();
+        let mut hot: Vec<(u64, u64, &Block, Region)> = Vec::new();
+        let regions_of = Classifier::new(cap, program);
+        let mut per_region: BTreeMap<Region, RegionStats> = BTreeMap::new();
+        let mut per_file: HashMap<String, FileStats> = HashMap::new();
         for block in &cap.blocks {
             let execs = cap.block_count(block);
             let counts: Vec<u64> = cap.insn_counts(block).collect();
@@ -146,7 +208,35 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
             blocks += execs;
             distinct += 1;
             instructions += executed;
-            let ty = insn_type(block.mode, symbols, block.vaddr);
+            let region = regions_of.region(block);
+            let r = per_region.entry(region).or_insert(RegionStats {
+                region,
+                blocks: 0,
+                distinct_blocks: 0,
+                instructions: 0,
+            });
+            r.blocks += execs;
+            r.distinct_blocks += 1;
+            r.instructions += executed;
+            let file = match &block.mapping {
+                Some(m) if m.anonymous() => "[anonymous]",
+                Some(m) => m.path.as_str(),
+                None => "[unmapped]",
+            };
+            let f = per_file.entry(file.to_owned()).or_insert_with(|| FileStats {
+                path: file.to_owned(),
+                // Anonymous memory holds several regions (a JVM's code cache).
+                region: if file == "[anonymous]" {
+                    Region::Generated
+                } else {
+                    region
+                },
+                blocks: 0,
+                instructions: 0,
+            });
+            f.blocks += execs;
+            f.instructions += executed;
+            let ty = insn_type(block, namer);
             *modes.entry(ty.keyword().to_owned()).or_default() += executed;
             for (insn, n) in block.insns.iter().zip(&counts) {
                 let m = mnemonic_of(&cap.log.target, &insn.disas);
@@ -156,16 +246,23 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
                 per_cat[cat] += n;
                 mnemonics.entry((ty, m)).or_insert((cat, 0)).1 += n;
             }
-            hot.push(HotBlock {
-                vaddr: block.vaddr,
-                symbol: symbols.and_then(|s| s.describe(block.vaddr)),
-                insns: block.insns.len(),
-                executions: execs,
-                instructions: executed,
-            });
+            hot.push((executed, execs, block, region));
         }
-        hot.sort_by(|a, b| b.instructions.cmp(&a.instructions).then(a.vaddr.cmp(&b.vaddr)));
+        hot.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.vaddr.cmp(&b.2.vaddr)));
         hot.truncate(top);
+        let hot: Vec<HotBlock> = hot
+            .into_iter()
+            .map(|(instructions, executions, block, region)| HotBlock {
+                vaddr: block.vaddr,
+                symbol: namer.describe(cap, block),
+                insns: block.insns.len(),
+                executions,
+                instructions,
+                region,
+            })
+            .collect();
+        let mut files: Vec<FileStats> = per_file.into_values().collect();
+        files.sort_by(|a, b| b.instructions.cmp(&a.instructions).then(a.path.cmp(&b.path)));
         let cats = profile.categories.iter().chain([&profile.default]);
         let hz = profile.freq_ghz * 1e9;
         let category_costs: Vec<CategoryCost> = cats
@@ -219,6 +316,8 @@ pub fn analyze(captures: &[ProcessCapture], profile: &Profile, symbols: Option<&
             overflow: cap.overflow(),
             mnemonics,
             hottest: hot,
+            regions: per_region.into_values().collect(),
+            files,
         });
     }
     Analysis {
@@ -259,7 +358,11 @@ impl Analysis {
             overflow: 0,
             mnemonics: Vec::new(),
             hottest: Vec::new(),
+            regions: Vec::new(),
+            files: Vec::new(),
         };
+        let mut regions: BTreeMap<Region, RegionStats> = BTreeMap::new();
+        let mut files: BTreeMap<String, FileStats> = BTreeMap::new();
         let mut mn: BTreeMap<(InsnType, String, String), u64> = BTreeMap::new();
         for p in &self.processes {
             t.blocks += p.blocks;
@@ -289,7 +392,32 @@ impl Analysis {
                 *mn.entry((m.ty, m.mnemonic.clone(), m.category.clone())).or_default() += m.count;
             }
             t.hottest.extend(p.hottest.iter().cloned());
+            for r in &p.regions {
+                let e = regions.entry(r.region).or_insert(RegionStats {
+                    region: r.region,
+                    blocks: 0,
+                    distinct_blocks: 0,
+                    instructions: 0,
+                });
+                e.blocks += r.blocks;
+                e.distinct_blocks += r.distinct_blocks;
+                e.instructions += r.instructions;
+            }
+            for f in &p.files {
+                let e = files.entry(f.path.clone()).or_insert(FileStats {
+                    path: f.path.clone(),
+                    region: f.region,
+                    blocks: 0,
+                    instructions: 0,
+                });
+                e.blocks += f.blocks;
+                e.instructions += f.instructions;
+            }
         }
+        t.regions = regions.into_values().collect();
+        t.files = files.into_values().collect();
+        t.files
+            .sort_by(|a, b| b.instructions.cmp(&a.instructions).then(a.path.cmp(&b.path)));
         t.power_w = if t.time_s > 0.0 { t.energy_j / t.time_s } else { 0.0 };
         t.mnemonics = mn
             .into_iter()
@@ -361,12 +489,7 @@ pub struct ListedBlock {
 
 /// The `top` blocks of a process by instructions executed, with their
 /// instructions, execution counts and categories.
-pub fn hot_block_listing(
-    cap: &ProcessCapture,
-    profile: &Profile,
-    symbols: Option<&SymbolTable>,
-    top: usize,
-) -> Vec<ListedBlock> {
+pub fn hot_block_listing(cap: &ProcessCapture, profile: &Profile, namer: &Namer, top: usize) -> Vec<ListedBlock> {
     let classifier = profile.classifier();
     let mut ranked: Vec<(u64, &std::sync::Arc<crate::capture::Block>)> = cap
         .blocks
@@ -379,7 +502,7 @@ pub fn hot_block_listing(
         .into_iter()
         .take(top)
         .map(|(instructions, block)| {
-            let ty = insn_type(block.mode, symbols, block.vaddr);
+            let ty = insn_type(block, namer);
             let insns = block
                 .insns
                 .iter()
@@ -397,7 +520,7 @@ pub fn hot_block_listing(
                 .collect();
             ListedBlock {
                 vaddr: block.vaddr,
-                symbol: symbols.and_then(|s| s.describe(block.vaddr)),
+                symbol: namer.describe(cap, block),
                 ty,
                 executions: cap.block_count(block),
                 instructions,
@@ -433,6 +556,7 @@ mod tests {
             blocks: log.blocks.clone(),
             log,
             counts,
+            perfmap: None,
         }
     }
 
@@ -446,7 +570,7 @@ mod tests {
             vec![0, 10, 1],
         );
         let profile = Profile::parse(Path::new("p"), PROFILE).unwrap();
-        let a = analyze(&[cap], &profile, None, 5);
+        let a = analyze(&[cap], &profile, None, &Namer::new(None), 5);
         let p = &a.processes[0];
         assert_eq!((p.blocks, p.instructions, p.distinct_blocks), (11, 21, 2));
         assert_eq!(p.categories["CondBranch"], 10);
@@ -468,7 +592,7 @@ mod tests {
             vec![0, 10, 1],
         );
         let profile = Profile::parse(Path::new("p"), PROFILE).unwrap();
-        let listing = hot_block_listing(&cap, &profile, None, 1);
+        let listing = hot_block_listing(&cap, &profile, &Namer::new(None), 1);
         assert_eq!(listing.len(), 1);
         let b = &listing[0];
         assert_eq!(
@@ -488,6 +612,7 @@ mod tests {
             std::slice::from_ref(&cap),
             &Profile::builtin("x86_64-generic").unwrap(),
             None,
+            &Namer::new(None),
             5,
         );
         assert_eq!((a.processes[0].blocks, a.processes[0].instructions), (4, 7));

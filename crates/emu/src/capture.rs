@@ -4,18 +4,26 @@
 //!
 //! Log grammar (one record per line, fields separated by one space):
 //! ```text
-//! tracekit-emu-blocks 1
+//! tracekit-emu-blocks 2                        (or 1: every I line has text)
 //! P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>
+//! S <entries>                                  (a memory-map snapshot ...)
+//! M <start hex> <end hex> <perms> <offset hex> <path>   (... of that many lines)
 //! B <slot> <vaddr hex> <instruction count> <A|T|?|->
-//! I <vaddr hex> <bytes hex> <disassembly>      (count lines follow each B)
+//! I <vaddr hex> <bytes hex>[ <disassembly>]    (count lines follow each B)
 //! X <slots used>                               (only after a normal exit)
 //! ```
+//! A log ends at its end or at its first NUL byte (the plugin writes it
+//! through a mapping grown in steps; a killed process leaves zeros). An `I`
+//! line without text was left for [`crate::disasm`] to disassemble. Each
+//! block is placed in the mapping of the latest snapshot before it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tracekit_emu_format::{counts_file, parse_raw_file, perfmap_file, RawFile};
 
 use crate::error::{EmuError, Result};
+use crate::perfmap::PerfMap;
 
 /// Instruction-set mode of a block (only 32-bit ARM has two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -53,6 +61,29 @@ pub struct Insn {
     pub disas: String,
 }
 
+/// A guest memory mapping (from the plugin's snapshots of the map).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Mapping {
+    /// First guest address.
+    pub start: u64,
+    /// One past the last address.
+    pub end: u64,
+    /// Host view of the permissions (`r--p`: QEMU never maps guest code executable).
+    pub perms: String,
+    /// Offset of `start` in the file.
+    pub offset: u64,
+    /// Mapped file, pseudo-name such as `[heap]`, or empty (anonymous).
+    pub path: String,
+}
+
+impl Mapping {
+    /// True for anonymous memory (no file, no pseudo-name): where a JIT
+    /// writes code.
+    pub fn anonymous(&self) -> bool {
+        self.path.is_empty()
+    }
+}
+
 /// A translated block as logged by the plugin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
@@ -64,6 +95,16 @@ pub struct Block {
     pub mode: IsaMode,
     /// Instructions in order.
     pub insns: Vec<Insn>,
+    /// The mapping holding the block when it was translated, if the log
+    /// had a snapshot covering it.
+    pub mapping: Option<Arc<Mapping>>,
+}
+
+impl Block {
+    /// True when some instruction still lacks its disassembly.
+    pub fn needs_disassembly(&self) -> bool {
+        self.insns.iter().any(|i| i.disas.is_empty())
+    }
 }
 
 /// The parsed log of one process.
@@ -83,6 +124,8 @@ pub struct ProcessLog {
     pub blocks: Vec<Arc<Block>>,
     /// True when the process reached QEMU's normal exit (not killed).
     pub exited_normally: bool,
+    /// Memory-map snapshots logged (version 2 logs).
+    pub snapshots: usize,
 }
 
 fn bad(path: &Path, line: usize, msg: impl Into<String>) -> EmuError {
@@ -109,14 +152,21 @@ fn hex_bytes(path: &Path, line: usize, s: &str) -> Result<Vec<u8>> {
 
 /// Parses one block log from text; `path` is only used in error messages.
 pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
+    // A killed process leaves the rest of the mapped log as zeros.
+    let text = text.split('\0').next().unwrap_or("");
+    // A line without its newline was cut while being written: drop it.
+    let text = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => text,
+    };
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     match lines.next() {
-        Some((_, "tracekit-emu-blocks 1")) => {}
+        Some((_, "tracekit-emu-blocks 1" | "tracekit-emu-blocks 2")) => {}
         _ => {
             return Err(bad(
                 path,
                 1,
-                "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1')",
+                "not a tracekit-emu block log (expected 'tracekit-emu-blocks 1' or '2')",
             ))
         }
     }
@@ -146,7 +196,11 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
         per_insn,
         blocks: Vec::new(),
         exited_normally: false,
+        snapshots: 0,
     };
+    // The snapshot being read (entries still expected) and the one in force.
+    let mut reading: Option<(Vec<Arc<Mapping>>, usize)> = None;
+    let mut current: Vec<Arc<Mapping>> = Vec::new();
     let mut pending: Option<(Block, usize)> = None;
     let close = |pending: &mut Option<(Block, usize)>, log: &mut ProcessLog, at: usize| -> Result<()> {
         if let Some((b, want)) = pending.take() {
@@ -163,7 +217,53 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
     };
     for (no, line) in lines {
         let (kind, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if kind != "M" {
+            if let Some((_, left)) = &reading {
+                return Err(bad(path, no, format!("memory-map snapshot ends {left} entries early")));
+            }
+        }
         match kind {
+            "S" => {
+                close(&mut pending, &mut log, no)?;
+                let n: usize = rest.parse().map_err(|_| bad(path, no, "bad snapshot size"))?;
+                if n > 1_000_000 {
+                    return Err(bad(path, no, "snapshot of more than a million mappings"));
+                }
+                reading = Some((Vec::with_capacity(n), n));
+                if n == 0 {
+                    current = Vec::new();
+                    reading = None;
+                    log.snapshots += 1;
+                }
+            }
+            "M" => {
+                let (entries, left) = reading
+                    .as_mut()
+                    .ok_or_else(|| bad(path, no, "mapping outside a snapshot"))?;
+                let mut f = rest.splitn(5, ' ');
+                let start = hex(path, no, f.next().unwrap_or(""))?;
+                let end = hex(path, no, f.next().unwrap_or(""))?;
+                let perms = f.next().unwrap_or("").to_owned();
+                let offset = hex(path, no, f.next().unwrap_or(""))?;
+                if end <= start || perms.len() != 4 {
+                    return Err(bad(path, no, "expected 'M <start> <end> <perms> <offset> <path>'"));
+                }
+                let path_field = f.next().unwrap_or("").to_owned();
+                entries.push(Arc::new(Mapping {
+                    start,
+                    end,
+                    perms,
+                    offset,
+                    path: path_field,
+                }));
+                *left -= 1;
+                if *left == 0 {
+                    let (mut done, _) = reading.take().expect("reading");
+                    done.sort_by_key(|m| m.start);
+                    current = done;
+                    log.snapshots += 1;
+                }
+            }
             "B" => {
                 close(&mut pending, &mut log, no)?;
                 let f: Vec<&str> = rest.split(' ').collect();
@@ -173,11 +273,16 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
                 let slot = f[0].parse().map_err(|_| bad(path, no, "bad slot"))?;
                 let n: usize = f[2].parse().map_err(|_| bad(path, no, "bad instruction count"))?;
                 let mode = IsaMode::parse(f[3]).ok_or_else(|| bad(path, no, format!("bad mode {:?}", f[3])))?;
+                let vaddr = hex(path, no, f[1])?;
+                if n > 100_000 {
+                    return Err(bad(path, no, "block of more than 100000 instructions"));
+                }
                 let block = Block {
                     slot,
-                    vaddr: hex(path, no, f[1])?,
+                    vaddr,
                     mode,
                     insns: Vec::with_capacity(n),
+                    mapping: mapping_at(&current, vaddr),
                 };
                 pending = Some((block, n));
             }
@@ -209,6 +314,13 @@ pub fn parse_log(path: &Path, text: &str) -> Result<ProcessLog> {
         }
     }
     Ok(log)
+}
+
+/// The mapping of a sorted snapshot that holds `addr`.
+fn mapping_at(snapshot: &[Arc<Mapping>], addr: u64) -> Option<Arc<Mapping>> {
+    let i = snapshot.partition_point(|m| m.start <= addr).checked_sub(1)?;
+    let m = &snapshot[i];
+    (addr < m.end).then(|| m.clone())
 }
 
 /// Reads the first `slots` counters of a counts file. The plugin creates
@@ -248,6 +360,8 @@ pub struct ProcessCapture {
     pub blocks: Vec<Arc<Block>>,
     /// Counter values indexed by slot.
     pub counts: Vec<u64>,
+    /// The JVM's code map (`pid-<pid>.perfmap`), when the process wrote one.
+    pub perfmap: Option<PerfMap>,
 }
 
 impl ProcessCapture {
@@ -272,8 +386,16 @@ impl ProcessCapture {
     }
 }
 
-/// Loads every process found in `raw_dir`, ordered by pid.
+/// Loads every process found in `raw_dir`, ordered by pid, with every
+/// instruction's text (see [`crate::disasm`]).
 pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
+    load_dir_with(raw_dir, true)
+}
+
+/// Loads every process found in `raw_dir`; instructions the plugin logged
+/// without text are disassembled only when `disassemble` is set (totals of
+/// blocks and instructions need no text).
+pub fn load_dir_with(raw_dir: &Path, disassemble: bool) -> Result<Vec<ProcessCapture>> {
     let io = |e| EmuError::Io {
         path: raw_dir.to_owned(),
         error: e,
@@ -282,9 +404,12 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
     for entry in std::fs::read_dir(raw_dir).map_err(io)? {
         let path: PathBuf = entry.map_err(io)?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("pid-") && name.ends_with(".blocks") {
+        if let Some(RawFile::Blocks(_)) = parse_raw_file(name) {
             let text = tracekit_safeio::read_text(&path)?;
-            let log = parse_log(&path, &text)?;
+            let mut log = parse_log(&path, &text)?;
+            if disassemble {
+                crate::disasm::fill(&log.target, &mut log.blocks)?;
+            }
             logs.insert(log.pid, log);
         }
     }
@@ -312,11 +437,18 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
             .map(|b| b.slot + if log.per_insn { b.insns.len() as u64 } else { 1 })
             .max()
             .unwrap_or(1);
-        let counts = read_counts(&raw_dir.join(format!("pid-{}.counts", log.pid)), slots)?;
+        let counts = read_counts(&raw_dir.join(counts_file(log.pid)), slots)?;
+        let map_path = raw_dir.join(perfmap_file(log.pid));
+        let perfmap = if map_path.exists() {
+            Some(PerfMap::load(&map_path)?)
+        } else {
+            None
+        };
         out.push(ProcessCapture {
             log: log.clone(),
             blocks: visible.into_values().collect(),
             counts,
+            perfmap,
         });
     }
     Ok(out)
@@ -359,7 +491,51 @@ mod tests {
         assert!(!log.exited_normally);
     }
 
+    const LOG2: &str = "tracekit-emu-blocks 2\nP 7 0 1 aarch64 tb\nS 2\n\
+        M 1000 2000 r--p 0 /bin/prog\nM 3000 4000 rw-p 0 \nB 1 1000 1 -\nI 1000 1f2003d5\n\
+        B 2 3000 1 -\nI 3000 1f2003d5\nB 3 3000 1 -\nI 3000 20008052\nB 4 8000 1 -\nI 8000 1f2003d5\n";
+
+    #[test]
+    fn version_2_logs_place_blocks_in_mappings_and_may_lack_text() {
+        let log = parse_log(Path::new("x"), LOG2).unwrap();
+        assert_eq!(log.snapshots, 1);
+        assert_eq!(log.blocks.len(), 4);
+        assert_eq!(log.blocks[0].mapping.as_ref().unwrap().path, "/bin/prog");
+        assert!(log.blocks[1].mapping.as_ref().unwrap().anonymous());
+        assert_eq!(
+            log.blocks[1].vaddr, log.blocks[2].vaddr,
+            "rewritten code: two blocks, one address"
+        );
+        assert_ne!(log.blocks[1].insns[0].bytes, log.blocks[2].insns[0].bytes);
+        assert!(log.blocks[3].mapping.is_none());
+        assert!(log.blocks[0].needs_disassembly());
+    }
+
+    #[test]
+    fn a_nul_ends_the_log_as_a_kill_leaves_it() {
+        let killed = format!("{}B 5 1004 1 -\nI 10\0\0\0\0", LOG2);
+        let log = parse_log(Path::new("x"), &killed).unwrap();
+        assert_eq!(log.blocks.len(), 4, "the block cut by the kill is dropped");
+        assert!(!log.exited_normally);
+    }
+
+    #[test]
+    fn snapshots_must_be_whole() {
+        let short = LOG2.replace("S 2", "S 3");
+        let e = parse_log(Path::new("x"), &short).unwrap_err().to_string();
+        assert!(e.contains("line 6") && e.contains("early"), "{e}");
+        let stray = LOG2.replace("S 2\n", "");
+        assert!(parse_log(Path::new("x"), &stray).is_err());
+    }
+
     proptest::proptest! {
+        #[test]
+        fn mutated_v2_logs_never_panic(pos in 0usize..LOG2.len(), byte in proptest::prelude::any::<u8>()) {
+            let mut bytes = LOG2.as_bytes().to_vec();
+            bytes[pos] = byte;
+            let _ = parse_log(Path::new("x"), &String::from_utf8_lossy(&bytes));
+        }
+
         #[test]
         fn mutated_logs_never_panic(pos in 0usize..LOG.len(), byte in proptest::prelude::any::<u8>()) {
             let mut bytes = LOG.as_bytes().to_vec();

@@ -6,7 +6,11 @@
 //!   everything in a run directory (raw counts, `run.json`, cached
 //!   analyses, imported profiles).
 //! - [`capture`] reads the plugin's per-process block logs and counters,
-//!   resolving blocks a forked child inherited from its parent.
+//!   resolving blocks a forked child inherited from its parent;
+//!   [`disasm`] disassembles what the plugin logged as bytes only (with
+//!   the capstone library QEMU itself uses); [`perfmap`] reads a JVM's
+//!   code map; [`regions`] places blocks in the VM, interpreter, JIT code,
+//!   libraries or the program, and names them.
 //! - [`profile`] holds categorization profiles (a documented text format,
 //!   with defaults for ARMv7 Cortex-A8/A9, MIPS32, AArch64 and x86_64) and
 //!   classifies instructions by mnemonic and ARM/Thumb type.
@@ -32,11 +36,16 @@
 
 pub mod analysis;
 pub mod capture;
+pub mod disasm;
 pub mod error;
 pub mod estimate;
+pub mod guest;
+pub mod perfmap;
 pub mod profile;
+pub mod regions;
 pub mod report;
 pub mod run;
+pub mod study;
 pub mod symbols;
 
 pub use error::{EmuError, Result};

@@ -115,6 +115,10 @@ const BUILTIN: &[(&str, &str)] = &[
         "aarch64-cortex-a53",
         include_str!("../profiles/aarch64-cortex-a53.profile"),
     ),
+    (
+        "aarch64-cortex-a72",
+        include_str!("../profiles/aarch64-cortex-a72.profile"),
+    ),
     ("x86_64-generic", include_str!("../profiles/x86_64-generic.profile")),
 ];
 

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::{Analysis, HotBlock, ListedBlock, ProcessStats, ProfileInfo};
+use crate::analysis::{Analysis, FileStats, HotBlock, ListedBlock, ProcessStats, ProfileInfo, RegionStats};
 use crate::profile::Profile;
+use crate::regions::Region;
 use crate::run::{Arch, CountMode, RunRecord};
 
 fn bar(value: u64, max: u64, width: usize) -> String {
@@ -103,6 +104,10 @@ pub struct ProcessReport {
     pub power_w: f64,
     /// Hottest blocks.
     pub hottest: Vec<HotBlock>,
+    /// Executions per code region.
+    pub regions: Vec<RegionStats>,
+    /// Executions per mapped file, most instructions first.
+    pub files: Vec<FileStats>,
 }
 
 impl RunReport {
@@ -132,6 +137,8 @@ impl RunReport {
                     energy_j: p.energy_j,
                     power_w: p.power_w,
                     hottest: p.hottest.clone(),
+                    regions: p.regions.clone(),
+                    files: p.files.clone(),
                 })
                 .collect(),
         }
@@ -275,6 +282,7 @@ fn render_process(s: &mut String, p: &ProcessStats, top: usize) {
             p.overflow
         );
     }
+    render_regions(s, p, top);
     let _ = writeln!(
         s,
         "{:<14} {:>14} {:>7} {:>16} {:>12}  histogram",
@@ -318,6 +326,40 @@ fn render_process(s: &mut String, p: &ProcessStats, top: usize) {
             b.executions,
             b.instructions,
             pct(b.instructions, p.instructions)
+        );
+    }
+}
+
+/// Regions and the most executed files, when the log had memory maps.
+fn render_regions(s: &mut String, p: &ProcessStats, top: usize) {
+    if p.regions.iter().all(|r| r.region == Region::Unmapped) {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "{:<38} {:>14} {:>7} {:>14} {:>10}",
+        "region", "instructions", "%", "block execs", "distinct"
+    );
+    for r in &p.regions {
+        let _ = writeln!(
+            s,
+            "{:<38} {:>14} {:>6.2}% {:>14} {:>10}",
+            format!("{} — {}", r.region.name(), r.region.describe()),
+            r.instructions,
+            pct(r.instructions, p.instructions),
+            r.blocks,
+            r.distinct_blocks
+        );
+    }
+    let _ = writeln!(s, "files:");
+    for f in p.files.iter().take(top) {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:>14} {:>6.2}%  {}",
+            f.region.name(),
+            f.instructions,
+            pct(f.instructions, p.instructions),
+            f.path
         );
     }
 }
@@ -380,6 +422,16 @@ pub fn render_side_by_side(columns: &[(String, ProcessStats)]) -> String {
         row(&format!("  {n}"), &|p| {
             p.categories.get(n).copied().unwrap_or(0).to_string()
         });
+    }
+    for region in Region::ALL {
+        if columns
+            .iter()
+            .any(|(_, p)| p.region_instructions(region) > 0 && region != Region::Unmapped)
+        {
+            row(&format!("  in {}", region.name()), &|p| {
+                p.region_instructions(region).to_string()
+            });
+        }
     }
     row("cycles", &|p| format!("{:.0}", p.cycles));
     row("time", &|p| si(p.time_s, "s"));

@@ -5,7 +5,9 @@
 //! DIR/run.json                 what ran, how, exit status, wall time
 //! DIR/raw/pid-<pid>.blocks     block logs written by the plugin
 //! DIR/raw/pid-<pid>.counts     execution counters written by the plugin
-//! DIR/analysis-<profile>.json  cached analyses, one per profile used
+//! DIR/raw/pid-<pid>.perfmap    a JVM's code map (HotSpot's perf map at exit)
+//! DIR/analysis-<profile>.json  cached analyses, one per profile used,
+//!                              made by the first report that needs one
 //! DIR/profiles/<name>.profile  profiles imported into the run
 //! ```
 
@@ -17,10 +19,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{analyze, Analysis};
-use crate::capture::{load_dir, ProcessCapture};
+use crate::capture::{load_dir, load_dir_with, ProcessCapture};
 use crate::error::{EmuError, Result};
+use crate::guest;
 use crate::profile::{default_profile_for, Profile};
-use crate::symbols::{elf_kind, SymbolTable};
+use crate::regions::Namer;
+use crate::symbols::elf_kind;
 
 /// Guest instruction-set families tracekit profiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,6 +149,17 @@ pub struct RunRequest {
     pub plugin: Option<PathBuf>,
     /// Profile (built-in name or file) for the analysis kept with the run.
     pub profile: Option<String>,
+    /// For a JVM launcher: ask the JVM for its code map at exit (adds
+    /// `-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit` before the
+    /// program's own arguments), so JIT code and the interpreter are told
+    /// apart.
+    pub jvm_code_map: bool,
+    /// Free-form labels kept in `run.json` (e.g. `kernel=fft`), which
+    /// `emu study` groups runs by.
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Plugin option `disas=all`: QEMU disassembles every instruction
+    /// (slow; for checking tracekit's own disassembly).
+    pub disas_all: bool,
 }
 
 /// What was run, kept as `run.json`.
@@ -170,6 +185,27 @@ pub struct RunRecord {
     pub wall_s: f64,
     /// Profile of the analysis kept with the run.
     pub profile: String,
+    /// Arguments tracekit put before the program's own (a JVM's code-map flags).
+    #[serde(default)]
+    pub injected_args: Vec<String>,
+    /// Library prefix passed to QEMU as `-L`, when the guest's loader is
+    /// not in the host's root.
+    #[serde(default)]
+    pub ld_prefix: Option<PathBuf>,
+    /// Labels given with `emu run --label KEY=VALUE`.
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
+}
+
+/// Totals of a run, computed without disassembly or a profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunTotals {
+    /// Processes with a block log.
+    pub processes: usize,
+    /// Block executions.
+    pub blocks: u64,
+    /// Instructions executed.
+    pub instructions: u64,
 }
 
 /// Hottest blocks kept per process in a cached analysis.
@@ -213,13 +249,20 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
 
 /// Directory holding the plugin's raw files.
 pub fn raw_dir(out: &Path) -> PathBuf {
-    out.join("raw")
+    out.join(tracekit_emu_format::RAW_DIR)
 }
 
-/// Runs the program under QEMU with the plugin, writes `run.json` and the
-/// analysis under the chosen (or the arch's default) profile.
-pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
-    let program = std::fs::canonicalize(&req.program).map_err(io_err(&req.program))?;
+/// The JVM options that make HotSpot write its code map at exit.
+pub const JVM_CODE_MAP_ARGS: [&str; 2] = ["-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"];
+
+/// Runs the program under QEMU with the plugin and writes `run.json`.
+/// Everything that can make QEMU fail to start (unknown program, wrong
+/// architecture, missing loader, missing plugin) is checked first. The
+/// analysis is left to the first report that asks for it; the totals
+/// returned need no disassembly.
+pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
+    let program = guest::resolve_program(&req.program, req.arch)?;
+    guest::check_elf(&program)?;
     // Check the profile before spending time on the run; a file is kept by
     // absolute path so reports work from any directory.
     let profile_name = match &req.profile {
@@ -239,53 +282,49 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
         Some(q) => q.clone(),
         None => PathBuf::from(req.arch.qemu_for(&program)?),
     };
+    let ld_prefix = guest::loader_prefix(&program, req.arch)?;
     let plugin = match &req.plugin {
         Some(p) => p.clone(),
         None => find_plugin()?,
     };
     let plugin = std::fs::canonicalize(&plugin).map_err(io_err(&plugin))?;
+    std::fs::create_dir_all(&req.out).map_err(io_err(&req.out))?;
     let raw = raw_dir(&req.out);
     std::fs::create_dir_all(&raw).map_err(io_err(&raw))?;
     let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
-    for entry in std::fs::read_dir(&raw).map_err(io_err(&raw))? {
-        let path = entry.map_err(io_err(&raw))?.path();
-        if path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("pid-"))
-        {
-            std::fs::remove_file(&path).map_err(io_err(&path))?;
-        }
-    }
-    for entry in std::fs::read_dir(&req.out).map_err(io_err(&req.out))? {
-        let path = entry.map_err(io_err(&req.out))?.path();
-        if path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("analysis-"))
-        {
-            std::fs::remove_file(&path).map_err(io_err(&path))?;
-        }
-    }
-    let plugin_arg = format!(
+    remove_matching(&raw, tracekit_emu_format::PID_PREFIX)?;
+    remove_matching(&req.out, tracekit_emu_format::ANALYSIS_PREFIX)?;
+    let injected_args: Vec<String> = if req.jvm_code_map && guest::is_jvm_launcher(&program) {
+        JVM_CODE_MAP_ARGS.iter().map(|s| s.to_string()).collect()
+    } else {
+        Vec::new()
+    };
+    let mut plugin_arg = format!(
         "{},out={},mode={}",
         qemu_opt_escape(&plugin),
         qemu_opt_escape(&raw),
         req.mode.arg()
     );
-    let started = Instant::now();
-    let status = Command::new(&qemu)
+    if req.disas_all {
+        plugin_arg.push_str(",disas=all");
+    }
+    let mut command = Command::new(&qemu);
+    if let Some(prefix) = &ld_prefix {
+        command.arg("-L").arg(prefix);
+    }
+    command
         .arg("-plugin")
         .arg(&plugin_arg)
         .arg(&program)
-        .args(&req.args)
-        .status()
-        .map_err(|e| {
-            EmuError::Invalid(format!(
-                "cannot start {}: {e} (is qemu-user installed?)",
-                qemu.display()
-            ))
-        })?;
+        .args(&injected_args)
+        .args(&req.args);
+    let started = Instant::now();
+    let status = command.status().map_err(|e| {
+        EmuError::Invalid(format!(
+            "cannot start {}: {e} (is qemu-user installed?)",
+            qemu.display()
+        ))
+    })?;
     let wall_s = started.elapsed().as_secs_f64();
     use std::os::unix::process::ExitStatusExt;
 
@@ -300,23 +339,109 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, Analysis)> {
         signal: status.signal(),
         wall_s,
         profile: profile_name,
+        injected_args,
+        ld_prefix,
+        labels: req.labels.clone(),
     };
     let json = serde_json::to_string_pretty(&record).expect("serializable");
-    let run_json = req.out.join("run.json");
+    let run_json = req.out.join(tracekit_emu_format::RUN_FILE);
     std::fs::write(&run_json, json).map_err(io_err(&run_json))?;
-    if !raw.read_dir().map_err(io_err(&raw))?.any(|e| e.is_ok()) {
+    let pids = settle_raw(&raw)?;
+    if pids.is_empty() {
         return Err(EmuError::Invalid(format!(
             "{} wrote no profile data: did the plugin load? (exit status {status})",
             record.qemu.display()
         )));
     }
-    let analysis = analysis_for(&req.out, None)?;
-    Ok((record, analysis))
+    if !record.injected_args.is_empty() {
+        collect_code_maps(&raw, &pids, started)?;
+    }
+    let totals = totals(&req.out)?;
+    Ok((record, totals))
+}
+
+fn remove_matching(dir: &Path, prefix: &str) -> Result<()> {
+    for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
+        let path = entry.map_err(io_err(dir))?.path();
+        if path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with(prefix))
+        {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Trims the zero tail a killed process leaves in its mapped block log
+/// (the plugin trims it itself at a normal exit) and returns the pids.
+fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir(raw).map_err(io_err(raw))? {
+        let path = entry.map_err(io_err(raw))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(tracekit_emu_format::RawFile::Blocks(pid)) = tracekit_emu_format::parse_raw_file(name) else {
+            continue;
+        };
+        pids.push(pid);
+        let bytes = std::fs::read(&path).map_err(io_err(&path))?;
+        if let Some(end) = bytes.iter().position(|&b| b == 0) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(io_err(&path))?;
+            file.set_len(end as u64).map_err(io_err(&path))?;
+        }
+    }
+    pids.sort_unstable();
+    Ok(pids)
+}
+
+/// Moves each JVM's code map (`/tmp/perf-<pid>.map`, written at exit) of
+/// this run into `raw/`.
+fn collect_code_maps(raw: &Path, pids: &[u32], started: Instant) -> Result<()> {
+    let since = std::time::SystemTime::now() - started.elapsed();
+    for pid in pids {
+        let map = PathBuf::from(format!("/tmp/perf-{pid}.map"));
+        let fresh = std::fs::metadata(&map)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= since);
+        if !fresh {
+            continue;
+        }
+        let dest = raw.join(tracekit_emu_format::perfmap_file(*pid));
+        if std::fs::rename(&map, &dest).is_err() {
+            std::fs::copy(&map, &dest).map_err(io_err(&map))?;
+            let _ = std::fs::remove_file(&map);
+        }
+    }
+    Ok(())
+}
+
+/// Block executions and instructions of a run directory, from the logs and
+/// counters alone (no disassembly, no profile).
+pub fn totals(dir: &Path) -> Result<RunTotals> {
+    let captures = load_dir_with(&raw_dir(dir), false)?;
+    let mut t = RunTotals {
+        processes: captures.len(),
+        blocks: 0,
+        instructions: 0,
+    };
+    for cap in &captures {
+        for b in &cap.blocks {
+            t.blocks += cap.block_count(b);
+            t.instructions += cap.insn_counts(b).sum::<u64>();
+        }
+    }
+    Ok(t)
 }
 
 /// Reads `run.json` of a run directory.
 pub fn load_record(dir: &Path) -> Result<RunRecord> {
-    let path = dir.join("run.json");
+    let path = dir.join(tracekit_emu_format::RUN_FILE);
     let text = tracekit_safeio::read_text(&path)?;
     serde_json::from_str(&text).map_err(|e| EmuError::Parse {
         path: path.clone(),
@@ -328,7 +453,9 @@ pub fn load_record(dir: &Path) -> Result<RunRecord> {
 /// Resolves a profile for a run: a profile imported into the run directory
 /// (`DIR/profiles/<name>.profile`), a built-in name, or a file path.
 pub fn resolve_profile(dir: &Path, spec: &str) -> Result<Profile> {
-    let imported = dir.join("profiles").join(format!("{spec}.profile"));
+    let imported = dir
+        .join(tracekit_emu_format::PROFILES_DIR)
+        .join(format!("{spec}.profile"));
     if imported.is_file() {
         let text = tracekit_safeio::read_text(&imported)?;
         return Profile::parse(&imported, &text);
@@ -397,7 +524,7 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
     let profile = resolve_profile(dir, spec)?;
     let profile_digest = digest(&profile.to_text());
     let stamp = inputs_stamp(dir, &record.program)?;
-    let cache = dir.join(format!("analysis-{}.json", profile.name));
+    let cache = dir.join(tracekit_emu_format::analysis_file(&profile.name));
     if let Ok(text) = tracekit_safeio::read_text(&cache) {
         if let Ok(c) = serde_json::from_str::<CachedAnalysis>(&text) {
             if c.profile_digest == profile_digest && c.inputs_stamp == stamp {
@@ -406,9 +533,9 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
         }
     }
     let captures = load_capture(dir)?;
-    // A missing or unreadable program only costs the symbol names.
-    let symbols = SymbolTable::load(&record.program).ok();
-    let analysis = analyze(&captures, &profile, symbols.as_ref(), HOT_BLOCKS_KEPT);
+    // A missing or unreadable file only costs symbol names.
+    let namer = Namer::new(Some(&record.program));
+    let analysis = analyze(&captures, &profile, Some(&record.program), &namer, HOT_BLOCKS_KEPT);
     let cached = CachedAnalysis {
         profile_digest,
         inputs_stamp: stamp,
@@ -422,11 +549,11 @@ pub fn analysis_for(dir: &Path, profile: Option<&str>) -> Result<Analysis> {
 /// Stores a profile in the run directory (so `--profile NAME` finds it)
 /// and drops the cached analysis made with an earlier version of it.
 pub fn import_profile(dir: &Path, profile: &Profile) -> Result<PathBuf> {
-    let pdir = dir.join("profiles");
+    let pdir = dir.join(tracekit_emu_format::PROFILES_DIR);
     std::fs::create_dir_all(&pdir).map_err(io_err(&pdir))?;
     let path = pdir.join(format!("{}.profile", profile.name));
     std::fs::write(&path, profile.to_text()).map_err(io_err(&path))?;
-    let cache = dir.join(format!("analysis-{}.json", profile.name));
+    let cache = dir.join(tracekit_emu_format::analysis_file(&profile.name));
     if cache.exists() {
         std::fs::remove_file(&cache).map_err(io_err(&cache))?;
     }

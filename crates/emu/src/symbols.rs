@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use object::{Object, ObjectSection, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 
 use crate::capture::IsaMode;
 use crate::error::{EmuError, Result};
@@ -41,6 +41,8 @@ pub struct SymbolTable {
     functions: Vec<(u64, u64, String)>,
     /// (address, mode) sorted by address, from `$a`/`$t`/`$d`.
     mapping: Vec<(u64, Option<IsaMode>)>,
+    /// Loadable segments: (file offset, size in the file, address).
+    segments: Vec<(u64, u64, u64)>,
 }
 
 impl SymbolTable {
@@ -52,7 +54,18 @@ impl SymbolTable {
     fn from_file(file: &object::File<'_>) -> SymbolTable {
         let arm = file.architecture() == object::Architecture::Arm;
         let mut table = SymbolTable::default();
-        for sym in file.symbols() {
+        for seg in file.segments() {
+            let (off, size) = seg.file_range();
+            table.segments.push((off, size, seg.address()));
+        }
+        // Shared libraries usually keep only dynamic symbols.
+        let dynamic = file.symbols().next().is_none();
+        let symbols: Vec<object::Symbol<'_, '_>> = if dynamic {
+            file.dynamic_symbols().collect()
+        } else {
+            file.symbols().collect()
+        };
+        for sym in symbols {
             let Ok(name) = sym.name() else { continue };
             let addr = sym.address();
             if arm && name.starts_with('$') {
@@ -106,6 +119,16 @@ impl SymbolTable {
         })
     }
 
+    /// The address (as the ELF file numbers it) of the byte at `offset` in
+    /// the file, through the loadable segments; how a mapped library's
+    /// run-time address is turned into one its symbols use.
+    pub fn address_of_offset(&self, offset: u64) -> Option<u64> {
+        self.segments
+            .iter()
+            .find(|(off, size, _)| offset >= *off && offset < off + size)
+            .map(|(off, _, addr)| offset - off + addr)
+    }
+
     /// ARM/Thumb mode at `addr` according to the mapping symbols.
     pub fn mode_at(&self, addr: u64) -> Option<IsaMode> {
         let i = self.mapping.partition_point(|m| m.0 <= addr).checked_sub(1)?;
@@ -126,7 +149,10 @@ mod tests {
                 (0x200, Some(IsaMode::Thumb)),
                 (0x300, None),
             ],
+            segments: vec![(0, 0x1000, 0x10000)],
         };
+        assert_eq!(t.address_of_offset(0x10), Some(0x10010));
+        assert_eq!(t.address_of_offset(0x1000), None);
         assert_eq!(t.describe(0x100).as_deref(), Some("f"));
         assert_eq!(t.describe(0x104).as_deref(), Some("f+0x4"));
         assert_eq!(t.describe(0x130), None);

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use tracekit_emu::analysis::{analyze, Analysis};
 use tracekit_emu::capture::load_dir;
 use tracekit_emu::profile::Profile;
+use tracekit_emu::regions::Namer;
 use tracekit_emu::report::{render_report, render_side_by_side, report_json};
 use tracekit_emu::run::{Arch, CountMode, RunRecord};
-use tracekit_emu::symbols::SymbolTable;
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/arm-fork")
@@ -28,13 +28,23 @@ fn record() -> RunRecord {
         signal: None,
         wall_s: 0.05,
         profile: "armv7-cortex-a8".into(),
+        injected_args: vec![],
+        ld_prefix: None,
+        labels: Default::default(),
     }
 }
 
 fn analysis(profile: &str) -> Analysis {
     let captures = load_dir(&data()).unwrap();
-    let symbols = SymbolTable::load(&data().join("fork")).unwrap();
-    analyze(&captures, &Profile::builtin(profile).unwrap(), Some(&symbols), 10)
+    let program = data().join("fork");
+    let namer = Namer::new(Some(&program));
+    analyze(
+        &captures,
+        &Profile::builtin(profile).unwrap(),
+        Some(&program),
+        &namer,
+        10,
+    )
 }
 
 fn check(name: &str, actual: &str) {

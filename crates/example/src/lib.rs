@@ -8,6 +8,12 @@
 //! presses the big red button. The generator only *acts out* that story; the
 //! analysis has to discover the portrait pattern from the files.
 //!
+//! [`runs`] acts out repeated runs of a synthetic program with realistic
+//! noise and planted changes, for comparing runs (`tracekit diff`).
+//!
+//! [`hint_scenarios`] generates small sessions for judging ranked hints:
+//! one cause among the same distractors each time.
+//!
 //! ```
 //! let s = tracekit_example::browser_session(&tracekit_example::Options::default());
 //! assert_eq!(s.threads.len(), 4);
@@ -16,7 +22,9 @@
 
 mod browser;
 mod context;
+pub mod hint_scenarios;
 mod rng;
+pub mod runs;
 mod scenario;
 mod threads;
 

@@ -40,3 +40,18 @@ impl Rng {
         self.unit() < p
     }
 }
+
+impl Rng {
+    /// A standard normal deviate (Box–Muller; one of the pair is dropped,
+    /// which keeps the generator's state simple).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.unit(); // (0, 1]: ln is finite
+        let u2 = self.unit();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
+    /// A log-normal factor with median 1: `exp(sigma · N(0, 1))`.
+    pub fn log_normal(&mut self, sigma: f64) -> f64 {
+        (sigma * self.normal()).exp()
+    }
+}

@@ -124,7 +124,7 @@ pub fn detect(path: &Path) -> Result<Detected, Error> {
                 format: Format::Recording,
             });
         }
-        if path.join("run.json").is_file() {
+        if path.join(tracekit_emu_format::RUN_FILE).is_file() {
             return Err(Error::new(
                 path,
                 "an emulator run directory: read it with `tracekit emu report` (it holds instruction counts, not a trace)",

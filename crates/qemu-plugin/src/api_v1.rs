@@ -89,6 +89,10 @@ extern "C" {
     pub fn qemu_plugin_insn_size(insn: *const qemu_plugin_insn) -> usize;
     /// Guest virtual address of the instruction.
     pub fn qemu_plugin_insn_vaddr(insn: *const qemu_plugin_insn) -> u64;
+    /// Host address of the instruction's bytes; in user mode guest memory
+    /// is host memory at a fixed offset (`guest_base`), so `haddr - vaddr`
+    /// is that offset. May be null when the code is not in RAM.
+    pub fn qemu_plugin_insn_haddr(insn: *const qemu_plugin_insn) -> *mut c_void;
     /// QEMU's disassembly of the instruction, allocated by glib; free it
     /// with [`g_free`].
     pub fn qemu_plugin_insn_disas(insn: *const qemu_plugin_insn) -> *mut c_char;

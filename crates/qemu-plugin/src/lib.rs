@@ -3,8 +3,10 @@
 //! `qemu-mipsel`, `qemu-aarch64`, `qemu-x86_64`, …).
 //!
 //! For every translation block the plugin assigns a counter slot and logs
-//! the block's instructions once (address, bytes, QEMU's disassembly and,
-//! on 32-bit ARM, the ARM/Thumb mode). Executions are counted **exactly**
+//! the block's instructions once (address, bytes, the ARM/Thumb mode on
+//! 32-bit ARM, and QEMU's disassembly where the analysis cannot redo it),
+//! plus snapshots of the guest's memory map so every block can be placed in
+//! a library, a program or anonymous (JIT) memory. Executions are counted **exactly**
 //! per process and per block with one inline add per block execution, so
 //! QEMU's block chaining stays on. Counters live in a memory-mapped file per
 //! process, so counts survive any way the process ends; a forked child gets
@@ -21,6 +23,7 @@
 //! the documented API; no QEMU (GPL) source is part of this crate.
 
 pub mod api_v1;
+pub mod maps;
 pub mod recorder;
 pub mod store;
 
@@ -122,6 +125,11 @@ unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
         })
         .collect();
     let vaddr = api_v1::qemu_plugin_tb_vaddr(tb);
+    // In user mode guest memory is host memory at a fixed offset.
+    let guest_base = handles.first().and_then(|&h| {
+        let host = api_v1::qemu_plugin_insn_haddr(h) as u64;
+        (host != 0).then(|| host.wrapping_sub(api_v1::qemu_plugin_insn_vaddr(h)))
+    });
     let disassemble = |i: usize| {
         let p = api_v1::qemu_plugin_insn_disas(handles[i]);
         if p.is_null() {
@@ -132,7 +140,7 @@ unsafe fn translate(tb: *mut api_v1::qemu_plugin_tb) {
         s
     };
     let placed = with_recorder(|rec| {
-        let placement = match rec.translate(vaddr, &insns, disassemble) {
+        let placement = match rec.translate(vaddr, &insns, guest_base, disassemble) {
             Ok(p) => p,
             Err(e) => {
                 say(&format!("cannot write the block log: {e}"));

@@ -3,18 +3,35 @@
 //!
 //! Output, per process, in the `out=` directory:
 //! - `pid-<pid>.blocks`: text, one record per line —
-//!   `tracekit-emu-blocks 1` (magic), then
-//!   `P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>`, then for
-//!   every block the first time it is translated
+//!   `tracekit-emu-blocks 2` (magic), then
+//!   `P <pid> <parent pid or 0> <inherited slots> <target> <tb|insn>`, then
+//!   snapshots of the guest memory map (`S <entries>` followed by
+//!   `M <start> <end> <perms> <offset> <path>` lines, see [`crate::maps`]),
+//!   and for every block the first time it is translated
 //!   `B <slot> <vaddr hex> <instruction count> <A|T|?|->` followed by one
-//!   `I <vaddr hex> <bytes hex> <disassembly>` line per instruction, and
-//!   `X <slots used>` at normal exit.
+//!   `I <vaddr hex> <bytes hex>[ <disassembly>]` line per instruction, and
+//!   `X <slots used>` at normal exit. Until then the file may end in zero
+//!   bytes (it is written through a growing mapping, [`MappedLog`]).
 //! - `pid-<pid>.counts`: little-endian `u64` per slot (see [`crate::store`]).
+//!
+//! Disassembly is left to the analysis (`tracekit-emu` runs capstone, the
+//! library QEMU 7.2 itself uses, with QEMU's options) for targets where that
+//! gives QEMU's text exactly — AArch64, x86-64 and ARM/Thumb blocks whose
+//! mode the bytes decide; QEMU's disassembler is asked only for the others
+//! (MIPS, undecided ARM blocks) or for every instruction with `disas=all`.
+//! QEMU 7.2 opens a capstone handle per call, which made disassembly the
+//! plugin's largest cost on code-heavy guests such as a JVM.
 //!
 //! In `tb` mode a block owns one slot counting its executions. In `insn`
 //! mode every instruction owns a slot (block slot + index) counted by a
 //! per-instruction callback: an independent way to get the same numbers.
 //! Slot 0 is the overflow sink, used only if the counts file fills up.
+//!
+//! A block's identity is its address **and its exact instruction bytes**
+//! (with instruction lengths): a retranslation of identical code (after a
+//! code-cache flush, or in a forked child) reuses the slot, while code
+//! rewritten at the same address (a JIT reusing its code cache) gets a new
+//! slot and a new log record, so the two are never confused.
 //!
 //! A forked child inherits its parent's slots `1..inherited`: their block
 //! records are in the parent's (or an ancestor's) log; the child logs only
@@ -22,12 +39,13 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::hash::{Hash, Hasher};
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 
-use crate::store::{CounterStore, DEFAULT_CAPACITY};
+use rustc_hash::FxBuildHasher;
+
+use crate::maps::{guest_limit, parse_host_maps, write_snapshot, Coverage};
+use crate::store::{CounterStore, MappedLog, DEFAULT_CAPACITY};
 
 /// How executions are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +65,15 @@ impl CountMode {
     }
 }
 
+/// Which instructions the plugin asks QEMU to disassemble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disas {
+    /// Only where the analysis cannot reproduce QEMU's text (the default).
+    Needed,
+    /// Every instruction (for checking the analysis's disassembly).
+    All,
+}
+
 /// Plugin options, from QEMU's `-plugin lib.so,out=DIR,mode=tb` arguments.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -56,6 +83,8 @@ pub struct Options {
     pub mode: CountMode,
     /// Slots per counts file.
     pub capacity: u64,
+    /// Disassembly policy.
+    pub disas: Disas,
 }
 
 impl Options {
@@ -64,6 +93,7 @@ impl Options {
         let mut out = None;
         let mut mode = CountMode::Block;
         let mut capacity = DEFAULT_CAPACITY;
+        let mut disas = Disas::Needed;
         for arg in args {
             let arg = arg.as_ref();
             let (key, value) = arg
@@ -78,6 +108,13 @@ impl Options {
                         _ => return Err(format!("mode must be tb or insn, not {value:?}")),
                     }
                 }
+                "disas" => {
+                    disas = match value {
+                        "needed" => Disas::Needed,
+                        "all" => Disas::All,
+                        _ => return Err(format!("disas must be needed or all, not {value:?}")),
+                    }
+                }
                 "capacity" => {
                     capacity = value
                         .parse()
@@ -85,11 +122,20 @@ impl Options {
                         .filter(|c| *c >= 2)
                         .ok_or_else(|| format!("capacity must be an integer ≥ 2, not {value:?}"))?
                 }
-                _ => return Err(format!("unknown plugin argument {key:?} (known: out, mode, capacity)")),
+                _ => {
+                    return Err(format!(
+                        "unknown plugin argument {key:?} (known: out, mode, disas, capacity)"
+                    ))
+                }
             }
         }
         let out = out.ok_or("missing plugin argument out=DIR")?;
-        Ok(Self { out, mode, capacity })
+        Ok(Self {
+            out,
+            mode,
+            capacity,
+            disas,
+        })
     }
 }
 
@@ -115,22 +161,20 @@ pub struct Placement {
     pub overflow: bool,
 }
 
-#[derive(PartialEq, Eq, Hash)]
-struct BlockKey {
-    vaddr: u64,
-    insns: usize,
-    content: u64,
-}
-
 /// Per-process recording state.
 pub struct Recorder {
     opts: Options,
     target: String,
     pid: u32,
     store: CounterStore,
-    log: File,
-    known: HashMap<BlockKey, (u64, usize)>,
+    log: MappedLog,
+    /// Block identity (address, then each instruction's length and bytes)
+    /// → (slot, logged instructions). Keys are compared in full.
+    known: HashMap<Box<[u8]>, (u64, usize), FxBuildHasher>,
+    key: Vec<u8>,
     texts: HashMap<(char, Vec<u8>), String>,
+    record: String,
+    coverage: Option<Coverage>,
 }
 
 impl Recorder {
@@ -139,15 +183,18 @@ impl Recorder {
         let pid = std::process::id();
         let mut store = CounterStore::create(&counts_path(&opts, pid), opts.capacity)?;
         store.alloc(1).expect("capacity ≥ 2"); // slot 0: overflow sink
-        let log = File::create(blocks_path(&opts, pid))?;
+        let log = MappedLog::create(&blocks_path(&opts, pid))?;
         let mut rec = Self {
             opts,
             target: target.to_owned(),
             pid,
             store,
             log,
-            known: HashMap::new(),
+            known: HashMap::default(),
+            key: Vec::new(),
             texts: HashMap::new(),
+            record: String::new(),
+            coverage: None,
         };
         rec.write_header(0, 1)?;
         Ok(rec)
@@ -165,97 +212,140 @@ impl Recorder {
 
     fn write_header(&mut self, parent: u32, inherited: u64) -> io::Result<()> {
         let text = format!(
-            "tracekit-emu-blocks 1\nP {} {} {} {} {}\n",
+            "tracekit-emu-blocks 2\nP {} {} {} {} {}\n",
             self.pid,
             parent,
             inherited,
             self.target,
             self.opts.mode.name()
         );
-        self.log.write_all(text.as_bytes())
+        self.log.append(text.as_bytes())
+    }
+
+    /// Logs a snapshot of the guest memory map when `vaddr` lies outside
+    /// every readable mapping of the last one (or there is none yet).
+    fn follow_maps(&mut self, vaddr: u64, guest_base: Option<u64>) -> io::Result<()> {
+        let Some(base) = guest_base else { return Ok(()) };
+        if self.coverage.as_ref().is_some_and(|c| c.covers(vaddr)) {
+            return Ok(());
+        }
+        let Ok(text) = std::fs::read_to_string("/proc/self/maps") else {
+            return Ok(());
+        };
+        let entries = parse_host_maps(&text, base, guest_limit(&self.target));
+        self.record.clear();
+        write_snapshot(&mut self.record, &entries);
+        self.log.append(self.record.as_bytes())?;
+        self.coverage = Some(Coverage::of(&entries));
+        Ok(())
+    }
+
+    /// True when the analysis cannot reproduce QEMU's disassembly of a
+    /// block in this mode, so the plugin must log QEMU's text.
+    fn needs_text(&self, mode: char) -> bool {
+        self.opts.disas == Disas::All
+            || match self.target.as_str() {
+                "aarch64" | "x86_64" => false,
+                "arm" => mode == '?',
+                _ => true,
+            }
     }
 
     /// Called for every translation: returns where to count. A block seen
-    /// before (same address, length and bytes — QEMU retranslates after a
-    /// code-cache flush) reuses its slot and is not logged again;
-    /// `disassemble(i)` is only called for new blocks.
+    /// before (same address, instruction lengths and bytes — QEMU
+    /// retranslates after a code-cache flush) reuses its slot and is not
+    /// logged again; code rewritten at the same address is a new block.
+    /// `guest_base` (host − guest address) enables memory-map snapshots;
+    /// `disassemble(i)` is only called for instructions whose text is logged.
     pub fn translate(
         &mut self,
         vaddr: u64,
         insns: &[InsnBytes<'_>],
+        guest_base: Option<u64>,
         disassemble: impl Fn(usize) -> String,
     ) -> io::Result<Placement> {
         self.follow_pid()?;
-        let key = BlockKey {
-            vaddr,
-            insns: insns.len(),
-            content: content_hash(insns),
-        };
-        if let Some(&(slot, n)) = self.known.get(&key) {
+        self.key.clear();
+        self.key.extend_from_slice(&vaddr.to_le_bytes());
+        for i in insns {
+            self.key.push(i.bytes.len().min(255) as u8);
+            self.key.extend_from_slice(i.bytes);
+        }
+        if let Some(&(slot, n)) = self.known.get(self.key.as_slice()) {
             return Ok(Placement {
                 slot,
                 insns: n,
                 overflow: false,
             });
         }
+        self.follow_maps(vaddr, guest_base)?;
         let mode = isa_mode(&self.target, insns);
-        let mut texts: Vec<String> = Vec::with_capacity(insns.len());
-        for (i, insn) in insns.iter().enumerate() {
-            // QEMU's disassembler is slow (7.2 opens a capstone handle per
-            // call); the text of instruction bytes seen before in the same
-            // mode is reused when it cannot depend on the address.
-            let key = (mode, insn.bytes.to_vec());
-            let text = match self.texts.get(&key) {
-                Some(t) if mode != '?' => t.clone(),
-                _ => {
-                    let t = disassemble(i);
-                    if mode != '?' && address_independent(&t) {
-                        self.texts.insert(key, t.clone());
-                    }
-                    t
-                }
-            };
-            texts.push(text);
+        let with_text = self.needs_text(mode);
+        let mut texts: Vec<Option<String>> = vec![None; insns.len()];
+        if with_text {
+            for (i, insn) in insns.iter().enumerate() {
+                texts[i] = Some(self.text_of(mode, insn, || disassemble(i)));
+            }
         }
-        if is_phantom(&self.target, insns, &texts) {
-            texts.pop();
+        let mut n = insns.len();
+        if phantom_candidate(&self.target, insns) {
+            let last = texts[n - 1].take().unwrap_or_else(|| disassemble(n - 1));
+            if is_phantom(&self.target, insns, &[String::new(), last.clone()]) {
+                n -= 1;
+            } else if with_text {
+                texts[n - 1] = Some(last);
+            }
         }
-        let insns = &insns[..texts.len()];
+        let insns = &insns[..n];
         let width = match self.opts.mode {
             CountMode::Block => 1,
-            CountMode::Insn => insns.len().max(1) as u64,
+            CountMode::Insn => n.max(1) as u64,
         };
         let Some(slot) = self.store.alloc(width) else {
             return Ok(Placement {
                 slot: 0,
-                insns: insns.len(),
+                insns: n,
                 overflow: true,
             });
         };
-        self.known.insert(key, (slot, insns.len()));
-        let mut text = format!("B {slot} {vaddr:x} {} {mode}\n", insns.len());
+        self.known.insert(self.key.clone().into_boxed_slice(), (slot, n));
+        let text = &mut self.record;
+        text.clear();
+        let _ = writeln!(text, "B {slot} {vaddr:x} {n} {mode}");
         for (insn, disas) in insns.iter().zip(&texts) {
             let _ = write!(text, "I {:x} ", insn.vaddr);
-            for b in insn.bytes {
-                let _ = write!(text, "{b:02x}");
+            push_hex(text, insn.bytes);
+            if let Some(d) = disas {
+                text.push(' ');
+                text.extend(d.trim().chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
             }
-            text.push(' ');
-            text.extend(
-                disas
-                    .trim()
-                    .chars()
-                    .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
-            );
             text.push('\n');
         }
-        // One write per new block: the log is complete up to the last
+        // One append per new block: the log is complete up to the last
         // translation whatever way the process ends.
-        self.log.write_all(text.as_bytes())?;
+        self.log.append(self.record.as_bytes())?;
         Ok(Placement {
             slot,
-            insns: insns.len(),
+            insns: n,
             overflow: false,
         })
+    }
+
+    /// QEMU's disassembly is slow; the text of instruction bytes seen
+    /// before in the same mode is reused when it cannot depend on the
+    /// address.
+    fn text_of(&mut self, mode: char, insn: &InsnBytes<'_>, disassemble: impl FnOnce() -> String) -> String {
+        let key = (mode, insn.bytes.to_vec());
+        match self.texts.get(&key) {
+            Some(t) if mode != '?' => t.clone(),
+            _ => {
+                let t = disassemble();
+                if mode != '?' && address_independent(&t) {
+                    self.texts.insert(key, t.clone());
+                }
+                t
+            }
+        }
     }
 
     /// Address of a counter slot.
@@ -269,7 +359,9 @@ impl Recorder {
         let parent = self.pid;
         self.pid = std::process::id();
         self.store.reopen_for_child(&counts_path(&self.opts, self.pid))?;
-        self.log = File::create(blocks_path(&self.opts, self.pid))?;
+        self.log = MappedLog::create(&blocks_path(&self.opts, self.pid))?;
+        // The child's own blocks are classified against its own log.
+        self.coverage = None;
         let inherited = self.store.used();
         self.write_header(parent, inherited)
     }
@@ -284,29 +376,29 @@ impl Recorder {
         Ok(())
     }
 
-    /// At normal exit: mark the log complete and trim the counts file.
+    /// At normal exit: mark the log complete and trim both files.
     pub fn finish(&mut self) -> io::Result<()> {
         self.follow_pid()?;
-        self.log.write_all(format!("X {}\n", self.store.used()).as_bytes())?;
+        self.log.append(format!("X {}\n", self.store.used()).as_bytes())?;
+        self.log.finish()?;
         self.store.trim()
     }
 }
 
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
+    }
+}
+
 fn counts_path(opts: &Options, pid: u32) -> PathBuf {
-    opts.out.join(format!("pid-{pid}.counts"))
+    opts.out.join(tracekit_emu_format::counts_file(pid))
 }
 
 fn blocks_path(opts: &Options, pid: u32) -> PathBuf {
-    opts.out.join(format!("pid-{pid}.blocks"))
-}
-
-fn content_hash(insns: &[InsnBytes<'_>]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for i in insns {
-        i.vaddr.hash(&mut h);
-        i.bytes.hash(&mut h);
-    }
-    h.finish()
+    opts.out.join(tracekit_emu_format::blocks_file(pid))
 }
 
 /// True when a disassembly cannot depend on the instruction's address:
@@ -364,6 +456,17 @@ pub fn is_phantom(target: &str, insns: &[InsnBytes<'_>], disas: &[String]) -> bo
         && (text.is_empty() || text.starts_with(".byte") || text.starts_with("(bad)"))
 }
 
+/// True when the block's last instruction could be a phantom (see
+/// [`is_phantom`]): only then is its text needed to decide.
+pub fn phantom_candidate(target: &str, insns: &[InsnBytes<'_>]) -> bool {
+    const PAGE: u64 = 4096;
+    matches!(target, "x86_64" | "i386")
+        && insns.len() >= 2
+        && insns
+            .last()
+            .is_some_and(|l| (l.vaddr + l.bytes.len() as u64) % PAGE == 0)
+}
+
 /// Instruction-set mode of a block: for 32-bit ARM `T` (Thumb) when any
 /// instruction is 2 bytes long, `A` (ARM) when some 4-byte instruction's
 /// first halfword cannot start a 32-bit Thumb encoding (those start with
@@ -413,7 +516,7 @@ mod tests {
     #[test]
     fn new_blocks_are_logged_once_and_retranslations_reuse_the_slot() {
         let dir = tempfile::tempdir().unwrap();
-        let mut rec = Recorder::start(opts(dir.path(), "tb"), "arm").unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "mipsel").unwrap();
         let insns = [
             InsnBytes {
                 vaddr: 0x1000,
@@ -424,19 +527,79 @@ mod tests {
                 bytes: &[0x70, 0x47],
             },
         ];
-        let a = rec.translate(0x1000, &insns, |i| format!("op{i}")).unwrap();
+        let a = rec.translate(0x1000, &insns, None, |i| format!("op{i}")).unwrap();
         let b = rec
-            .translate(0x1000, &insns, |_| panic!("must not disassemble twice"))
+            .translate(0x1000, &insns, None, |_| panic!("must not disassemble twice"))
             .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.slot, 1);
         rec.finish().unwrap();
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         let expected = format!(
-            "tracekit-emu-blocks 1\nP {} 0 1 arm tb\nB 1 1000 2 T\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
+            "tracekit-emu-blocks 2\nP {} 0 1 mipsel tb\nB 1 1000 2 -\nI 1000 0120 op0\nI 1002 7047 op1\nX 2\n",
             rec.pid()
         );
         assert_eq!(log, expected);
+    }
+
+    #[test]
+    fn code_rewritten_at_an_address_is_a_new_block_and_its_return_reuses_the_old_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "aarch64").unwrap();
+        let a = [InsnBytes {
+            vaddr: 0x4000,
+            bytes: &[0x20, 0x00, 0x80, 0x52],
+        }];
+        let b = [InsnBytes {
+            vaddr: 0x4000,
+            bytes: &[0x40, 0x00, 0x80, 0x52],
+        }];
+        let no_text = |_| -> String { panic!("aarch64 text is left to the analysis") };
+        let first = rec.translate(0x4000, &a, None, no_text).unwrap().slot;
+        let second = rec.translate(0x4000, &b, None, no_text).unwrap().slot;
+        let again = rec.translate(0x4000, &a, None, no_text).unwrap().slot;
+        assert_ne!(first, second);
+        assert_eq!(first, again);
+        // Same bytes split differently (one 4-byte vs two 2-byte
+        // instructions) are different blocks too.
+        let split = [
+            InsnBytes {
+                vaddr: 0x4000,
+                bytes: &[0x20, 0x00],
+            },
+            InsnBytes {
+                vaddr: 0x4002,
+                bytes: &[0x80, 0x52],
+            },
+        ];
+        assert_ne!(rec.translate(0x4000, &split, None, no_text).unwrap().slot, first);
+        rec.finish().unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
+        assert_eq!(log.matches("\nB ").count(), 3, "{log}");
+        assert!(log.contains("B 2 4000 1 -\nI 4000 40008052\n"), "{log}");
+    }
+
+    #[test]
+    fn a_block_outside_the_known_map_triggers_a_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
+        // guest_base 0: the host map is the guest map. A function of this
+        // very test binary is inside a readable mapping.
+        let here = a_block_outside_the_known_map_triggers_a_snapshot as fn() as usize as u64;
+        let i = [InsnBytes {
+            vaddr: here,
+            bytes: &[0x90],
+        }];
+        rec.translate(here, &i, Some(0), |_| String::new()).unwrap();
+        let j = [InsnBytes {
+            vaddr: here + 1,
+            bytes: &[0x90],
+        }];
+        rec.translate(here + 1, &j, Some(0), |_| String::new()).unwrap();
+        rec.finish().unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
+        assert_eq!(log.matches("\nS ").count(), 1, "one snapshot covers both blocks");
+        assert!(log.lines().any(|l| l.starts_with("M ") && l.contains("r-xp")), "{log}");
     }
 
     #[test]
@@ -453,8 +616,8 @@ mod tests {
                 bytes: &[1; 4],
             },
         ];
-        assert_eq!(rec.translate(0, &insns, |_| String::new()).unwrap().slot, 1);
-        assert_eq!(rec.translate(8, &insns[..1], |_| String::new()).unwrap().slot, 3);
+        assert_eq!(rec.translate(0, &insns, None, |_| String::new()).unwrap().slot, 1);
+        assert_eq!(rec.translate(8, &insns[..1], None, |_| String::new()).unwrap().slot, 3);
     }
 
     #[test]
@@ -466,8 +629,8 @@ mod tests {
             vaddr: 0,
             bytes: &[0x90],
         }];
-        assert!(!rec.translate(0, &i, |_| "nop".into()).unwrap().overflow);
-        let p = rec.translate(1, &i, |_| "nop".into()).unwrap();
+        assert!(!rec.translate(0, &i, None, |_| "nop".into()).unwrap().overflow);
+        let p = rec.translate(1, &i, None, |_| "nop".into()).unwrap();
         assert_eq!(
             p,
             Placement {
@@ -499,7 +662,7 @@ mod tests {
                 ".byte 0xf2".to_owned()
             }
         };
-        assert_eq!(rec.translate(0x1ffd, &insns, disas).unwrap().insns, 1);
+        assert_eq!(rec.translate(0x1ffd, &insns, None, disas).unwrap().insns, 1);
         // A genuine instruction ending on the page boundary stays.
         let whole = [
             InsnBytes {
@@ -511,7 +674,10 @@ mod tests {
                 bytes: &[0xc3],
             },
         ];
-        assert_eq!(rec.translate(0x2ffe, &whole, |_| "ret".to_owned()).unwrap().insns, 2);
+        assert_eq!(
+            rec.translate(0x2ffe, &whole, None, |_| "ret".to_owned()).unwrap().insns,
+            2
+        );
         // Fixed-width ISAs never have phantoms.
         assert!(!is_phantom("arm", &insns, &["a".into(), ".byte 0xf2".into()]));
     }
@@ -531,7 +697,9 @@ mod tests {
     #[test]
     fn disassembly_is_reused_per_mode_and_bytes_only_when_safe() {
         let dir = tempfile::tempdir().unwrap();
-        let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
+        let mut o = opts(dir.path(), "tb");
+        o.disas = Disas::All;
+        let mut rec = Recorder::start(o, "x86_64").unwrap();
         let calls = std::cell::Cell::new(0);
         let nop = [InsnBytes {
             vaddr: 0x1000,
@@ -545,29 +713,31 @@ mod tests {
             calls.set(calls.get() + 1);
             t.to_owned()
         };
-        rec.translate(0x1000, &nop, |_| count("nop")).unwrap();
+        rec.translate(0x1000, &nop, None, |_| count("nop")).unwrap();
         rec.translate(
             0x2000,
             &[InsnBytes {
                 vaddr: 0x2000,
                 ..nop[0]
             }],
+            None,
             |_| count("nop"),
         )
         .unwrap();
         assert_eq!(calls.get(), 1);
-        rec.translate(0x3000, &jmp, |_| count("jmp 0x3002")).unwrap();
+        rec.translate(0x3000, &jmp, None, |_| count("jmp 0x3002")).unwrap();
         rec.translate(
             0x4000,
             &[InsnBytes {
                 vaddr: 0x4000,
                 ..jmp[0]
             }],
+            None,
             |_| count("jmp 0x4002"),
         )
         .unwrap();
         assert_eq!(calls.get(), 3);
-        let log = std::fs::read_to_string(dir.path().join(format!("pid-{}.blocks", rec.pid()))).unwrap();
+        let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(rec.pid()))).unwrap();
         assert!(log.contains("jmp 0x4002"), "{log}");
     }
 

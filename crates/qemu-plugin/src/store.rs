@@ -116,6 +116,101 @@ impl CounterStore {
     }
 }
 
+/// An append-only text file written through a shared memory mapping.
+///
+/// Appending is a `memcpy` into the page cache: no system call per record,
+/// yet every byte appended is in the file the moment it is copied, so a
+/// process killed by any signal keeps its log up to the last record. The
+/// file is grown (and the mapping moved) in [`LOG_CHUNK`] steps, so until
+/// [`MappedLog::finish`] trims it the file ends in zero bytes: readers stop
+/// at the first NUL.
+pub struct MappedLog {
+    file: File,
+    base: *mut u8,
+    mapped: usize,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by the log and only written through `&mut`.
+unsafe impl Send for MappedLog {}
+
+/// Growth step of a [`MappedLog`] (sparse: only written pages cost disk).
+pub const LOG_CHUNK: usize = 4 << 20;
+
+impl MappedLog {
+    /// Creates `path` (truncating any old file) and maps its first chunk.
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let file = create_sized(path, (LOG_CHUNK / 8) as u64)?;
+        let base = map_shared(&file, LOG_CHUNK)?;
+        Ok(Self {
+            file,
+            base,
+            mapped: LOG_CHUNK,
+            len: 0,
+        })
+    }
+
+    /// Appends `bytes`, growing the file when needed.
+    pub fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let end = self.len + bytes.len();
+        if end > self.mapped {
+            let grown = (end.max(self.mapped * 2)).div_ceil(LOG_CHUNK) * LOG_CHUNK;
+            self.file.set_len(grown as u64)?;
+            // SAFETY: remapping our own mapping; the old address is never used again.
+            let moved = unsafe { libc::mremap(self.base.cast(), self.mapped, grown, libc::MREMAP_MAYMOVE) };
+            if moved == libc::MAP_FAILED {
+                return Err(io::Error::last_os_error());
+            }
+            self.base = moved.cast();
+            self.mapped = grown;
+        }
+        // SAFETY: `len..end` lies inside the mapping.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.base.add(self.len), bytes.len()) };
+        self.len = end;
+        Ok(())
+    }
+
+    /// Bytes appended so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Trims the file to what was appended (at normal exit).
+    pub fn finish(&self) -> io::Result<()> {
+        self.file.set_len(self.len as u64)
+    }
+}
+
+impl Drop for MappedLog {
+    fn drop(&mut self) {
+        // SAFETY: our own mapping, not used after this.
+        unsafe { libc::munmap(self.base.cast(), self.mapped) };
+    }
+}
+
+fn map_shared(file: &File, bytes: usize) -> io::Result<*mut u8> {
+    // SAFETY: fresh shared mapping of a file we own, checked below.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(base.cast())
+}
+
 fn create_sized(path: &Path, capacity: u64) -> io::Result<File> {
     let file = OpenOptions::new()
         .read(true)
@@ -165,6 +260,24 @@ mod tests {
         let child = std::fs::read(dir.path().join("c")).unwrap();
         assert_eq!(parent[0], 3);
         assert_eq!(child[0], 2);
+    }
+
+    #[test]
+    fn the_mapped_log_is_in_the_file_at_once_and_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = MappedLog::create(&path).unwrap();
+        log.append(b"hello\n").unwrap();
+        let before = std::fs::read(&path).unwrap();
+        assert_eq!(&before[..6], b"hello\n");
+        assert_eq!(before[6], 0, "unwritten tail is zeros");
+        let big = vec![b'x'; LOG_CHUNK + 10];
+        log.append(&big).unwrap();
+        log.append(b"end").unwrap();
+        log.finish().unwrap();
+        let after = std::fs::read(&path).unwrap();
+        assert_eq!(after.len(), 6 + LOG_CHUNK + 10 + 3);
+        assert!(after.ends_with(b"xend"));
     }
 
     #[test]

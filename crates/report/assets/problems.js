@@ -58,14 +58,26 @@ TK.Problems.prototype.show = function (p) {
   out.appendChild(occ);
   if (p.hints.length) {
     var table = TK.el("table", { "class": "tk-table", id: "tk-hints" });
-    table.appendChild(TK.el("thead", null, [TK.el("tr", null, ["#", "Context item", "At the occurrences", "Score"].map(function (h) { return TK.el("th", { text: h }); }))]));
+    table.appendChild(TK.el("thead", null, [TK.el("tr", null, ["#", "Context item", "Compared by", "At the occurrences", "Score", "Raw"].map(function (h) {
+      return TK.el("th", { text: h, title: h === "Score" ? "how unlike the item at nearby times (0–1): what ranks" : h === "Raw" ? "how unlike the whole session (0–1)" : "" });
+    }))]));
     var body = TK.el("tbody"), maxScore = Math.max.apply(null, p.hints.map(function (h) { return h.score || 0; }).concat([1e-9]));
+    var confoundedShown = false;
     p.hints.forEach(function (h, i) {
+      if (h.confounded_with_time && !confoundedShown) {
+        confoundedShown = true;
+        body.appendChild(TK.el("tr", { "class": "tk-hint-group" }, [TK.el("td", { colspan: "6", text: "Confounded with time — no stronger than when the occurrences happened; not suspects:" })]));
+      }
+      var unit = h.kind && h.kind !== "value" && h.unit ? " " + h.unit : "";
       var what = h.top_values ? h.top_values.map(function (v) { return v.value + " " + Math.round(100 * v.share) + "%"; }).join(", ")
-        : (h.p5 != null ? "5–95%: " + TK.fmtNum(h.p5) + " – " + TK.fmtNum(h.p95) : "—");
+        : (h.p5 != null ? "5–95%: " + TK.fmtNum(h.p5) + " – " + TK.fmtNum(h.p95) + unit : "—");
       var score = TK.el("td");
       if (h.score != null) { score.appendChild(TK.el("span", { "class": "tk-hint-bar", style: "width:" + Math.round(40 * h.score / maxScore) + "px" })); score.appendChild(document.createTextNode(h.score.toFixed(2))); }
-      body.appendChild(TK.el("tr", { "class": "tk-hint" }, [TK.el("td", { text: String(i + 1) }), TK.el("td", { text: h.label + " (" + h.type + ")" }), TK.el("td", { text: what, title: what }), score]));
+      var item = TK.el("td", null, [h.label + " (" + h.type + ")"]);
+      if (h.note) item.appendChild(TK.el("div", { "class": "tk-hint-note", text: h.note }));
+      var cls = "tk-hint" + (h.confounded_with_time ? " tk-confounded" : "") + (h.kind ? " tk-kind-" + h.kind : "");
+      body.appendChild(TK.el("tr", { "class": cls, "data-label": h.label }, [TK.el("td", { text: String(i + 1) }), item, TK.el("td", { "class": "tk-hint-kind", text: h.kind || "value" }),
+        TK.el("td", { text: what, title: what }), score, TK.el("td", { text: h.raw_score != null ? h.raw_score.toFixed(2) : "—" })]));
     });
     table.appendChild(body);
     out.appendChild(TK.el("h2", { text: "Hints" }));
@@ -146,55 +158,21 @@ TK.topValues = function (vals) {
     .map(function (e) { return { value: String(e[0]), share: e[1] / vals.length }; });
 };
 
-// Hints at the given times, ranked: for discrete items by how much more
-// often their values occur at the occurrences than over the session's time
-// (total variation), for measurements by how far the median moved
-// relative to the item's range. (tracekit's analysis ranks the hints of the
-// problems a report is written with; this is the browser's own estimate.)
-TK.hintsAt = function (times) {
-  var hints = [];
-  TK.meta.context.forEach(function (c) {
-    var vals = times.map(function (t) { return TK.contextAt(c, t); }).filter(function (v) { return v !== undefined; });
-    if (!vals.length) return;
-    var h = { label: c.label, type: c.type, score: null, top_values: null, p5: null, p95: null };
-    var distinct = new Set(c.values).size;
-    // Numbers with many distinct values are ranked like measurements.
-    var measured = c.type === "float" || c.type === "double" || (c.type !== "string" && distinct > 10);
-    if (measured) {
-      var s = vals.slice().sort(function (a, b) { return a - b; }), q = function (f) { return s[Math.min(s.length - 1, Math.floor(f * (s.length - 1) + 0.5))]; };
-      if (c.type === "float" || c.type === "double") { h.p5 = q(0.05); h.p95 = q(0.95); }
-      else h.top_values = TK.topValues(vals);
-      var all = c.values.slice().sort(function (a, b) { return a - b; }), range = (all[all.length - 1] - all[0]) || 1;
-      h.score = Math.abs(q(0.5) - all[Math.floor(all.length / 2)]) / range;
-    } else {
-      var freq = new Map();
-      vals.forEach(function (v) { freq.set(v, (freq.get(v) || 0) + 1); });
-      h.top_values = TK.topValues(vals);
-      var base = new Map(), total = 0;
-      for (var i = 0; i < c.times.length; i++) {
-        var dt = (i + 1 < c.times.length ? c.times[i + 1] : TK.span[1]) - c.times[i];
-        base.set(c.values[i], (base.get(c.values[i]) || 0) + dt); total += dt;
-      }
-      var tv = 0;
-      freq.forEach(function (k, v) { tv += Math.max(0, k / vals.length - (base.get(v) || 0) / (total || 1)); });
-      h.score = tv;
-    }
-    hints.push(h);
-  });
-  hints.sort(function (a, b) { return b.score - a.score; });
-  return hints;
-};
+// Hints at the given times, ranked by tracekit-analysis's rules (hints.js).
+TK.hintsAt = function (times) { return TK.Hints.rank(TK.meta, times); };
 
 TK.solveInBrowser = function (source, def) {
   var ids = TK.findMethods(def.method);
-  if (!ids.length) return { error: "no method matches '" + def.method + "'" };
+  var markers = def.kind === "brb" ? (TK.meta.markers || []).filter(function (m) { return m.name === def.method; }) : [];
+  if (!ids.length && !markers.length) return { error: "no method " + (def.kind === "brb" ? "or marker " : "") + "matches '" + def.method + "'" };
   var want = new Set(ids), calls = [];
   source.threads.forEach(function (th, ti) {
     th.levels.forEach(function (l) {
       for (var i = 0; i < l.start.length; i++) if (want.has(l.method[i] & 0x7fffffff)) calls.push({ ts_ns: l.start[i], thread: ti });
     });
   });
-  calls.sort(function (a, b) { return a.ts_ns - b.ts_ns; });
+  markers.forEach(function (m) { calls.push({ ts_ns: m.ts, thread: m.thread }); });
+  calls.sort(function (a, b) { return a.ts_ns - b.ts_ns || a.thread - b.thread; });
   var intervals = [], inside = calls, outside = [];
   if (def.kind === "method" && def.when) {
     try { intervals = TK.conditionIntervals(def.when, TK.span); } catch (e) { return { error: e.message }; }

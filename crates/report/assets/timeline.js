@@ -23,7 +23,16 @@ TK.Timeline = function (source) {
     row.label = lab;
     self.rows.push(row);
   }
+  (meta.cpus || []).forEach(function (c, i) {
+    var note = c.ts.length.toLocaleString("en") + " slices" + (c.omitted ? " · " + c.omitted.toLocaleString("en") + " more not shown" : "");
+    addRow({ kind: "cpu", index: i, height: TK.TRACK_H, cpu: c }, "CPU " + c.cpu, note);
+  });
+  var marked = {};
+  meta.markers.forEach(function (m) { marked[m.thread] = true; });
   meta.threads.forEach(function (t, i) {
+    // A system trace names hundreds of threads that made no calls: their
+    // time is in the CPU rows, so they get no empty row of their own.
+    if (t.calls === 0 && !marked[i] && (meta.cpus || []).length) return;
     var levels = Math.max(1, Math.min(t.depth, TK.MAX_LEVELS));
     var note = t.calls.toLocaleString("en") + " calls" + (t.depth > levels ? " · " + levels + " of " + t.depth + " levels shown" : "");
     var row = { kind: "thread", index: i, height: 6 + levels * TK.LEVEL_H, levels: levels, fullLevels: levels };
@@ -160,6 +169,7 @@ TK.Timeline.prototype.draw = function () {
     ctx.beginPath(); ctx.rect(0, row.top, W, row.height); ctx.clip();
     ctx.strokeStyle = "#e3e7ee"; ctx.beginPath(); ctx.moveTo(0, row.top + row.height - 0.5); ctx.lineTo(W, row.top + row.height - 0.5); ctx.stroke();
     if (row.kind === "thread") self.drawThread(ctx, row, frame);
+    else if (row.kind === "cpu") self.drawCpu(ctx, row);
     else self.drawTrack(ctx, row);
     ctx.restore();
   });
@@ -315,6 +325,9 @@ TK.Timeline.prototype.hover = function (ev) {
         "<tr><td class=tk-k>start</td><td>" + TK.fmtTime(b.s) + "</td></tr>" +
         "<tr><td class=tk-k>thread</td><td>" + esc(TK.meta.threads[row.index].name) + "</td></tr></table>";
     }
+  } else if (row && row.kind === "cpu") {
+    var k = TK.cpuSliceAt(row.cpu, t, (TK.state.view[1] - TK.state.view[0]) / this.w * 2);
+    if (k >= 0) html = TK.cpuTooltip(row.cpu, k, esc);
   } else if (row) {
     html = "<b>at " + TK.fmtTime(t) + "</b><table>";
     TK.meta.context.forEach(function (c) {

@@ -72,6 +72,13 @@ pub fn problem_view(session: &Session, def: &ProblemDef) -> Result<ProblemView, 
                 top_values,
                 p5,
                 p95,
+                raw_score: Some(x.raw_score),
+                basis: Some(x.basis.name().to_owned()),
+                confounded_with_time: x.confounded_with_time,
+                expected_from_time: Some(x.expected_from_time),
+                unit: x.unit,
+                note: x.note,
+                defined: Some(x.defined),
             }
         })
         .collect();
@@ -127,9 +134,14 @@ mod tests {
         let battery = brb.hints.iter().find(|h| h.label == "Battery level").unwrap();
         assert!(battery.p5.unwrap() <= battery.p95.unwrap() && battery.top_values.is_none());
         assert!(
-            brb.hints.windows(2).all(|w| w[0].score >= w[1].score),
+            brb.hints
+                .windows(2)
+                .all(|w| (!w[0].confounded_with_time && w[1].confounded_with_time) || w[0].score >= w[1].score),
             "ranked order kept"
         );
+        let time = brb.hints.iter().find(|h| h.basis.as_deref() == Some("time")).unwrap();
+        assert_eq!(time.unit.as_deref(), Some("s"));
+        assert!(time.raw_score.is_some() && time.note.is_some());
         let def = ProblemDef::Method {
             method: "Renderer.draw".into(),
             when: "Screen orientation == 1".into(),

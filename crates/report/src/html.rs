@@ -7,11 +7,13 @@ use serde_json::Value;
 const TEMPLATE: &str = include_str!("../assets/index.html");
 const STYLE: &str = include_str!("../assets/viewer.css");
 /// The viewer's scripts, in load order.
-const SCRIPTS: [&str; 5] = [
+const SCRIPTS: [&str; 7] = [
     include_str!("../assets/core.js"),
     include_str!("../assets/sources.js"),
     include_str!("../assets/timeline.js"),
+    include_str!("../assets/cpus.js"),
     include_str!("../assets/tables.js"),
+    include_str!("../assets/hints.js"),
     include_str!("../assets/problems.js"),
 ];
 
@@ -24,7 +26,7 @@ pub enum PageMode {
     Server,
 }
 
-fn escape_html(s: &str) -> String {
+pub(crate) fn escape_html(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -32,7 +34,7 @@ fn escape_html(s: &str) -> String {
 }
 
 /// JSON that is safe inside a `<script>` element: `</` cannot close it.
-fn script_safe_json(v: &Value) -> String {
+pub(crate) fn script_safe_json(v: &Value) -> String {
     serde_json::to_string(v)
         .expect("JSON values serialise")
         .replace("</", "<\\/")

@@ -16,6 +16,10 @@
 //! - [`ProblemView`] is a problem and its hints as the view draws them.
 //! - [`render_report`] writes the page with everything inlined, summarising
 //!   (and saying so) when there are more calls than `max_slices`.
+//! - [`render_diff_page`] writes `tracekit diff --html`'s page: a
+//!   comparison's differential flame graph (`tracekit-diff`'s
+//!   [`FlameTree`](tracekit_diff::flame::FlameTree): widths from B, red
+//!   where a frame grew, blue where it shrank) and its rows.
 //!
 //! ```
 //! use tracekit_model::*;
@@ -30,6 +34,7 @@
 //! ```
 
 mod analysis;
+mod diff;
 mod embed;
 mod html;
 mod problems;
@@ -38,6 +43,7 @@ pub mod synthetic;
 mod view;
 
 pub use analysis::{problem_view, AnalysisSolver};
+pub use diff::{diff_page_data, render_diff_page, DIFF_PAGE_ROWS};
 pub use embed::{encode_threads, omission_threshold, Summary, DENSITY_BUCKETS};
 pub use html::{page, PageMode};
 pub use problems::{Hint, ProblemDef, ProblemSolver, ProblemView, ThreadInstant, TopValue};

@@ -70,6 +70,30 @@ pub struct Hint {
     pub p5: Option<f64>,
     /// 95th percentile (float, double).
     pub p95: Option<f64>,
+    /// How unusual the values are compared with the whole session, before
+    /// the time of the occurrences is taken into account.
+    #[serde(default)]
+    pub raw_score: Option<f64>,
+    /// What is compared: `value`, `rate` (a running total's rate) or
+    /// `time` (the session-time pseudo-item).
+    #[serde(default, rename = "kind")]
+    pub basis: Option<String>,
+    /// The association is no stronger than time's.
+    #[serde(default)]
+    pub confounded_with_time: bool,
+    /// The raw score time alone would give the item.
+    #[serde(default)]
+    pub expected_from_time: Option<f64>,
+    /// Unit of the values shown (a rate's `B/s`), when known.
+    #[serde(default)]
+    pub unit: Option<String>,
+    /// One line for people: what a rate or the time item shows, or why an
+    /// item is confounded with time.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// Occurrences at which the item had a value.
+    #[serde(default)]
+    pub defined: Option<usize>,
 }
 
 /// Everything the problem view draws for one definition.

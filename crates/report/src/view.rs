@@ -21,6 +21,35 @@ pub struct ViewModel {
     meta: Value,
 }
 
+/// Most scheduling slices sent per CPU: a row holds what a viewer can draw
+/// at once (the rest is counted in the row's `omitted`).
+pub const MAX_SCHED_PER_CPU: usize = 200_000;
+
+/// One row per CPU: the scheduling slices as columns (start, duration,
+/// thread index, end state), in time order.
+fn cpu_rows(session: &Session) -> Vec<Value> {
+    let mut by_cpu: std::collections::BTreeMap<u32, Vec<&tracekit_model::SchedSlice>> = Default::default();
+    for s in &session.sched {
+        by_cpu.entry(s.cpu).or_default().push(s);
+    }
+    by_cpu
+        .into_iter()
+        .map(|(cpu, mut slices)| {
+            slices.sort_by_key(|s| s.ts_ns);
+            let omitted = slices.len().saturating_sub(MAX_SCHED_PER_CPU);
+            slices.truncate(MAX_SCHED_PER_CPU);
+            json!({
+                "cpu": cpu,
+                "ts": slices.iter().map(|s| s.ts_ns).collect::<Vec<_>>(),
+                "dur": slices.iter().map(|s| s.dur_ns).collect::<Vec<_>>(),
+                "thread": slices.iter().map(|s| s.thread.0).collect::<Vec<_>>(),
+                "state": slices.iter().map(|s| s.end_state.map(|e| e.as_str().to_owned()).unwrap_or_default()).collect::<Vec<_>>(),
+                "omitted": omitted,
+            })
+        })
+        .collect()
+}
+
 /// Per-thread facts sent with the metadata.
 #[derive(Debug, Serialize)]
 struct ThreadMeta {
@@ -86,8 +115,9 @@ impl ViewModel {
         let counters: Vec<Value> = session
             .counters
             .iter()
-            .map(|c| json!({"name": c.name, "unit": c.unit, "times": c.times, "values": c.values}))
+            .map(|c| json!({"name": c.name, "unit": c.unit, "kind": c.kind, "wrapsAt": c.wraps_at, "times": c.times, "values": c.values}))
             .collect();
+        let cpus = cpu_rows(session);
         let markers: Vec<Value> = session
             .markers
             .iter()
@@ -98,11 +128,14 @@ impl ViewModel {
             "clocks": session.clocks.name(),
             "hasCpu": session.clocks.thread_cpu,
             "span": [lo, hi],
+            // Where the last held context value stops holding (hints).
+            "horizon": tracekit_analysis::problems::horizon(session),
             "methods": methods,
             "threads": thread_meta,
             "context": context,
             "counters": counters,
             "markers": markers,
+            "cpus": cpus,
             "repairs": session.repairs,
             "lostEvents": session.lost_events,
             "totalCalls": threads.iter().map(ThreadSlices::call_count).sum::<usize>(),

@@ -53,6 +53,58 @@ fn type_into(b: &mut Browser, selector: &str, text: &str) {
     b.call("Input.insertText", serde_json::json!({"text": text})).unwrap();
 }
 
+/// The hints the page shows (computed in the browser) equal `rust`'s:
+/// order, kinds, confounded marks, value statistics and scores.
+fn assert_same_hints(b: &mut Browser, rust: &ProblemView) {
+    let page = b.eval("TK.state.problem.hints").unwrap();
+    let page = page.as_array().unwrap();
+    let want = serde_json::to_value(&rust.hints).unwrap();
+    let want = want.as_array().unwrap();
+    let labels = |v: &[Value]| {
+        v.iter()
+            .map(|h| h["label"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(labels(page), labels(want), "ranking");
+    assert!(want.iter().any(|h| h["kind"] == "time"), "the session time is ranked");
+    for (p, w) in page.iter().zip(want) {
+        for key in ["type", "kind", "confounded_with_time", "unit", "defined"] {
+            assert_eq!(p[key], w[key], "{key} of {}", w["label"]);
+        }
+        let shares = |v: &Value| -> Option<Vec<(String, f64)>> {
+            v.as_array().map(|a| {
+                a.iter()
+                    .map(|x| (x["value"].as_str().unwrap().to_owned(), x["share"].as_f64().unwrap()))
+                    .collect()
+            })
+        };
+        match (shares(&p["top_values"]), shares(&w["top_values"])) {
+            (Some(x), Some(y)) => {
+                assert_eq!(x.len(), y.len(), "values of {}", w["label"]);
+                for (a, b) in x.iter().zip(&y) {
+                    assert!(
+                        a.0 == b.0 && (a.1 - b.1).abs() < 1e-12,
+                        "values of {}: {x:?} vs {y:?}",
+                        w["label"]
+                    );
+                }
+            }
+            (x, y) => assert_eq!(x, y, "values of {}", w["label"]),
+        }
+        for key in ["score", "raw_score", "expected_from_time", "p5", "p95"] {
+            match (p[key].as_f64(), w[key].as_f64()) {
+                (Some(x), Some(y)) => assert!(
+                    (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                    "{key} of {}: {x} vs {y}",
+                    w["label"]
+                ),
+                (x, y) => assert_eq!(x, y, "{key} of {}", w["label"]),
+            }
+        }
+        assert_eq!(p["note"].is_null(), w["note"].is_null(), "note of {}", w["label"]);
+    }
+}
+
 #[test]
 fn report_shows_tracks_problems_and_tables() {
     let Some(mut b) = browser() else { return };
@@ -133,6 +185,9 @@ fn report_shows_tracks_problems_and_tables() {
         "portrait is the top hint: {top}"
     );
     assert!(top.as_str().unwrap().contains("1 100%"), "{top}");
+    // The page computed these hints itself; they are the analysis's.
+    let rust = problem_view(&session, &ProblemDef::Brb { method: "brb".into() }).unwrap();
+    assert_same_hints(&mut b, &rust);
     b.screenshot(&artifacts_dir().join("report-brb.png")).unwrap();
 
     // Method + condition: intervals highlighted, calls split inside/outside.
@@ -167,6 +222,7 @@ fn report_shows_tracks_problems_and_tables() {
     for (j, r) in js.iter().zip(&rust.intervals) {
         assert_eq!(j.0, r.0 as f64, "interval starts agree");
     }
+    assert_same_hints(&mut b, &rust);
     click(&mut b, "#tk-conditioned");
     b.wait_for(
         "document.getElementById('tk-scope').textContent.includes('where Screen orientation == 1 holds')",

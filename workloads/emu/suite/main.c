@@ -5,20 +5,6 @@
 #include <string.h>
 #include "kernels.h"
 
-uint32_t suite_rand(uint32_t *state) {
-    /* xorshift32 */
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *state = x;
-    return x;
-}
-
-double suite_rand_unit(uint32_t *state) {
-    return (suite_rand(state) >> 8) * (1.0 / 16777216.0);
-}
-
 static int run(const char *name, int scale) {
     int all = strcmp(name, "all") == 0;
     int ran = 0;

@@ -32,8 +32,13 @@ enum EmuCommand {
     Report(ReportArgs),
     /// List the hottest blocks with their instructions, counts, categories.
     Blocks(BlocksArgs),
-    /// Compare two runs side by side.
+    /// Compare runs side by side (e.g. Java with and without the JIT, Java
+    /// calling JNI, and the C program), with instructions per code region.
     Compare(CompareArgs),
+    /// The seed's case study over run directories: Java against JNI, JIT
+    /// on against off, arch against arch, and estimates for two
+    /// organizations.
+    Study(StudyArgs),
     /// Estimate time, power and energy with the AndroProf formulas.
     Estimate(EstimateArgs),
     /// List, export, import and edit categorization profiles.
@@ -61,6 +66,18 @@ struct RunArgs {
     /// Plugin library (default: next to tracekit, or $TRACEKIT_QEMU_PLUGIN).
     #[arg(long)]
     plugin: Option<PathBuf>,
+    /// A label kept in run.json (KEY=VALUE, repeatable), e.g. kernel=fft
+    /// form=jni; `emu study` groups runs by them.
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    labels: Vec<String>,
+    /// For a JVM, do not ask it for its code map at exit (then JIT code,
+    /// interpreter and stubs are reported together as generated code).
+    #[arg(long)]
+    no_jvm_code_map: bool,
+    /// Have QEMU disassemble every instruction (slow; checks tracekit's own
+    /// disassembly of the logged bytes).
+    #[arg(long, hide = true)]
+    disas_all: bool,
     /// Program and its arguments (after `--`).
     #[arg(required = true, last = true)]
     command: Vec<OsString>,
@@ -101,11 +118,24 @@ struct BlocksArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct StudyArgs {
+    /// Run directories, or folders holding them.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Organizations to estimate for (default: two per arch, e.g.
+    /// armv7-cortex-a8 and armv7-cortex-a9).
+    #[arg(long)]
+    profile: Vec<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
 struct CompareArgs {
-    /// First run directory.
-    a: PathBuf,
-    /// Second run directory.
-    b: PathBuf,
+    /// Run directories (two or more).
+    #[arg(required = true, num_args = 2..)]
+    runs: Vec<PathBuf>,
     /// Profile to analyze both with (default: each run's own).
     #[arg(long)]
     profile: Option<String>,
@@ -219,6 +249,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         EmuCommand::Report(a) => report(a),
         EmuCommand::Blocks(a) => blocks(a),
         EmuCommand::Compare(a) => compare(a),
+        EmuCommand::Study(a) => study(a),
         EmuCommand::Estimate(a) => estimate(a),
         EmuCommand::Profile(c) => profile(c),
     }
@@ -227,6 +258,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn run_program(a: RunArgs) -> anyhow::Result<()> {
     let mut command = a.command.into_iter();
     let program = PathBuf::from(command.next().context("no program given after --")?);
+    let mut labels = std::collections::BTreeMap::new();
+    for l in &a.labels {
+        let Some((k, v)) = l.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            bail!("--label {l:?} is not KEY=VALUE");
+        };
+        labels.insert(k.to_owned(), v.to_owned());
+    }
     let req = RunRequest {
         arch: a.arch.into(),
         out: a.out.clone(),
@@ -236,14 +274,16 @@ fn run_program(a: RunArgs) -> anyhow::Result<()> {
         qemu: a.qemu,
         plugin: a.plugin,
         profile: a.profile,
+        jvm_code_map: !a.no_jvm_code_map,
+        labels,
+        disas_all: a.disas_all,
     };
-    let (record, analysis) = emurun::run(&req)?;
-    let total = analysis.total();
+    let (record, totals) = emurun::run(&req)?;
     super::note(format_args!(
         "{} process(es), {} instructions, {} block executions; results in {} (tracekit emu report {})",
-        analysis.processes.len(),
-        total.instructions,
-        total.blocks,
+        totals.processes,
+        totals.instructions,
+        totals.blocks,
         a.out.display(),
         a.out.display()
     ));
@@ -278,7 +318,7 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
 fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
     let record = emurun::load_record(&a.dir)?;
     let profile = emurun::resolve_profile(&a.dir, a.profile.as_deref().unwrap_or(&record.profile))?;
-    let symbols = tracekit_emu::symbols::SymbolTable::load(&record.program).ok();
+    let namer = tracekit_emu::regions::Namer::new(Some(&record.program));
     let captures = emurun::load_capture(&a.dir)?;
     if let Some(pid) = a.pid {
         if !captures.iter().any(|c| c.log.pid == pid) {
@@ -287,7 +327,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
     }
     let mut all = Vec::new();
     for cap in captures.iter().filter(|c| a.pid.is_none_or(|p| p == c.log.pid)) {
-        let blocks = hot_block_listing(cap, &profile, symbols.as_ref(), a.limit);
+        let blocks = hot_block_listing(cap, &profile, &namer, a.limit);
         if a.json {
             all.push(ProcessBlocks {
                 pid: cap.log.pid,
@@ -305,7 +345,7 @@ fn blocks(a: BlocksArgs) -> anyhow::Result<()> {
 
 fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let mut columns = Vec::new();
-    for dir in [&a.a, &a.b] {
+    for dir in &a.runs {
         let analysis = emurun::analysis_for(dir, a.profile.as_deref())?;
         columns.push(CompareColumn {
             label: format!("{} [{}]", dir.display(), analysis.profile.name),
@@ -318,6 +358,15 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
     }
     let pairs: Vec<_> = columns.into_iter().map(|c| (c.label, c.total)).collect();
     print!("{}", terminal_lines(&render_side_by_side(&pairs)));
+    Ok(())
+}
+
+fn study(a: StudyArgs) -> anyhow::Result<()> {
+    let study = tracekit_emu::study::collect(&a.dirs, &a.profile)?;
+    if a.json {
+        return print_json(&study);
+    }
+    print!("{}", terminal_lines(&tracekit_emu::study::render(&study)));
     Ok(())
 }
 

@@ -7,6 +7,7 @@ mod calltree;
 mod choices;
 mod context;
 mod demo;
+mod diff;
 mod emu;
 mod energy;
 mod example;
@@ -34,6 +35,7 @@ Exit status:
   1  error: bad input, an analysis that cannot run, a failed write (a line
      starting `tracekit: error:` says why)
   2  usage error: unknown option, missing or invalid argument
+  3  `diff --fail-on-regression`: a row regressed
   `record` and `emu run` end with the program's status instead: N when it
   exited with N, 128+S when signal S killed it (as shells report it).";
 
@@ -65,6 +67,8 @@ enum Command {
     Replay(replay::Args),
     /// Energy, mean power and charge of a capture, a window, a slice's instances or a condition's intervals.
     Energy(energy::Args),
+    /// Compare runs: which methods, paths or categories regressed, with confidence; differential flame graph.
+    Diff(diff::Args),
     /// Write the self-contained HTML timeline viewer (report INPUT --html -o FILE).
     Report(report::Args),
     /// Serve the timeline viewer on 127.0.0.1 (for traces too large for one file).
@@ -93,7 +97,9 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Get started", &["demo", "example"]),
     (
         "Read and analyse traces",
-        &["info", "profile", "calltree", "context", "problems", "replay", "energy"],
+        &[
+            "info", "profile", "calltree", "context", "problems", "replay", "energy", "diff",
+        ],
     ),
     ("Views and export", &["report", "ui", "convert", "seqdiag"]),
     ("Record", &["record", "power"]),
@@ -166,6 +172,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context(a) => context::run(a),
         Command::Problems(a) => problems::run(a),
         Command::Energy(a) => energy::run(a),
+        Command::Diff(a) => diff::run(a),
         Command::Power(a) => power::run(a),
         Command::Replay(a) => replay::run(a),
         Command::Report(a) => report::run(a),

@@ -3,7 +3,7 @@
 use super::input::{self, open, safe};
 use anyhow::{bail, Result};
 use std::path::PathBuf;
-use tracekit_analysis::hints::{hints, Hint, HintStats};
+use tracekit_analysis::hints::{hints_with, Hint, HintKind, HintOptions, HintStats};
 use tracekit_analysis::problems::{find, ProblemDef, ProblemMatch};
 use tracekit_analysis::reports::ProblemReport;
 use tracekit_analysis::Condition;
@@ -33,6 +33,32 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    hint: HintArgs,
+}
+
+/// How hints compare (shared with `tracekit demo`'s defaults).
+#[derive(Debug, Clone, clap::Args)]
+pub struct HintArgs {
+    /// Counters (running totals) are ranked by their rate over a window of
+    /// this many seconds centred on each occurrence.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS", value_parser = input::positive_seconds)]
+    rate_window_s: f64,
+    /// The time-adjusted score compares each occurrence with the item within
+    /// a window this wide around its session time [default: a quarter of
+    /// the (median) session length].
+    #[arg(long, value_name = "SECONDS", value_parser = input::positive_seconds)]
+    time_window_s: Option<f64>,
+}
+
+impl HintArgs {
+    /// The analysis options.
+    pub fn options(&self) -> HintOptions {
+        HintOptions {
+            rate_window_s: self.rate_window_s,
+            time_window_s: self.time_window_s,
+        }
+    }
 }
 
 /// Analyses the problem and prints occurrences and ranked hints.
@@ -49,7 +75,7 @@ pub fn run(a: Args) -> Result<()> {
     };
     let sessions: Vec<Session> = a.inputs.iter().map(|n| open(n)).collect::<Result<_>>()?;
     let m = find(&sessions, &def)?;
-    let h = hints(&sessions, &m.occurrences);
+    let h = hints_with(&sessions, &m.occurrences, &a.hint.options());
     if a.json {
         return input::print_json(&ProblemReport::new(&sessions, &m, &h));
     }
@@ -58,6 +84,15 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 fn describe(h: &Hint) -> String {
+    let unit = match h.basis {
+        HintKind::Value => String::new(),
+        _ => h.unit.as_deref().map_or(String::new(), |u| format!(" {}", safe(u))),
+    };
+    let what = match h.basis {
+        HintKind::Rate => "rates",
+        HintKind::Time => "times",
+        HintKind::Value => "values",
+    };
     match &h.stats {
         HintStats::Discrete { top_values } if top_values.is_empty() => "undefined at every occurrence".into(),
         HintStats::Discrete { top_values } => top_values
@@ -68,8 +103,37 @@ fn describe(h: &Hint) -> String {
         HintStats::Continuous {
             p5: Some(a),
             p95: Some(b),
-        } => format!("90% of values in [{a:.4}, {b:.4}]"),
+        } if h.basis == HintKind::Value => format!("90% of {what} in [{a:.4}, {b:.4}]"),
+        HintStats::Continuous {
+            p5: Some(a),
+            p95: Some(b),
+        } => format!("90% of {what} in [{}, {}]{unit}", short(*a), short(*b)),
         HintStats::Continuous { .. } => "undefined at every occurrence".into(),
+    }
+}
+
+/// A rate or time with as many decimals as its size needs.
+fn short(x: f64) -> String {
+    match x.abs() {
+        a if a >= 1000.0 => format!("{x:.0}"),
+        a if a >= 10.0 => format!("{x:.1}"),
+        _ => format!("{x:.3}"),
+    }
+}
+
+fn print_hint(rank: usize, x: &Hint) {
+    println!(
+        "  {:>2}. {:<32} {:<6} {:<5} {:.2}  raw {:.2}  {}",
+        rank,
+        safe(&x.label),
+        x.kind,
+        x.basis.name(),
+        x.score,
+        x.raw_score,
+        describe(x)
+    );
+    if let Some(note) = &x.note {
+        println!("      {}", safe(note));
     }
 }
 
@@ -119,15 +183,15 @@ pub fn print_text(sessions: &[Session], def: &ProblemDef, m: &ProblemMatch, h: &
         println!("No context log, so no hints (put NAME.clog beside NAME.trace).");
         return;
     }
-    println!("\nContext at the occurrences, most suspicious first (score: how unlike the whole session, 0–1):");
+    println!(
+        "\nContext at the occurrences, most suspicious first (score: how unlike the item at nearby times; raw: how unlike the whole session; 0–1):"
+    );
+    let mut confounded_shown = false;
     for (i, x) in h.iter().enumerate() {
-        println!(
-            "  {:>2}. {:<32} {:<6} {:.2}  {}",
-            i + 1,
-            safe(&x.label),
-            x.kind,
-            x.score,
-            describe(x)
-        );
+        if x.confounded_with_time && !confounded_shown {
+            println!("Confounded with time (no stronger than when the occurrences happened; not suspects):");
+            confounded_shown = true;
+        }
+        print_hint(i + 1, x);
     }
 }

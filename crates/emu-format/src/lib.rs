@@ -1,0 +1,94 @@
+//! The layout of an emulator run directory (`tracekit emu run -o DIR`),
+//! shared by the QEMU plugin that writes it and the analysis that reads it,
+//! so a file name is made and parsed in exactly one place.
+//!
+//! ```text
+//! DIR/run.json                 what ran, how, and the totals
+//! DIR/raw/pid-<pid>.counts     the plugin's per-block counters (mapped, shared)
+//! DIR/raw/pid-<pid>.blocks     the plugin's block log (instructions once per block)
+//! DIR/raw/pid-<pid>.perfmap    a JVM's code map, moved in after the run
+//! DIR/analysis-<profile>.json  a cached analysis under one categorization profile
+//! DIR/profiles/                imported categorization profiles
+//! ```
+//!
+//! ```
+//! use tracekit_emu_format::*;
+//! assert_eq!(counts_file(42), "pid-42.counts");
+//! assert_eq!(parse_raw_file("pid-42.blocks"), Some(RawFile::Blocks(42)));
+//! ```
+
+/// The run's record, in the run directory.
+pub const RUN_FILE: &str = "run.json";
+/// The directory of the plugin's files, in the run directory.
+pub const RAW_DIR: &str = "raw";
+/// The directory of imported categorization profiles.
+pub const PROFILES_DIR: &str = "profiles";
+/// Prefix every per-process file of `raw/` starts with.
+pub const PID_PREFIX: &str = "pid-";
+/// Prefix of cached analyses in the run directory.
+pub const ANALYSIS_PREFIX: &str = "analysis-";
+
+/// A process's counter file.
+pub fn counts_file(pid: u32) -> String {
+    format!("{PID_PREFIX}{pid}.counts")
+}
+
+/// A process's block log.
+pub fn blocks_file(pid: u32) -> String {
+    format!("{PID_PREFIX}{pid}.blocks")
+}
+
+/// A process's JVM code map.
+pub fn perfmap_file(pid: u32) -> String {
+    format!("{PID_PREFIX}{pid}.perfmap")
+}
+
+/// The cached analysis under `profile`.
+pub fn analysis_file(profile: &str) -> String {
+    format!("{ANALYSIS_PREFIX}{profile}.json")
+}
+
+/// What a file of `raw/` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawFile {
+    /// `pid-<pid>.counts`.
+    Counts(u32),
+    /// `pid-<pid>.blocks`.
+    Blocks(u32),
+    /// `pid-<pid>.perfmap`.
+    Perfmap(u32),
+}
+
+/// What the file called `name` in `raw/` is, or `None` when it is not one
+/// of the plugin's.
+pub fn parse_raw_file(name: &str) -> Option<RawFile> {
+    let rest = name.strip_prefix(PID_PREFIX)?;
+    let (pid, ext) = rest.split_once('.')?;
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let pid: u32 = pid.parse().ok()?;
+    match ext {
+        "counts" => Some(RawFile::Counts(pid)),
+        "blocks" => Some(RawFile::Blocks(pid)),
+        "perfmap" => Some(RawFile::Perfmap(pid)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        assert_eq!(parse_raw_file(&counts_file(7)), Some(RawFile::Counts(7)));
+        assert_eq!(parse_raw_file(&blocks_file(7)), Some(RawFile::Blocks(7)));
+        assert_eq!(parse_raw_file(&perfmap_file(7)), Some(RawFile::Perfmap(7)));
+        assert_eq!(parse_raw_file("pid-7.txt"), None);
+        assert_eq!(parse_raw_file("pid-x.blocks"), None);
+        assert_eq!(parse_raw_file("pid-+7.blocks"), None);
+        assert_eq!(parse_raw_file("run.json"), None);
+        assert_eq!(analysis_file("armv7-cortex-a8"), "analysis-armv7-cortex-a8.json");
+    }
+}
