@@ -20,5 +20,5 @@ for s in ${schemes[@]}; do
   summary=$(grep -E 'methods instrumented' "$work/$s.txt" | sed 's/^tracekit: //')
   printf '%s\t%s\tdex %s -> %s bytes (+%.0f%%)\t%.0f s\n' "$(basename "$apk")" "$summary" "$before" "$after" \
     "$(echo "($after - $before) * 100 / $before" | bc -l)" "$(echo "$end - $start" | bc -l)"
-  grep -o 'left uninstrumented: [^:]*: .*' "$work/$s.txt" | sed 's/^left uninstrumented: [^:]*: //' | sort | uniq -c | sort -rn | head -5
+  grep -o 'left uninstrumented: [^:]*: .*' "$work/$s.txt" | sed 's/^left uninstrumented: [^:]*: //' | sort | uniq -c | sort -rn | head -5 || true
 done
