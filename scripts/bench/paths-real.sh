@@ -61,7 +61,8 @@ run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + syst
   local walls=() cpus=()
   for _ in $(seq "$REPEAT"); do
     local t
-    t=$( { /usr/bin/time -f '%e %U %S' java -cp "$cp" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o "$out/time.txt" -f '%e %U %S' java -cp "$cp" "$@" >/dev/null 2>&1 || true
+    t=$(tail -1 "$out/time.txt")
     walls+=("$(echo "$t" | awk '{print $1}')")
     cpus+=("$(echo "$t" | awk '{print $2 + $3}')")
   done
@@ -88,7 +89,8 @@ for row in "${rows[@]}"; do
     invs=$(echo "$summary" | awk '{print $1}')
     bits=$(echo "$summary" | awk '{print $3}')
     bytes=$(stat -c %s "$log")
-    dec=$( { /usr/bin/time -f '%e %M' "$tk" paths report "$log" --program "$tjar" >/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o "$out/time.txt" -f '%e %M' "$tk" paths report "$log" --program "$tjar" >/dev/null
+    dec=$(tail -1 "$out/time.txt")
     echo "$name $scheme ${secs}s $invs invocations $bits bits $bytes bytes; report $dec" >&2
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$scheme" "${secs// /	}" "$invs" "$bits" "$bytes" "$dec" >>"$results"
     rm -f "$log" "$tjar"

@@ -4,7 +4,7 @@
 //! to rows — per method or call path, per instruction category, function or
 //! block, per block path or edge — each with a value per [`Metric`]
 //! ([`RunData`], built by [`trace::from_session`], [`emu::from_analysis`],
-//! [`emu::from_capture`] and [`paths::from_decoded`]). Rows of different
+//! [`emu::from_capture`] and [`paths::PathRows`]). Rows of different
 //! files are matched by name: methods by class, name and signature, native
 //! functions by name and module, never by the ids a file gave them.
 //! [`compare`] then sets runs A (before) against runs B (after):

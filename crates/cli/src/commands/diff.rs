@@ -365,18 +365,17 @@ fn load_side(a: &Args, kind: Kind, by: By, paths: &[PathBuf], wants_flame: bool)
             }
             let stored = tracekit_jvm::Program::from_instrumented_jar(jar)?;
             let core = tracekit_jvm::CoreProgram::new(&stored).with_context(|| jar.display().to_string())?;
+            let names: Vec<String> = stored.program.methods.iter().map(|m| m.display_name()).collect();
             let mut runs = Vec::new();
             for log in paths {
-                let text = tracekit_safeio::read_text(log)?;
-                let parsed = tracekit_jvm::parse_log(&text).with_context(|| log.display().to_string())?;
-                let mut decoder = tracekit_jvm::Decoder::new(&stored, &core);
-                let decoded = tracekit_jvm::decode_log(&stored, &parsed, &mut decoder)
-                    .with_context(|| format!("decoding {}", log.display()))?;
-                runs.push(tracekit_diff::paths::from_decoded(
-                    log.display().to_string(),
-                    &decoded,
-                    by,
-                ));
+                // Streamed: memory is the rows, not the run's invocations.
+                let mut rows = tracekit_diff::paths::PathRows::new(log.display().to_string(), by);
+                tracekit_jvm::decode_file(&stored, &core, log, tracekit_jvm::Options::default(), |d| {
+                    rows.add(&names[d.method], d.blocks(), d.aborted_after.is_some());
+                    Ok(())
+                })
+                .with_context(|| format!("decoding {}", log.display()))?;
+                runs.push(rows.finish());
             }
             let mut inputs = paths.to_vec();
             inputs.push(jar.to_owned());
