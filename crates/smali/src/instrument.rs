@@ -9,8 +9,8 @@ use tracekit_jvm::program::{Method as ProgramMethod, Program, StoredProgram, PRO
 use tracekit_jvm::schemes::SchemeTables;
 use tracekit_jvm::tables::{write_tables, Config};
 
-use crate::cfg::{analyze, Analysis};
-use crate::parse::{read_file, SmaliFile};
+use crate::cfg::analyze;
+use crate::parse::read_file;
 use crate::probes::EdgeOp;
 use crate::rewrite::{register_layout, write_method, MethodPlan};
 
@@ -59,7 +59,6 @@ pub fn smali_files(dir: &Path) -> Result<Vec<PathBuf>> {
 struct Planned {
     file: usize,
     method: usize,
-    analysis: Analysis,
 }
 
 /// Instruments every smali file under `input` into `output` (a mirror of
@@ -75,13 +74,12 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
     if paths.is_empty() {
         bail!("{}: no .smali files", input.display());
     }
-    let mut files: Vec<SmaliFile> = Vec::with_capacity(paths.len());
-    for p in &paths {
-        files.push(read_file(p)?);
-    }
+    // Two passes over the files, one file in memory at a time: the first
+    // builds the program (CFGs only), the second parses again and writes.
     let mut program = Program::default();
     let mut planned: Vec<Planned> = Vec::new();
-    for (fi, f) in files.iter().enumerate() {
+    for (fi, p) in paths.iter().enumerate() {
+        let f = read_file(p)?;
         let class = f.internal_name();
         if class.starts_with("tracekit/rt/") {
             bail!(
@@ -115,11 +113,7 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
                                 source: f.source.clone(),
                                 cfg: a.cfg.clone(),
                             });
-                            planned.push(Planned {
-                                file: fi,
-                                method: mi,
-                                analysis: a,
-                            });
+                            planned.push(Planned { file: fi, method: mi });
                             None
                         }
                         Err(r) => Some(r),
@@ -148,16 +142,17 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
     }
     std::fs::create_dir_all(output).with_context(|| format!("cannot create {}", output.display()))?;
     copy_other_files(input, output)?;
-    for (fi, f) in files.iter().enumerate() {
-        let rel = paths[fi].strip_prefix(input).expect("found under input");
+    for (fi, path) in paths.iter().enumerate() {
+        let rel = path.strip_prefix(input).expect("found under input");
         let dest = output.join(rel);
         if let Some(d) = dest.parent() {
             std::fs::create_dir_all(d)?;
         }
         let Some(list) = by_file.get(&fi) else {
-            std::fs::copy(&paths[fi], &dest).with_context(|| format!("cannot write {}", dest.display()))?;
+            std::fs::copy(path, &dest).with_context(|| format!("cannot write {}", dest.display()))?;
             continue;
         };
+        let f = read_file(path)?;
         let mut out: Vec<String> = Vec::with_capacity(f.lines.len() * 2);
         let mut next_line = 0;
         for &(mi, id) in list {
@@ -173,7 +168,8 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
                 work: &work,
                 verify: config.verify,
             };
-            write_method(m, &f.lines, &planned[id].analysis, &plan, &mut out)
+            let a = analyze(m, &f.lines).map_err(|e| anyhow!("{}: {e} on the second reading", f.path.display()))?;
+            write_method(m, &f.lines, &a, &plan, &mut out)
                 .map_err(|e| anyhow!("{}: method {}{}: {e}", f.path.display(), m.name, m.descriptor))?;
             next_line = m.end + 1;
         }
@@ -195,7 +191,7 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
     std::fs::write(resources.join(PROGRAM_ENTRY), serde_json::to_vec(&stored)?)?;
     register_unknown_files(output)?;
     Ok(Instrumented {
-        files: files.len(),
+        files: paths.len(),
         methods: stored.program.methods.len(),
         skipped: stored.program.skipped.clone(),
         resources,
