@@ -12,7 +12,7 @@ use tracekit_jvm::tables::{write_tables, Config};
 use crate::cfg::analyze;
 use crate::parse::read_file;
 use crate::probes::EdgeOp;
-use crate::rewrite::{register_layout, write_method, MethodPlan};
+use crate::rewrite::{code_units, register_layout, write_method, MethodPlan};
 
 /// Where the runtime tables go, relative to the resources folder.
 pub const TABLES_ENTRY: &str = "tracekit/tables.txt";
@@ -21,12 +21,17 @@ pub const TABLES_ENTRY: &str = "tracekit/tables.txt";
 /// the method must stay within an `if-*`'s 16-bit branch offset.
 pub const MAX_INSNS: usize = 4000;
 
+/// Largest instrumented method, in estimated code units: an `if-*` (16-bit
+/// offset) must reach the trampolines at the method's end.
+pub const MAX_CODE_UNITS: usize = 32000;
+
 /// What instrumenting a directory did.
 #[derive(Debug)]
 pub struct Instrumented {
     /// Smali files read.
     pub files: usize,
-    /// Methods with probes.
+    /// Methods with probes (methods too long once probed keep their id in
+    /// the program but no probes, and are listed in `skipped`).
     pub methods: usize,
     /// Methods left out and why (`class.name descriptor: reason`).
     pub skipped: Vec<String>,
@@ -140,6 +145,7 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
     for (id, p) in planned.iter().enumerate() {
         by_file.entry(p.file).or_default().push((p.method, id));
     }
+    let mut late_skips = Vec::new();
     std::fs::create_dir_all(output).with_context(|| format!("cannot create {}", output.display()))?;
     copy_other_files(input, output)?;
     for (fi, path) in paths.iter().enumerate() {
@@ -169,8 +175,20 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
                 verify: config.verify,
             };
             let a = analyze(m, &f.lines).map_err(|e| anyhow!("{}: {e} on the second reading", f.path.display()))?;
-            write_method(m, &f.lines, &a, &plan, &mut out)
+            let mut body = Vec::new();
+            write_method(m, &f.lines, &a, &plan, &mut body)
                 .map_err(|e| anyhow!("{}: method {}{}: {e}", f.path.display(), m.name, m.descriptor))?;
+            let units = code_units(&body);
+            if units > MAX_CODE_UNITS {
+                // Left as it was: it keeps its id (never logged), and the reason is listed.
+                out.extend(f.lines[m.start..=m.end].iter().cloned());
+                late_skips.push(format!(
+                    "{}: about {units} code units with probes: trampolines would lie beyond an if-*'s 16-bit reach",
+                    program.methods[id].display_name()
+                ));
+            } else {
+                out.extend(body);
+            }
             next_line = m.end + 1;
         }
         out.extend(f.lines[next_line..].iter().cloned());
@@ -178,6 +196,8 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
         body.push('\n');
         std::fs::write(&dest, body).with_context(|| format!("cannot write {}", dest.display()))?;
     }
+    let late = late_skips.len();
+    program.skipped.extend(late_skips);
     let stored = StoredProgram {
         config: config.clone(),
         model: schemes.model_text(),
@@ -192,7 +212,7 @@ pub fn instrument_dir(input: &Path, output: &Path, config: &Config, model: Optio
     register_unknown_files(output)?;
     Ok(Instrumented {
         files: paths.len(),
-        methods: stored.program.methods.len(),
+        methods: stored.program.methods.len() - late,
         skipped: stored.program.skipped.clone(),
         resources,
         stored,

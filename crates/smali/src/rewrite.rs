@@ -388,3 +388,59 @@ fn first_reg(text: &str, locals: u32) -> Option<u32> {
         Reg::P(n) => Some(locals + n),
     }
 }
+
+/// An upper estimate of the code units of the instructions among smali
+/// `lines` (payloads counted by their entries): whether every `if-*` of the
+/// method still reaches the trampolines at its end (16-bit offsets).
+pub fn code_units(lines: &[String]) -> usize {
+    let mut units = 0;
+    for l in lines {
+        let t = l.trim_start();
+        let op = t.split_whitespace().next().unwrap_or("");
+        units += match op {
+            "" => 0,
+            _ if op.starts_with('.') || op.starts_with(':') || op.starts_with('#') => 0,
+            "const-wide" => 5,
+            _ if op.starts_with("const")
+                || op.starts_with("invoke")
+                || op.contains("/16")
+                || op.contains("/32")
+                || op.contains("/jumbo") =>
+            {
+                3
+            }
+            _ if op.starts_with("filled-new-array") || op.starts_with("fill-array") || op.ends_with("-switch") => 3,
+            _ if op.starts_with("0x") || op.starts_with('-') => 4, // sparse/array payload entries
+            _ => 2,
+        };
+    }
+    units
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_units_count_instructions_not_directives() {
+        let lines: Vec<String> = [
+            "    .line 3",
+            ":l",
+            "const-wide v1, 0x5L",
+            "add-long v1, v1, v3",
+            "goto/32 :l",
+            "# c",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(code_units(&lines), 5 + 2 + 3);
+    }
+
+    #[test]
+    fn parameter_registers_become_their_old_numbers() {
+        assert_eq!(rewrite_regs("{p0 .. p2}", 4), "{v4 .. v6}");
+        assert_eq!(rewrite_regs("p1, Lcom/p1;->p1:I", 3), "v4, Lcom/p1;->p1:I");
+        assert_eq!(rewrite_regs("p0, \"p1 # x\" # p2", 2), "v2, \"p1 # x\"");
+    }
+}
