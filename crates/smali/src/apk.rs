@@ -34,10 +34,17 @@ pub fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Debian's apktool launcher caps the heap at 512 MiB, too little to
+/// assemble the largest dex of a big app; a later `-Xmx` wins.
+const APKTOOL_HEAP: &str = "-JXmx3g";
+
 /// `apktool d` without resources (they are rebuilt byte for byte).
 pub fn apktool_decode(apk: &Path, dir: &Path) -> Result<()> {
     run(
-        Command::new("apktool").args(["d", "-f", "-r", "-o"]).arg(dir).arg(apk),
+        Command::new("apktool")
+            .args([APKTOOL_HEAP, "d", "-f", "-r", "-o"])
+            .arg(dir)
+            .arg(apk),
         "apktool d",
     )?;
     Ok(())
@@ -45,7 +52,13 @@ pub fn apktool_decode(apk: &Path, dir: &Path) -> Result<()> {
 
 /// `apktool b`.
 pub fn apktool_build(dir: &Path, apk: &Path) -> Result<()> {
-    run(Command::new("apktool").args(["b", "-o"]).arg(apk).arg(dir), "apktool b")?;
+    run(
+        Command::new("apktool")
+            .args([APKTOOL_HEAP, "b", "-o"])
+            .arg(apk)
+            .arg(dir),
+        "apktool b",
+    )?;
     Ok(())
 }
 
