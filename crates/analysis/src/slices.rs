@@ -37,6 +37,9 @@ pub struct Level {
     pub method: Vec<u32>,
     /// Index of the enclosing call in the level above ([`NO_PARENT`] at depth 0).
     pub parent: Vec<u32>,
+    /// Inclusive energy of each call, J, when power was attributed to
+    /// calls (`tracekit-attribution`); empty otherwise.
+    pub energy: Vec<f64>,
 }
 
 impl Level {
@@ -53,6 +56,11 @@ impl Level {
     /// True when the level carries thread-CPU times.
     pub fn has_cpu(&self) -> bool {
         !self.cpu_start.is_empty()
+    }
+
+    /// True when the level carries call energies.
+    pub fn has_energy(&self) -> bool {
+        !self.energy.is_empty() && self.energy.len() == self.start.len()
     }
 
     /// The method of call `i` without the recursion bit.

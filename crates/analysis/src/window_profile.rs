@@ -13,7 +13,8 @@
 //! but not to inclusive time (the outermost invocation already counts it); a
 //! call counts as a call of the intervals it starts in.
 //! CPU time of a call cut by an interval edge is scaled by the share of its
-//! wall time inside.
+//! wall time inside. Energy, when the slices carry it (see
+//! [`crate::slices::Level::energy`]), follows the same rules as CPU time.
 
 use crate::slices::{ThreadSlices, NO_PARENT};
 use rustc_hash::FxHashMap as HashMap;
@@ -36,6 +37,10 @@ pub struct ProfileRow {
     pub incl_cpu: f64,
     /// Exclusive CPU time (ns); 0 without a CPU clock.
     pub excl_cpu: f64,
+    /// Inclusive energy (J); 0 without call energies.
+    pub incl_energy: f64,
+    /// Exclusive energy (J); 0 without call energies.
+    pub excl_energy: f64,
 }
 
 /// One node of the call tree: a call path merged over all its calls.
@@ -55,6 +60,8 @@ pub struct TreeNode {
     pub excl_real: f64,
     /// Inclusive CPU time (ns).
     pub incl_cpu: f64,
+    /// Inclusive energy (J); 0 without call energies.
+    pub incl_energy: f64,
 }
 
 /// Profile rows and call tree for a set of intervals.
@@ -64,6 +71,10 @@ pub struct IntervalProfile {
     pub total_real: f64,
     /// Total CPU time of root calls inside the intervals (ns).
     pub total_cpu: f64,
+    /// Total energy of root calls inside the intervals (J).
+    pub total_energy: f64,
+    /// True when the slices carry call energies.
+    pub has_energy: bool,
     /// Rows, one per method that ran, by inclusive wall time, largest first.
     pub rows: Vec<ProfileRow>,
     /// Call tree nodes; children follow no particular order.
@@ -125,7 +136,8 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
     let mut rows: HashMap<u32, ProfileRow> = HashMap::default();
     let mut tree: Vec<TreeNode> = Vec::new();
     let mut tree_index: HashMap<(u32, u32, u32), u32> = HashMap::default(); // (thread, parent+1, method)
-    let (mut total_real, mut total_cpu) = (0.0, 0.0);
+    let (mut total_real, mut total_cpu, mut total_energy) = (0.0, 0.0, 0.0);
+    let mut has_energy = false;
     for (ti, th) in threads.iter().enumerate() {
         let mut prev_nodes: Vec<u32> = Vec::new();
         for (d, l) in th.levels.iter().enumerate() {
@@ -146,6 +158,17 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     } else {
                         0.0
                     };
+                    let energy = if l.has_energy() {
+                        has_energy = true;
+                        let j = l.energy[i];
+                        if wall > 0.0 {
+                            j * inside / wall
+                        } else {
+                            j
+                        }
+                    } else {
+                        0.0
+                    };
                     // A call counts where it starts (issue 2's rule for "inside").
                     let count = u64::from(s >= a);
                     let m = l.method_id(i).0;
@@ -160,12 +183,15 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     } else {
                         row.incl_real += inside;
                         row.incl_cpu += cpu;
+                        row.incl_energy += energy;
                     }
                     row.excl_real += inside;
                     row.excl_cpu += cpu;
+                    row.excl_energy += energy;
                     let parent_node = if d == 0 {
                         total_real += inside;
                         total_cpu += cpu;
+                        total_energy += energy;
                         None
                     } else {
                         let p = l.parent[i];
@@ -174,6 +200,7 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                         let prow = rows.get_mut(&pm).expect("parent overlaps the interval too");
                         prow.excl_real -= inside;
                         prow.excl_cpu -= cpu;
+                        prow.excl_energy -= energy;
                         Some(prev_nodes[p as usize])
                     };
                     let key = (ti as u32, parent_node.map_or(0, |p| p + 1), m);
@@ -186,6 +213,7 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                             incl_real: 0.0,
                             excl_real: 0.0,
                             incl_cpu: 0.0,
+                            incl_energy: 0.0,
                         });
                         tree.len() as u32 - 1
                     });
@@ -194,6 +222,7 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
                     n.incl_real += inside;
                     n.excl_real += inside;
                     n.incl_cpu += cpu;
+                    n.incl_energy += energy;
                     if let Some(p) = parent_node {
                         tree[p as usize].excl_real -= inside;
                     }
@@ -209,6 +238,8 @@ pub fn interval_profile(threads: &[ThreadSlices], intervals: &[(u64, u64)]) -> I
     IntervalProfile {
         total_real,
         total_cpu,
+        total_energy,
+        has_energy,
         rows,
         tree,
         tree_dropped: 0,

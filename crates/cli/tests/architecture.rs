@@ -50,6 +50,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("analysis", &["model"]),
     ("seqdiag", &["model"]),
     ("energy", &["model", "analysis"]),
+    ("powermodel", &["model"]),
+    ("attribution", &["model", "analysis", "energy", "powermodel"]),
     // Comparing runs: traces (model, analysis), emulator runs and path
     // logs (their own data types); it reads no file.
     ("diff", &["model", "analysis", "emu", "jvm"]),

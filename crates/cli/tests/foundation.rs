@@ -147,7 +147,7 @@ fn context_at_an_instant() {
     let base = example(&d, "7", "20");
     let v = json(&["context", &base, "--at", "10000000", "--json"]);
     let items = v["context"].as_array().unwrap();
-    assert_eq!(items.len(), 21);
+    assert_eq!(items.len(), 22);
     let screen = items.iter().find(|i| i["label"] == "Screen state").unwrap();
     assert_eq!(screen["value"], 1);
     // Before the log started nothing is defined; a float after its last record is undefined too.

@@ -134,6 +134,21 @@ fn html_report_is_self_contained_and_shows_the_session() {
         context.len() >= 15 && context.contains(&"Screen orientation".to_owned()),
         "{context:?}"
     );
+    // The example's battery log: power from V·I and cumulative energy as
+    // rows, the energy charged to every call, power stacked by process.
+    let counters = labels(&mut b, "counter");
+    assert!(
+        counters.contains(&"Power (Battery voltage × Battery current)".to_owned())
+            && counters.contains(&"Energy (cumulative)".to_owned()),
+        "{counters:?}"
+    );
+    let e = b
+        .eval("(() => { const c = TK.meta.counters.find(c => c.name === 'Energy (cumulative)'); return [c.values[c.values.length - 1], TK.meta.energy.measuredJ, TK.meta.hasEnergy]; })()")
+        .unwrap();
+    let (last, measured) = (e[0].as_f64().unwrap(), e[1].as_f64().unwrap());
+    assert!(measured > 0.0 && (last - measured).abs() <= 1e-9 * measured, "{e}");
+    assert_eq!(e[2], true);
+    assert_eq!(labels(&mut b, "power"), ["Power by process", "Power by thread"]);
     // The ready-made problems: BRB presses and the condition from the command line.
     let presets = b
         .eval("Array.from(document.querySelectorAll('.tk-preset')).map(e => e.textContent)")
@@ -183,6 +198,30 @@ fn html_report_is_self_contained_and_shows_the_session() {
         10.0,
     )
     .unwrap();
+    // The problem's measured energy inside its intervals, as the CLI says.
+    let page = b
+        .eval("(() => { const e = TK.energyInOut(TK.state.problem.intervals); return [e.inside, e.insideS, document.getElementById('tk-problem-energy').textContent]; })()")
+        .unwrap();
+    let cli = serde_json::from_str::<serde_json::Value>(&ok(&[
+        "problems",
+        &base,
+        "--method",
+        "GeckoLayerClient.setPageRect",
+        "--when",
+        "Screen orientation == 1",
+        "--json",
+    ]))
+    .unwrap();
+    let (inside, secs) = (
+        cli["energy"]["inside_j"].as_f64().unwrap(),
+        cli["energy"]["inside_s"].as_f64().unwrap(),
+    );
+    assert!(
+        inside > 0.0 && (page[0].as_f64().unwrap() - inside).abs() <= 1e-9 * inside,
+        "{page} vs {inside}"
+    );
+    assert!((page[1].as_f64().unwrap() - secs).abs() < 1e-6, "{page} vs {secs} s");
+    assert!(page[2].as_str().unwrap().starts_with("Energy: "), "{page}");
     b.screenshot(&artifacts_dir().join("cli-report-condition.png")).unwrap();
     assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
 }
@@ -248,6 +287,12 @@ fn ui_serves_the_same_views_on_loopback() {
             10.0,
         )
         .unwrap();
+        // The server's selection profile carries the calls' energy.
+        let heads = b
+            .eval("Array.from(document.querySelectorAll('#tk-profile-table th')).map(e => e.dataset.key)")
+            .unwrap();
+        assert!(heads.as_array().unwrap().iter().any(|h| h == "excl_energy"), "{heads}");
+        assert!(labels(&mut b, "counter").contains(&"Energy (cumulative)".to_owned()));
         b.screenshot(&artifacts_dir().join("cli-ui.png")).unwrap();
         assert!(b.page_errors().is_empty(), "{:?}", b.page_errors());
     });

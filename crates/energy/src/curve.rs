@@ -196,6 +196,11 @@ impl Rate {
         }
     }
 
+    /// Every sample as `(time ns, value)`, in time order.
+    pub fn samples(&self) -> impl ExactSizeIterator<Item = (i64, f64)> + '_ {
+        self.recs.iter().map(|r| (r.t, r.v))
+    }
+
     /// The last sample's value (the rate beyond the data, if held).
     pub fn last_value(&self) -> f64 {
         self.recs.last().map_or(0.0, |r| r.v)
@@ -242,6 +247,11 @@ impl Total {
     /// First and last sample time, if any.
     pub fn span(&self) -> Option<(i64, i64)> {
         Some((self.recs.first()?.0, self.recs.last()?.0))
+    }
+
+    /// Every sample as `(time ns, total)`, in time order.
+    pub fn samples(&self) -> impl ExactSizeIterator<Item = (i64, f64)> + '_ {
+        self.recs.iter().copied()
     }
 
     /// The rate of the last interval, per second (the rate beyond the data).

@@ -27,6 +27,18 @@ pub(crate) struct Energy {
     pub(crate) res_j: f64,
 }
 
+/// Power samples and how they are joined ([`EnergyIndex::power_samples`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PowerSamples {
+    /// Sample times, ns on the session's timeline, non-decreasing.
+    pub times: Vec<i64>,
+    /// Power at each sample, W.
+    pub watts: Vec<f64>,
+    /// Linear between samples ([`Rule::Trapezoid`]) or held
+    /// ([`Rule::LeftHold`]).
+    pub rule: Rule,
+}
+
 /// A session's power data prepared for window queries.
 #[derive(Debug, Clone)]
 pub struct EnergyIndex {
@@ -67,11 +79,11 @@ impl EnergyIndex {
     pub fn build(session: &Session, o: &Options) -> Result<EnergyIndex, Error> {
         let n = &o.tracks;
         let inp = Inputs {
-            v: source::series(session, &n.voltage, power::VOLT)?,
-            i: source::series(session, &n.current, power::AMPERE)?,
-            p: source::series(session, &n.power, power::WATT)?,
-            e: source::series(session, &n.energy, power::JOULE)?,
-            q: source::series(session, &n.charge, power::MICRO_AMPERE_HOUR)?,
+            v: source::series_or_alias(session, &n.voltage, power::VOLT, &n.context_aliases)?,
+            i: source::series_or_alias(session, &n.current, power::AMPERE, &n.context_aliases)?,
+            p: source::series_or_alias(session, &n.power, power::WATT, &n.context_aliases)?,
+            e: source::series_or_alias(session, &n.energy, power::JOULE, &n.context_aliases)?,
+            q: source::series_or_alias(session, &n.charge, power::MICRO_AMPERE_HOUR, &n.context_aliases)?,
         };
         let sign = sign::decide(
             session,
@@ -82,6 +94,7 @@ impl EnergyIndex {
                 charge: (!inp.q.is_empty()).then(|| (&inp.q.times[..], &inp.q.values[..])),
                 voltage: (!inp.v.is_empty()).then(|| (&inp.v.times[..], &inp.v.values[..])),
                 status_label: &n.status,
+                declared: inp.i.alias.as_ref().and_then(|a| a.sign),
             },
         );
         let k = sign.factor();
@@ -361,6 +374,47 @@ impl EnergyIndex {
             alternatives,
             notes,
         })
+    }
+
+    /// The power the energy comes from, as samples on the session's
+    /// timeline (W, positive = drawn from the battery), joined by `rule`:
+    /// what attributing energy to what ran needs. A rate source (V·I, a
+    /// power track, current × a nominal voltage) gives its own samples and
+    /// rule; a counter (energy, or charge × voltage) gives each interval's
+    /// mean power held over it ([`Rule::LeftHold`]), which integrates to the
+    /// counter's linear reading over any window. `None` when the capture
+    /// gives charge only.
+    pub fn power_samples(&self) -> Option<PowerSamples> {
+        match &self.energy.curve {
+            Curve::Rate(r) => {
+                let (times, watts) = r.samples().unzip();
+                Some(PowerSamples {
+                    times,
+                    watts,
+                    rule: self.rule,
+                })
+            }
+            Curve::Total(t) => {
+                let recs: Vec<(i64, f64)> = t.samples().collect();
+                let watts = (0..recs.len())
+                    .map(|k| match recs.get(k + 1) {
+                        Some(&(t1, e1)) if t1 > recs[k].0 => (e1 - recs[k].1) / secs(t1 - recs[k].0),
+                        _ => 0.0,
+                    })
+                    .collect();
+                Some(PowerSamples {
+                    times: recs.iter().map(|r| r.0).collect(),
+                    watts,
+                    rule: Rule::LeftHold,
+                })
+            }
+            Curve::Nothing => None,
+        }
+    }
+
+    /// The tracks the energy came from.
+    pub fn sources(&self) -> &[SourceTrack] {
+        &self.sources
     }
 
     /// The method used.

@@ -21,6 +21,13 @@
 //! 5. **current** alone, times [`Options::nominal_voltage_v`] (a power
 //!    monitor's supply voltage); without one, only charge is reported.
 //!
+//! A session without a counter track of a role's name may hold the quantity
+//! as a context item instead: seed 000's context logger writes the battery
+//! as `Battery voltage` (mV) and `Battery current` (µA, negative while
+//! discharging, as Android documents it) into the `.clog`, which has no
+//! units. [`TrackNames::context_aliases`] lists such items with their units
+//! and documented sign ([`ContextAlias::android_logger`] by default).
+//!
 //! The other sources present are integrated over the same windows as
 //! [`CrossCheck`]s; the charge counter's is the seed's "Δcharge × mean
 //! voltage".
@@ -80,10 +87,10 @@ mod source;
 pub mod windows;
 
 pub use gauge::{SamplerPair, TrackGauge};
-pub use index::EnergyIndex;
+pub use index::{EnergyIndex, PowerSamples};
 pub use report::{CrossCheck, EnergyReport, Estimates, WindowEnergy};
 pub use sign::{Confidence, CurrentSign, SignBasis, SignDecision};
-pub use source::{SourceTrack, TrackNames};
+pub use source::{ContextAlias, SourceTrack, TrackNames};
 pub use windows::{complement, condition_intervals, problem_windows, range_us, slice_instances, Window};
 
 use serde::Serialize;

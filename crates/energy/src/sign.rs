@@ -121,6 +121,9 @@ pub(crate) struct SignEvidence<'a> {
     pub voltage: Option<(&'a [i64], &'a [f64])>,
     /// Label of the status context item.
     pub status_label: &'a str,
+    /// The convention the current's source documents, when it came from a
+    /// context alias that says (a session property takes precedence).
+    pub declared: Option<CurrentSign>,
 }
 
 fn convention_of(sign_of_discharge: f64) -> CurrentSign {
@@ -278,7 +281,8 @@ pub(crate) fn decide(session: &Session, choice: CurrentSign, ev: &SignEvidence<'
             power::SIGN_POSITIVE_IS_DISCHARGE => Some(CurrentSign::PositiveIsDischarge),
             power::SIGN_NEGATIVE_IS_DISCHARGE => Some(CurrentSign::NegativeIsDischarge),
             _ => None,
-        });
+        })
+        .or(ev.declared);
     let net_conv = convention_of(net);
     let (convention, basis, confidence, reason) = if choice != CurrentSign::Auto {
         (
@@ -369,6 +373,7 @@ mod tests {
             charge: None,
             voltage: None,
             status_label: power::BATTERY_STATUS,
+            declared: None,
         }
     }
 

@@ -20,6 +20,47 @@ pub struct TrackNames {
     pub charge: String,
     /// Battery status context item.
     pub status: String,
+    /// Context items that stand for a power track when the session has no
+    /// counter track of that name (see [`ContextAlias`]).
+    pub context_aliases: Vec<ContextAlias>,
+}
+
+/// A numeric context item read as a power track: seed 000's context logger
+/// logs the battery under its own labels and Android's units, and a `.clog`
+/// carries no units, so the alias states them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextAlias {
+    /// The context item's label.
+    pub label: String,
+    /// The track it stands for (one of [`TrackNames`]' names).
+    pub track: String,
+    /// The item's unit (`mV`, `µA`, …).
+    pub unit: String,
+    /// The current's sign convention its source documents, if it is a current.
+    pub sign: Option<crate::CurrentSign>,
+}
+
+impl ContextAlias {
+    /// The aliases tracekit knows: Android's `BatteryManager` as seed 000's
+    /// logger reports it: `Battery voltage` in mV (`EXTRA_VOLTAGE`) and
+    /// `Battery current` in µA (`BATTERY_PROPERTY_CURRENT_NOW`, documented
+    /// as negative while the battery discharges).
+    pub fn android_logger() -> Vec<ContextAlias> {
+        vec![
+            ContextAlias {
+                label: "Battery voltage".to_owned(),
+                track: power::BATTERY_VOLTAGE.to_owned(),
+                unit: "mV".to_owned(),
+                sign: None,
+            },
+            ContextAlias {
+                label: "Battery current".to_owned(),
+                track: power::BATTERY_CURRENT.to_owned(),
+                unit: "µA".to_owned(),
+                sign: Some(crate::CurrentSign::NegativeIsDischarge),
+            },
+        ]
+    }
 }
 
 impl Default for TrackNames {
@@ -31,6 +72,7 @@ impl Default for TrackNames {
             energy: power::BATTERY_ENERGY.to_owned(),
             charge: power::BATTERY_CHARGE.to_owned(),
             status: power::BATTERY_STATUS.to_owned(),
+            context_aliases: ContextAlias::android_logger(),
         }
     }
 }
@@ -48,6 +90,8 @@ pub(crate) struct Series {
     pub pids: Vec<Option<u32>>,
     /// How many tracks were merged.
     pub tracks: usize,
+    /// The context alias it was read from, when no counter track had the name.
+    pub alias: Option<ContextAlias>,
 }
 
 impl Series {
@@ -120,6 +164,72 @@ fn factor(unit: Option<&str>, base: &str) -> Option<f64> {
         _ => return None,
     };
     Some(p * scale_to_base)
+}
+
+/// The numeric context item an alias names, as a series in `base` units.
+fn alias_series(session: &Session, name: &str, base: &str, aliases: &[ContextAlias]) -> Result<Option<Series>, Error> {
+    for a in aliases.iter().filter(|a| a.track == name) {
+        let Some(t) = session.context_track(&a.label).filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        let f = factor(Some(&a.unit), base).ok_or_else(|| Error::Unit {
+            track: a.label.clone(),
+            unit: a.unit.clone(),
+            want: base.to_owned(),
+        })?;
+        let mut values = Vec::with_capacity(t.len());
+        for i in 0..t.len() {
+            match t.samples.get_f64(i) {
+                Some(v) if v.is_finite() => values.push(v * f),
+                Some(_) => return Err(Error::NonFinite { track: a.label.clone() }),
+                None => break, // a string item: not a number track
+            }
+        }
+        if values.len() != t.len() {
+            continue;
+        }
+        if t.times.windows(2).any(|w| w[1] < w[0]) {
+            return Err(Error::Unsorted { track: a.label.clone() });
+        }
+        let mut times = t.times.clone();
+        // An int or long item is logged when it changes and holds its value
+        // (seed 000 §6.6): the last one lasts as long as the log does.
+        if !t.kind().is_continuous() {
+            let log_end = session.context.iter().filter_map(|c| c.times.last().copied()).max();
+            if let (Some(end), Some(&last), Some(&v)) = (log_end, times.last(), values.last()) {
+                if end > last {
+                    times.push(end);
+                    values.push(v);
+                }
+            }
+        }
+        return Ok(Some(Series {
+            name: a.label.clone(),
+            unit: base.to_owned(),
+            kind: CounterKind::Sampled,
+            times,
+            pids: vec![None; values.len()],
+            values,
+            tracks: 1,
+            alias: Some(a.clone()),
+        }));
+    }
+    Ok(None)
+}
+
+/// All non-empty counter tracks named `name`, merged in time order and
+/// converted to `base` units; without any, the context item an alias names.
+pub(crate) fn series_or_alias(
+    session: &Session,
+    name: &str,
+    base: &str,
+    aliases: &[ContextAlias],
+) -> Result<Series, Error> {
+    let s = series(session, name, base)?;
+    if !s.is_empty() {
+        return Ok(s);
+    }
+    Ok(alias_series(session, name, base, aliases)?.unwrap_or(s))
 }
 
 /// All non-empty counter tracks named `name`, merged in time order and

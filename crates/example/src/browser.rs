@@ -62,16 +62,19 @@ methods! {
     inflate = "java/util/zip/Inflater" "inflate" "([BII)I" "Inflater.java" 256;
 }
 
-/// Builds the four threads' call events into the session.
-pub(crate) fn trace_threads(s: &mut Session, sc: &Scenario, rng: &mut Rng) {
+/// Builds the four threads' call events into the session; returns the
+/// method ids.
+pub(crate) fn trace_threads(s: &mut Session, sc: &Scenario, rng: &mut Rng) -> Methods {
     let m = Methods::register(s);
     let frames = sc.frames();
     let threads = [(1, "main"), (11, "GLThread 12"), (13, "Gecko"), (17, "Socket Thread")];
-    let mut built = Vec::new();
-    built.push(main_thread(&m, sc, &frames, rng));
-    built.push(render_thread(&m, sc, &frames, rng));
-    built.push(gecko_thread(&m, sc, rng));
-    built.push(network_thread(&m, sc, rng));
+    // Built in this order: each thread draws from the one generator.
+    let built = vec![
+        main_thread(&m, sc, &frames, rng),
+        render_thread(&m, sc, &frames, rng),
+        gecko_thread(&m, sc, rng),
+        network_thread(&m, sc, rng),
+    ];
     for ((tid, name), events) in threads.into_iter().zip(built) {
         let id = s.add_thread(Thread::new(tid, name));
         let calls = s.calls_mut(id);
@@ -79,6 +82,7 @@ pub(crate) fn trace_threads(s: &mut Session, sc: &Scenario, rng: &mut Rng) {
             calls.push(e);
         }
     }
+    m
 }
 
 /// Things the UI thread reacts to, in time order.
@@ -109,12 +113,14 @@ fn main_thread(m: &Methods, sc: &Scenario, frames: &[u64], rng: &mut Rng) -> Vec
         match what {
             Ui::Frame => {
                 let scrolling = sc.scrolling(at);
+                // Under the defect every frame lays the whole page out again.
+                let relayout = if sc.redrawing(at) { 6_000 } else { 0 };
                 g.call(m.do_frame, 300, |g| {
                     if scrolling {
                         g.call(m.on_touch, 120, |g| g.leaf(m.scroll_by, 60 + rng.int(0, 80)));
                     }
                     g.call(m.traversals, 900 + rng.int(0, 1500), |g| {
-                        g.leaf(m.layout, 200 + rng.int(0, 400));
+                        g.leaf(m.layout, 200 + relayout + rng.int(0, 400 + relayout / 2));
                         g.call(m.on_draw, 300, |g| {
                             g.call(m.sync_viewport, 150, |g| g.leaf(m.metrics_init, 30));
                             for _ in 0..rng.int(1, 4) {
@@ -166,7 +172,15 @@ fn render_thread(m: &Methods, sc: &Scenario, frames: &[u64], rng: &mut Rng) -> V
             g.idle_until(at);
             g.exit();
         }
-        let tiles = if sc.loading(f) { rng.int(4, 9) } else { rng.int(2, 5) };
+        // The defect's stale page rectangle invalidates the whole page: every
+        // tile is redrawn each frame until the screen turns back.
+        let tiles = if sc.redrawing(f) {
+            rng.int(12, 16)
+        } else if sc.loading(f) {
+            rng.int(4, 9)
+        } else {
+            rng.int(2, 5)
+        };
         g.call(m.draw_frame, 400, |g| {
             g.leaf(m.draw_background, 150);
             for _ in 0..tiles {

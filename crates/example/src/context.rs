@@ -88,7 +88,9 @@ pub(crate) fn context_tracks(sc: &Scenario, rng: &mut Rng) -> Vec<ContextTrack> 
     let mut ts = start;
     while ts <= end {
         let at = ts.max(0) as u64;
-        let busy = sc.loading(at) as i32 as f64 * 0.45 + sc.scrolling(at) as i32 as f64 * 0.2;
+        let busy = sc.loading(at) as i32 as f64 * 0.45
+            + sc.scrolling(at) as i32 as f64 * 0.2
+            + sc.redrawing(at) as i32 as f64 * 0.3;
         if k % 2 == 0 {
             let load = (0.12 + busy + rng.range(0.0, 0.25)).min(1.0) as f32;
             t.put(cpu, ts, ContextValue::Float(load));

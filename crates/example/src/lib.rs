@@ -5,8 +5,12 @@
 //!
 //! A simulated user turns the phone, loads pages and scrolls. A simulated
 //! defect strikes shortly after the screen turns to portrait, and the user
-//! presses the big red button. The generator only *acts out* that story; the
-//! analysis has to discover the portrait pattern from the files.
+//! presses the big red button; until the screen turns back, the defect also
+//! keeps the renderer redrawing. The phone's battery current, which the
+//! simulated hardware draws for what the threads did, is logged as the
+//! `Battery current` context item (µA, negative while discharging, every
+//! 100 ms). The generator only *acts out* that story; the analysis has to
+//! discover the portrait pattern, and what it costs, from the files.
 //!
 //! [`runs`] acts out repeated runs of a synthetic program with realistic
 //! noise and planted changes, for comparing runs (`tracekit diff`).
@@ -20,6 +24,7 @@
 //! assert!(s.call_event_count() > 50_000);
 //! ```
 
+mod battery;
 mod browser;
 mod context;
 pub mod hint_scenarios;
@@ -68,11 +73,13 @@ pub fn browser_session(opts: &Options) -> Session {
         pid: 2817,
         name: "org.mozilla.fennec".into(),
     });
-    browser::trace_threads(&mut s, &sc, &mut rng);
+    let methods = browser::trace_threads(&mut s, &sc, &mut rng);
     for t in &mut s.threads {
         t.pid = Some(2817);
     }
     s.context = context::context_tracks(&sc, &mut rng);
+    let battery = battery::current_track(&s, &sc, methods.draw_frame, methods.socket_read, opts.seed);
+    s.context.push(battery);
     s.properties.push(("vm".into(), "dalvik".into()));
     s.properties.push(("pid".into(), "2817".into()));
     s

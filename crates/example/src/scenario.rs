@@ -4,8 +4,10 @@
 //! The bug is a simulated app defect: shortly after the screen turns to
 //! portrait, the page layout goes wrong (the app calls
 //! `GeckoLayerClient.setPageRect` with stale metrics) and the user, seeing
-//! it, presses the big red button. Nothing here knows about the analysis; the
-//! analysis has to find the pattern from the trace and the context log.
+//! it, presses the big red button. The stale page rectangle also keeps the
+//! renderer busy: until the screen turns back, every display frame is
+//! redrawn, which costs the battery. Nothing here knows about the analysis;
+//! the analysis has to find the pattern from the trace and the context log.
 
 use crate::rng::Rng;
 
@@ -22,6 +24,9 @@ pub(crate) struct Scenario {
     pub bug: Vec<u64>,
     /// When the user presses the big red button.
     pub brb: Vec<u64>,
+    /// `(start, end)` of the redraw loops the defect starts (from the faulty
+    /// layout until the screen turns back).
+    pub redraw: Vec<(u64, u64)>,
     /// `(start, end)` of a Wi-Fi drop-out.
     pub wifi_drop: (u64, u64),
 }
@@ -71,6 +76,13 @@ impl Scenario {
         }
         let loads = spans(rng, duration_us, (0.5, 2.0), (1.5, 4.0), (5.0, 18.0));
         let scrolls = spans(rng, duration_us, (1.0, 3.0), (0.4, 2.5), (1.0, 6.0));
+        let redraw = bug
+            .iter()
+            .map(|&b| {
+                let back = orientation.iter().map(|o| o.0).find(|&t| t > b).unwrap_or(duration_us);
+                (b, back.min(duration_us))
+            })
+            .collect();
         let drop_at = (rng.range(0.4, 0.7) * duration_us as f64) as u64;
         let wifi_drop = (drop_at, drop_at + (rng.range(2.0, 5.0) * S as f64) as u64);
         Scenario {
@@ -80,6 +92,7 @@ impl Scenario {
             scrolls,
             bug,
             brb,
+            redraw,
             wifi_drop,
         }
     }
@@ -87,6 +100,11 @@ impl Scenario {
     /// Whether a page is loading at `t`.
     pub fn loading(&self, t: u64) -> bool {
         self.loads.iter().any(|&(a, b)| a <= t && t < b)
+    }
+
+    /// Whether the defect's redraw loop runs at `t`.
+    pub fn redrawing(&self, t: u64) -> bool {
+        self.redraw.iter().any(|&(a, b)| a <= t && t < b)
     }
 
     /// Whether the user is scrolling at `t`.
@@ -100,6 +118,7 @@ impl Scenario {
         busy.extend(&self.scrolls);
         busy.extend(self.orientation.iter().skip(1).map(|&(t, _)| (t, t + 600_000)));
         busy.extend(self.bug.iter().map(|&t| (t, t + 300_000)));
+        busy.extend(self.redraw.iter().copied());
         busy.sort();
         let mut frames = Vec::new();
         let mut last = 0u64;

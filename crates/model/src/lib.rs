@@ -15,6 +15,8 @@
 //!   [`ObjectEvent`], [`RemoteCall`]),
 //! - typed context tracks ([`ContextTrack`]) and numeric counter tracks
 //!   ([`CounterTrack`], per process or per CPU),
+//! - beside sessions, a device's power profile ([`power_profile::PowerProfile`],
+//!   Android's `power_profile.xml`), which power models read,
 //! - system activity: which thread each CPU ran ([`SchedSlice`]), spans
 //!   that are not calls on a stack ([`AsyncSlice`]), and the clock a source
 //!   used ([`SourceClock`]),
@@ -43,6 +45,7 @@ mod context;
 mod events;
 mod method;
 pub mod power;
+pub mod power_profile;
 mod session;
 mod system;
 mod time;

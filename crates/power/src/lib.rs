@@ -16,6 +16,11 @@
 //!   history (level, voltage, temperature, charge, status); the rest of the
 //!   dump is counted, not read.
 //!
+//! Beside measurements, [`read_profile_path`] reads a device's Android
+//! `power_profile.xml` (the per-component currents power models use) into
+//! a [`tracekit_model::power_profile::PowerProfile`], and
+//! [`write_profile`] writes one (a fitted model, for instance).
+//!
 //! Readers never panic on bad input: errors name the file and the line
 //! (and the byte offset where it starts). A file cut inside its last line
 //! keeps every complete line before the cut and notes the repair. Current
@@ -27,9 +32,13 @@ mod battor;
 mod error;
 mod lines;
 mod powermonitor;
+mod profile_xml;
 mod trepn;
 
 pub use error::Error;
+pub use profile_xml::{
+    read_profile_bytes, read_profile_path, sniff_profile, write_profile, ProfileRead, MAX_PROFILE_BYTES,
+};
 use std::path::Path;
 use tracekit_model::Session;
 

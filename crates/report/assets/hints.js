@@ -31,8 +31,10 @@ TK.Hints = {
       var values = c.type === "float" ? c.values.map(function (v) { return v == null ? NaN : Math.fround(v); }) : c.values;
       out.push({ label: c.label, type: c.type, unit: c.unit, times: c.times, values: values, counterKind: null, wrapsAt: null });
     });
+    // Derived rows (power from V·I, cumulative energy) are not in the
+    // session the analysis ranks.
     (meta.counters || []).forEach(function (c) {
-      if (!c.times.length || seen.has(c.name)) return;
+      if (!c.times.length || c.derived || seen.has(c.name)) return;
       seen.add(c.name);
       var kind = c.kind || "level";
       var whole = c.values.every(function (v) { return isNum(v) && v % 1 === 0 && Math.abs(v) < 9e15; });

@@ -50,6 +50,13 @@ TK.Problems.prototype.show = function (p) {
   if (p.def.kind === "method" && p.def.when) counts += " · " + p.calls_inside.length + " calls inside, " + p.calls_outside.length + " outside the " + p.intervals.length + " intervals where the condition holds";
   out.appendChild(TK.el("div", { "class": "tk-counts", id: "tk-occurrence-count", text: counts }));
   if (p.note) out.appendChild(TK.el("div", { "class": "tk-note", text: p.note }));
+  var en = p.intervals && p.intervals.length ? TK.energyInOut(p.intervals) : null;
+  if (en) {
+    var mean = function (j, s) { return s > 0 ? (j / s).toFixed(3) + " W" : "—"; };
+    out.appendChild(TK.el("div", { "class": "tk-counts", id: "tk-problem-energy",
+      text: "Energy: " + TK.fmtJ(en.inside) + " inside (" + en.insideS.toFixed(1) + " s, mean " + mean(en.inside, en.insideS) + "), " +
+        TK.fmtJ(en.outside) + " outside (" + en.outsideS.toFixed(1) + " s, mean " + mean(en.outside, en.outsideS) + ")" }));
+  }
   var occ = TK.el("div", { "class": "tk-note" });
   p.occurrences.slice(0, 12).forEach(function (o) {
     occ.appendChild(TK.el("button", { type: "button", "class": "tk-occ-link", text: TK.fmtTime(o.ts_ns), onclick: function () { TK.timeline.centerOn(o.ts_ns); } }));
@@ -186,4 +193,29 @@ TK.solveInBrowser = function (source, def) {
   var title = def.kind === "brb" ? "BRB (" + def.method + ")" : def.when ? def.method + " when " + def.when : def.method;
   var note = "Evaluated in the browser" + (source.summary.summarised ? " over the calls this summarised report draws individually." : ".");
   return { view: { def: def, title: title, occurrences: inside, intervals: intervals, calls_inside: def.when ? inside : [], calls_outside: outside, hints: TK.hintsAt(inside.map(function (c) { return c.ts_ns; })), note: note } };
+};
+
+// Measured energy inside and outside `intervals` (ns pairs), from the
+// cumulative energy row and the power it integrates, under the same rule
+// (exact, as the CLI's); null without power data.
+TK.energyInOut = function (intervals) {
+  var c = (TK.meta.counters || []).filter(function (x) { return x.derived && x.power && x.rule; })[0];
+  if (!c || c.times.length < 2) return null;
+  var t = c.times, cum = c.values, w = c.power, n = t.length;
+  function at(x) {
+    if (x <= t[0]) return 0;
+    if (x >= t[n - 1]) return cum[n - 1];
+    var i = TK.upper(t, x) - 1, dt = (x - t[i]) * 1e-9;
+    if (c.rule === "left-hold") return cum[i] + w[i] * dt;
+    if (c.rule === "right-hold") return cum[i] + w[i + 1] * dt;
+    var wx = w[i] + (w[i + 1] - w[i]) * (x - t[i]) / (t[i + 1] - t[i]);
+    return cum[i] + 0.5 * (w[i] + wx) * dt;
+  }
+  var inside = 0, insideNs = 0;
+  intervals.forEach(function (iv) {
+    var a = Math.max(iv[0], t[0]), b = Math.min(iv[1], t[n - 1]);
+    if (b > a) { inside += at(b) - at(a); insideNs += b - a; }
+  });
+  var spanNs = t[n - 1] - t[0];
+  return { inside: inside, insideS: insideNs * 1e-9, outside: cum[n - 1] - inside, outsideS: (spanNs - insideNs) * 1e-9 };
 };

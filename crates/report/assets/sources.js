@@ -29,7 +29,7 @@ TK.EmbeddedSource = function (data) {
   this.threads = data.slices.map(function (t) {
     return {
       levels: t.levels.map(function (l) {
-        return { start: TK.f64(l.start), end: TK.f64(l.end), cpuDur: TK.f32(l.cpuDur), method: TK.u32(l.method), parent: TK.u32(l.parent) };
+        return { start: TK.f64(l.start), end: TK.f64(l.end), cpuDur: TK.f32(l.cpuDur), energy: TK.f64(l.energy), method: TK.u32(l.method), parent: TK.u32(l.parent) };
       }),
       omitted: t.omitted.map(TK.u32)
     };

@@ -3,41 +3,44 @@
 // problem's condition holds.
 "use strict";
 
-// Same rules as the Rust `interval_profile` (crates/report/src/profile.rs).
+// Same rules as the Rust `interval_profile` (crates/analysis/src/window_profile.rs);
+// energy (J per call, when charged) follows CPU time's rules.
 TK.intervalProfile = function (threads, intervals) {
-  var rows = new Map(), tree = [], index = new Map(), totalReal = 0, totalCpu = 0;
+  var rows = new Map(), tree = [], index = new Map(), totalReal = 0, totalCpu = 0, totalEnergy = 0, hasEnergy = false;
   threads.forEach(function (th, ti) {
     var prevNodes = null;
     th.levels.forEach(function (l, d) {
-      var nodes = new Uint32Array(l.start.length).fill(0xffffffff), hasCpu = !!l.cpuDur;
+      var nodes = new Uint32Array(l.start.length).fill(0xffffffff), hasCpu = !!l.cpuDur, hasE = !!l.energy;
+      if (hasE) hasEnergy = true;
       intervals.forEach(function (iv, k) {
         var a = iv[0], b = iv[1];
         for (var i = TK.upper(l.end, a); i < l.start.length && l.start[i] < b; i++) {
           var s = l.start[i], e = l.end[i], inside = Math.min(e, b) - Math.max(s, a), wall = e - s;
           var cpu = hasCpu ? l.cpuDur[i] * (wall > 0 ? inside / wall : 1) : 0;
+          var en = hasE ? l.energy[i] * (wall > 0 ? inside / wall : 1) : 0;
           var count = s >= a ? 1 : 0;
           var m = l.method[i] & 0x7fffffff, rec = (l.method[i] & 0x80000000) !== 0;
           var row = rows.get(m);
-          if (!row) { row = { method: m, calls: 0, recursive_calls: 0, incl_real: 0, excl_real: 0, incl_cpu: 0, excl_cpu: 0 }; rows.set(m, row); }
+          if (!row) { row = { method: m, calls: 0, recursive_calls: 0, incl_real: 0, excl_real: 0, incl_cpu: 0, excl_cpu: 0, incl_energy: 0, excl_energy: 0 }; rows.set(m, row); }
           row.calls += count;
           if (rec) row.recursive_calls += count;
-          else { row.incl_real += inside; row.incl_cpu += cpu; }
-          row.excl_real += inside; row.excl_cpu += cpu;
+          else { row.incl_real += inside; row.incl_cpu += cpu; row.incl_energy += en; }
+          row.excl_real += inside; row.excl_cpu += cpu; row.excl_energy += en;
           var parentNode = null;
-          if (d === 0) { totalReal += inside; totalCpu += cpu; }
+          if (d === 0) { totalReal += inside; totalCpu += cpu; totalEnergy += en; }
           else {
             var p = l.parent[i], pl = th.levels[d - 1], prow = rows.get(pl.method[p] & 0x7fffffff);
-            if (prow) { prow.excl_real -= inside; prow.excl_cpu -= cpu; }
+            if (prow) { prow.excl_real -= inside; prow.excl_cpu -= cpu; prow.excl_energy -= en; }
             parentNode = prevNodes[p];
             if (parentNode === 0xffffffff) parentNode = null;
           }
           var key = ti + ":" + (parentNode === null ? -1 : parentNode) + ":" + m, node = index.get(key);
           if (node === undefined) {
             node = tree.length; index.set(key, node);
-            tree.push({ parent: parentNode, thread: ti, method: m, calls: 0, incl_real: 0, excl_real: 0, incl_cpu: 0 });
+            tree.push({ parent: parentNode, thread: ti, method: m, calls: 0, incl_real: 0, excl_real: 0, incl_cpu: 0, incl_energy: 0 });
           }
           var n = tree[node];
-          n.calls += count; n.incl_real += inside; n.excl_real += inside; n.incl_cpu += cpu;
+          n.calls += count; n.incl_real += inside; n.excl_real += inside; n.incl_cpu += cpu; n.incl_energy += en;
           if (parentNode !== null) tree[parentNode].excl_real -= inside;
           nodes[i] = node;
         }
@@ -47,7 +50,7 @@ TK.intervalProfile = function (threads, intervals) {
   });
   var out = Array.from(rows.values());
   out.sort(function (x, y) { return y.incl_real - x.incl_real || x.method - y.method; });
-  return { total_real: totalReal, total_cpu: totalCpu, rows: out, tree: tree, tree_dropped: 0 };
+  return { total_real: totalReal, total_cpu: totalCpu, total_energy: totalEnergy, has_energy: hasEnergy, rows: out, tree: tree, tree_dropped: 0 };
 };
 
 TK.Tables = function (source) {
@@ -112,8 +115,20 @@ TK.PROFILE_COLUMNS = [
   { key: "excl_real", title: "Excl Real Time", dur: true },
   { key: "calls_total", title: "Calls+Recur Calls/Total" },
   { key: "cpu_per_call", title: "Cpu Time/Call", cpu: true, dur: true },
-  { key: "real_per_call", title: "Real Time/Call", dur: true }
+  { key: "real_per_call", title: "Real Time/Call", dur: true },
+  { key: "incl_energy_pct", title: "Incl Energy %", energy: true },
+  { key: "incl_energy", title: "Incl Energy", energy: true, joules: true },
+  { key: "excl_energy_pct", title: "Excl Energy %", energy: true },
+  { key: "excl_energy", title: "Excl Energy", energy: true, joules: true }
 ];
+
+// Formats joules with three significant digits.
+TK.fmtJ = function (j) {
+  var a = Math.abs(j);
+  if (a >= 1) return j.toPrecision(4) + " J";
+  if (a >= 1e-3) return (j * 1e3).toPrecision(4) + " mJ";
+  return (j * 1e6).toPrecision(4) + " µJ";
+};
 
 TK.Tables.prototype.renderProfile = function () {
   var self = this, prof = this.prof, hasCpu = TK.meta.hasCpu, filter = TK.$("tk-filter").value.toLowerCase();
@@ -124,6 +139,8 @@ TK.Tables.prototype.renderProfile = function () {
       incl_cpu: r.incl_cpu, excl_cpu: r.excl_cpu, incl_real: r.incl_real, excl_real: r.excl_real,
       incl_cpu_pct: prof.total_cpu ? 100 * r.incl_cpu / prof.total_cpu : 0, excl_cpu_pct: prof.total_cpu ? 100 * r.excl_cpu / prof.total_cpu : 0,
       incl_real_pct: prof.total_real ? 100 * r.incl_real / prof.total_real : 0, excl_real_pct: prof.total_real ? 100 * r.excl_real / prof.total_real : 0,
+      incl_energy: r.incl_energy || 0, excl_energy: r.excl_energy || 0,
+      incl_energy_pct: prof.total_energy ? 100 * (r.incl_energy || 0) / prof.total_energy : 0, excl_energy_pct: prof.total_energy ? 100 * (r.excl_energy || 0) / prof.total_energy : 0,
       calls_total: calls, calls: r.calls - r.recursive_calls, rec: r.recursive_calls,
       cpu_per_call: calls ? r.incl_cpu / calls : 0, real_per_call: calls ? r.incl_real / calls : 0
     };
@@ -131,8 +148,8 @@ TK.Tables.prototype.renderProfile = function () {
   var key = this.sort.key, dir = this.sort.desc ? -1 : 1;
   rows.sort(function (a, b) { return (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0) * dir; });
   var table = TK.el("table", { "class": "tk-table", id: "tk-profile-table" });
-  var head = TK.el("tr");
-  TK.PROFILE_COLUMNS.forEach(function (c) {
+  var head = TK.el("tr"), columns = TK.PROFILE_COLUMNS.filter(function (c) { return !c.energy || TK.meta.hasEnergy; });
+  columns.forEach(function (c) {
     var th = TK.el("th", { "data-key": c.key, text: c.title, scope: "col" });
     if (c.key === key) th.setAttribute("aria-sort", self.sort.desc ? "descending" : "ascending");
     th.addEventListener("click", function () {
@@ -150,12 +167,13 @@ TK.Tables.prototype.renderProfile = function () {
     tr.addEventListener("click", (function (m) {
       return function () { TK.state.highlight = TK.state.highlight === m ? null : m; TK.emit("highlight", TK.state.highlight); self.renderProfile(); };
     })(r.method));
-    TK.PROFILE_COLUMNS.forEach(function (c) {
+    columns.forEach(function (c) {
       var td;
       if (c.key === "name") { td = TK.el("td", { title: r.name }, [TK.el("span", { "class": "tk-swatch", style: "background:" + TK.color(r.method) }), r.name]); }
       else if (c.cpu && !hasCpu) td = TK.el("td", { text: "—" });
       else if (c.key === "calls_total") td = TK.el("td", { text: r.calls + "+" + r.rec });
       else if (c.dur) td = TK.el("td", { text: TK.fmtDur(r[c.key]) });
+      else if (c.joules) td = TK.el("td", { text: TK.fmtJ(r[c.key]) });
       else td = TK.el("td", { text: r[c.key].toFixed(1) + "%" });
       tr.appendChild(td);
     });
@@ -189,6 +207,7 @@ TK.Tables.prototype.renderTree = function () {
   // Sortable like the profile: siblings are ordered by the chosen column.
   var sort = this.treeSort = this.treeSort || { key: "incl_real", desc: true };
   var cols = [["name", "Name"], ["incl_real", "Incl Real Time"], ["incl_real", "Incl %"], ["excl_real", "Excl Real Time"], ["incl_cpu", "Incl Cpu Time"], ["calls", "Calls"]];
+  if (TK.meta.hasEnergy) cols.push(["incl_energy", "Incl Energy"]);
   table.appendChild(TK.el("thead", null, [TK.el("tr", null, cols.map(function (c, ci) {
     var th = TK.el("th", { text: c[1], "data-key": c[0] });
     if (c[0] === sort.key && ci !== 2) th.setAttribute("aria-sort", sort.desc ? "descending" : "ascending");
@@ -220,7 +239,9 @@ TK.Tables.prototype.renderTree = function () {
     list.forEach(function (i) {
       if (count > 3000) return;
       var n = tree[i], ch = kids.get(i) || [];
-      var open = row(i, TK.methodName(n.method), depth, [TK.fmtDur(n.incl_real), (100 * n.incl_real / total).toFixed(1) + "%", TK.fmtDur(n.excl_real), TK.meta.hasCpu ? TK.fmtDur(n.incl_cpu) : "—", String(n.calls)], ch.length > 0, TK.color(n.method));
+      var cells = [TK.fmtDur(n.incl_real), (100 * n.incl_real / total).toFixed(1) + "%", TK.fmtDur(n.excl_real), TK.meta.hasCpu ? TK.fmtDur(n.incl_cpu) : "—", String(n.calls)];
+      if (TK.meta.hasEnergy) cells.push(TK.fmtJ(n.incl_energy || 0));
+      var open = row(i, TK.methodName(n.method), depth, cells, ch.length > 0, TK.color(n.method));
       if (open) walk(ordered(ch), depth + 1);
     });
   }
@@ -229,7 +250,9 @@ TK.Tables.prototype.renderTree = function () {
     if (!roots.length) return;
     var key = "t" + ti, incl = roots.reduce(function (s, i) { return s + tree[i].incl_real; }, 0);
     if (!self.seenThreads) { self.seenThreads = true; TK.meta.threads.forEach(function (_, k) { self.expanded.add("t" + k); }); }
-    if (row(key, t.name, 0, [TK.fmtDur(incl), (100 * incl / total).toFixed(1) + "%", "", "", ""], true, null)) walk(ordered(roots), 1);
+    var tcells = [TK.fmtDur(incl), (100 * incl / total).toFixed(1) + "%", "", "", ""];
+    if (TK.meta.hasEnergy) tcells.push(TK.fmtJ(roots.reduce(function (s, i) { return s + (tree[i].incl_energy || 0); }, 0)));
+    if (row(key, t.name, 0, tcells, true, null)) walk(ordered(roots), 1);
   });
   table.appendChild(body);
   var box = TK.$("tk-calltree");
@@ -241,16 +264,22 @@ TK.Tables.prototype.renderTree = function () {
 TK.Tables.prototype.renderFlame = function () {
   var self = this, tree = this.prof.tree, kids = this.children(), c = TK.$("tk-flame");
   var W = Math.max(200, c.parentNode.clientWidth - 4), RH = 16, maxDepth = 0, boxes = [];
-  var total = 0, threads = [];
+  var total = 0, threads = [], pick = TK.$("tk-flame-weight");
+  pick.disabled = !TK.meta.hasEnergy;
+  if (!pick.bound) { pick.bound = true; pick.addEventListener("change", function () { self.flameFocus = null; self.renderFlame(); }); }
+  // Width by time, or by energy (each frame's inclusive energy).
+  var byEnergy = TK.meta.hasEnergy && pick.value === "energy", key = byEnergy ? "incl_energy" : "incl_real";
+  var fmt = function (n) { return byEnergy ? TK.fmtJ(n[key] || 0) : TK.fmtDur(n.incl_real); };
+  c.setAttribute("data-weight", byEnergy ? "energy" : "time");
   TK.meta.threads.forEach(function (t, ti) {
-    var roots = kids.get("t" + ti) || [], incl = roots.reduce(function (s, i) { return s + tree[i].incl_real; }, 0);
+    var roots = kids.get("t" + ti) || [], incl = roots.reduce(function (s, i) { return s + (tree[i][key] || 0); }, 0);
     if (incl > 0) { threads.push({ ti: ti, roots: roots, incl: incl }); total += incl; }
   });
   var x = 0;
   function place(list, x0, depth, scale) {
     var xx = x0;
     list.forEach(function (i) {
-      var n = tree[i], w = n.incl_real * scale;
+      var n = tree[i], w = (n[key] || 0) * scale;
       if (w < 0.3) { xx += w; return; }
       boxes.push({ x: xx, w: w, d: depth, m: n.method, n: n, node: i });
       if (depth > maxDepth) maxDepth = depth;
@@ -260,14 +289,15 @@ TK.Tables.prototype.renderFlame = function () {
   }
   if (this.flameProf !== this.prof) { this.flameProf = this.prof; this.flameFocus = null; }
   var focus = this.flameFocus;
-  if (focus !== null && tree[focus] && tree[focus].incl_real > 0) {
+  if (focus !== null && tree[focus] && tree[focus][key] > 0) {
     // Focused on one call path: it spans the width; click it to go back.
     boxes.push({ x: 0, w: W, d: 0, m: tree[focus].method, n: tree[focus], node: focus });
-    place(kids.get(focus) || [], 0, 1, W / tree[focus].incl_real);
+    place(kids.get(focus) || [], 0, 1, W / tree[focus][key]);
   } else {
     var scale = total ? W / total : 0;
     threads.forEach(function (t) {
-      boxes.push({ x: x, w: t.incl * scale, d: 0, thread: TK.meta.threads[t.ti].name, n: { incl_real: t.incl, calls: 0 } });
+      var tn = { calls: 0 }; tn[key] = t.incl; tn.incl_real = byEnergy ? 0 : t.incl;
+      boxes.push({ x: x, w: t.incl * scale, d: 0, thread: TK.meta.threads[t.ti].name, n: tn });
       place(t.roots, x, 1, scale);
       x += t.incl * scale;
     });
@@ -288,13 +318,14 @@ TK.Tables.prototype.renderFlame = function () {
     }
   });
   this.flameBoxes = boxes;
+  this.flameFmt = fmt;
   if (!c.bound) {
     c.bound = true;
     c.addEventListener("mousemove", function (e) {
       var r = c.getBoundingClientRect(), mx = e.clientX - r.left, d = Math.floor((e.clientY - r.top) / RH), tip = TK.$("tk-tooltip");
       var b = (self.flameBoxes || []).filter(function (b) { return b.d === d && b.x <= mx && mx < b.x + b.w; })[0];
       if (!b) { tip.hidden = true; return; }
-      tip.textContent = (b.thread || TK.methodName(b.m)) + " — " + TK.fmtDur(b.n.incl_real) + (b.thread ? "" : ", " + b.n.calls + " calls") +
+      tip.textContent = (b.thread || TK.methodName(b.m)) + " — " + self.flameFmt(b.n) + (b.thread ? "" : ", " + b.n.calls + " calls") +
         (b.node === undefined ? "" : b.node === self.flameFocus ? " (click: back to all)" : " (click: focus)");
       tip.hidden = false; tip.style.left = (e.clientX + 12) + "px"; tip.style.top = (e.clientY + 12) + "px";
     });

@@ -58,10 +58,28 @@ TK.Timeline = function (source) {
     addRow({ kind: "context", index: i, height: TK.TRACK_H, track: c }, c.label, note);
   });
   meta.counters.forEach(function (c, i) {
-    c.min = Math.min.apply(null, c.values.concat([0])); c.max = Math.max.apply(null, c.values.concat([0]));
+    c.min = 0; c.max = 0;
+    c.values.forEach(function (v) { if (v < c.min) c.min = v; if (v > c.max) c.max = v; });
     c.type = "counter";
-    addRow({ kind: "counter", index: i, height: TK.TRACK_H, track: c }, c.name, (c.unit || "") + (c.values.length ? " · max " + TK.fmtNum(c.max) : ""));
+    addRow({ kind: "counter", index: i, height: TK.TRACK_H, track: c }, c.name, (c.derived ? "derived · " : "") + (c.unit || "") + (c.values.length ? " · max " + TK.fmtNum(c.max) : ""));
   });
+  // Measured power split by process (and by thread when there are few):
+  // stacked areas, base power and unattributed power at the bottom.
+  var ps = meta.powerStack;
+  if (ps) {
+    [["process", ps.processes], ["thread", ps.threads.length <= 16 ? ps.threads : null]].forEach(function (g, gi) {
+      if (!g[1] || !g[1].length) return;
+      var series = [ps.idle, ps.unattributed].concat(g[1]), n = ps.idle.watts.length, max = 0;
+      for (var b = 0; b < n; b++) {
+        var sum = 0;
+        series.forEach(function (x) { sum += Math.max(0, x.watts[b]); });
+        if (sum > max) max = sum;
+      }
+      var row = { kind: "power", index: gi, height: 64, stack: { start: ps.start_ns, width: ps.width_ns, series: series, max: max || 1 } };
+      addRow(row, "Power by " + g[0], "W, stacked · max " + TK.fmtNum(max));
+      row.label.setAttribute("data-series", series.map(function (x) { return x.label; }).join("|"));
+    });
+  }
   this.layout();
   this.bind();
   window.addEventListener("resize", function () { self.draw(); });
@@ -169,6 +187,7 @@ TK.Timeline.prototype.draw = function () {
     ctx.beginPath(); ctx.rect(0, row.top, W, row.height); ctx.clip();
     ctx.strokeStyle = "#e3e7ee"; ctx.beginPath(); ctx.moveTo(0, row.top + row.height - 0.5); ctx.lineTo(W, row.top + row.height - 0.5); ctx.stroke();
     if (row.kind === "thread") self.drawThread(ctx, row, frame);
+    else if (row.kind === "power") self.drawPower(ctx, row);
     else if (row.kind === "cpu") self.drawCpu(ctx, row);
     else self.drawTrack(ctx, row);
     ctx.restore();
@@ -218,6 +237,26 @@ TK.Timeline.prototype.drawThread = function (ctx, row, frame) {
     if (m.thread !== row.index) return;
     var x = self.x(m.ts);
     if (x >= 0 && x <= W) ctx.fillRect(x - 1, row.top, 2, row.height);
+  });
+};
+
+TK.POWER_COLORS = ["#d5d9e0", "#a9b0bc", "#e07b39", "#3b82c4", "#4caf7a", "#c44e8a", "#8a6bd1", "#c9a227", "#2fa6a8", "#d9534f"];
+
+// Stacked power per bin (see `tracekit_attribution::bins`).
+TK.Timeline.prototype.drawPower = function (ctx, row) {
+  var st = row.stack, v = TK.state.view, W = this.w, n = st.series[0].watts.length, pad = 4;
+  var b0 = Math.max(0, Math.floor((v[0] - st.start) / st.width)), b1 = Math.min(n - 1, Math.floor((v[1] - st.start) / st.width));
+  var base = new Float64Array(n), h = row.height - 2 * pad, self = this;
+  st.series.forEach(function (x, k) {
+    ctx.fillStyle = TK.POWER_COLORS[k % TK.POWER_COLORS.length];
+    for (var b = b0; b <= b1; b++) {
+      var w = Math.max(0, x.watts[b]);
+      if (w <= 0) continue;
+      var xa = self.x(st.start + b * st.width), xb = self.x(st.start + (b + 1) * st.width);
+      var y1 = row.top + pad + h * (1 - base[b] / st.max), y0 = row.top + pad + h * (1 - (base[b] + w) / st.max);
+      ctx.fillRect(xa, y0, Math.max(1, xb - xa), y1 - y0);
+      base[b] += w;
+    }
   });
 };
 
@@ -324,6 +363,15 @@ TK.Timeline.prototype.hover = function (ev) {
         "<tr><td class=tk-k>depth</td><td>" + d + "</td></tr>" +
         "<tr><td class=tk-k>start</td><td>" + TK.fmtTime(b.s) + "</td></tr>" +
         "<tr><td class=tk-k>thread</td><td>" + esc(TK.meta.threads[row.index].name) + "</td></tr></table>";
+    }
+  } else if (row && row.kind === "power") {
+    var st = row.stack, b = Math.floor((t - st.start) / st.width);
+    if (b >= 0 && b < st.series[0].watts.length) {
+      html = "<b>power at " + TK.fmtTime(t) + "</b><table>";
+      st.series.forEach(function (x, k) {
+        html += "<tr><td class=tk-k><span class=tk-swatch style=\"background:" + TK.POWER_COLORS[k % TK.POWER_COLORS.length] + "\"></span>" + esc(x.label) + "</td><td>" + x.watts[b].toFixed(3) + " W</td></tr>";
+      });
+      html += "</table>";
     }
   } else if (row && row.kind === "cpu") {
     var k = TK.cpuSliceAt(row.cpu, t, (TK.state.view[1] - TK.state.view[0]) / this.w * 2);

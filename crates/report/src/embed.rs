@@ -36,6 +36,14 @@ fn b64_f64(v: impl Iterator<Item = u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+fn b64_f64v(v: impl Iterator<Item = f64>) -> String {
+    let mut bytes = Vec::new();
+    for x in v {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 fn b64_f32(v: impl Iterator<Item = f32>) -> String {
     let mut bytes = Vec::new();
     for x in v {
@@ -128,6 +136,8 @@ fn encode_level(l: &Level, kept: &[usize], parent_map: &[u32]) -> Value {
         "end": b64_f64(kept.iter().map(|&i| l.end[i])),
         // Only CPU durations are ever used; 32-bit floats keep them to 7 digits.
         "cpuDur": if cpu { Value::from(b64_f32(kept.iter().map(|&i| (l.cpu_end[i] - l.cpu_start[i]) as f32))) } else { Value::Null },
+        // Inclusive energy of each call, J, when power was charged to calls.
+        "energy": if l.has_energy() { Value::from(b64_f64v(kept.iter().map(|&i| l.energy[i]))) } else { Value::Null },
         "method": b64_u32(kept.iter().map(|&i| l.method[i])),
         "parent": b64_u32(kept.iter().map(|&i| {
             let p = l.parent[i];

@@ -139,6 +139,7 @@ impl ViewModel {
             "repairs": session.repairs,
             "lostEvents": session.lost_events,
             "totalCalls": threads.iter().map(ThreadSlices::call_count).sum::<usize>(),
+            "hasEnergy": false,
         });
         ViewModel {
             name: session.name.clone(),
@@ -152,6 +153,38 @@ impl ViewModel {
     /// counter tracks, markers, repairs, total calls.
     pub fn meta(&self) -> &Value {
         &self.meta
+    }
+
+    /// Adds energy, computed elsewhere (`tracekit-attribution`): the call
+    /// slices' energy columns are already filled in `threads`; `summary`
+    /// (where the power came from, totals) and `power_stack` (power per
+    /// bin per process and per thread) go to the metadata as `energy` and
+    /// `powerStack`. The page then shows energy columns, an
+    /// energy-weighted flame graph and stacked power rows.
+    pub fn set_energy(&mut self, summary: Value, power_stack: Value) {
+        self.meta["hasEnergy"] = Value::Bool(self.threads.iter().any(|t| t.levels.iter().any(|l| l.has_energy())));
+        self.meta["energy"] = summary;
+        self.meta["powerStack"] = power_stack;
+    }
+
+    /// Adds a counter row computed from the session rather than read from
+    /// it (power from V·I, cumulative energy): drawn like the session's
+    /// counters, flagged `derived` in the metadata.
+    pub fn add_derived_counter(&mut self, name: &str, unit: &str, times: &[i64], values: &[f64]) {
+        if let Some(list) = self.meta["counters"].as_array_mut() {
+            list.push(json!({"name": name, "unit": unit, "times": times, "values": values, "derived": true}));
+        }
+    }
+
+    /// Gives the last derived counter (the cumulative energy, J) the power
+    /// it integrates (W, at the same times) and the rule joining the
+    /// samples (`trapezoid`, `left-hold`, `right-hold`), so that the page
+    /// can take the energy of any interval exactly.
+    pub fn set_energy_curve(&mut self, watts: &[f64], rule: &str) {
+        if let Some(c) = self.meta["counters"].as_array_mut().and_then(|l| l.last_mut()) {
+            c["power"] = json!(watts);
+            c["rule"] = json!(rule);
+        }
     }
 
     /// Total number of calls over all threads.

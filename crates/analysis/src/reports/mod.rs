@@ -12,8 +12,8 @@ mod problems;
 mod profile;
 mod session;
 
-pub use problems::{ProblemIntervals, ProblemOccurrence, ProblemReport};
-pub use profile::{CallTreeReport, MethodRow, ProfileReport, ThreadProfile};
+pub use problems::{ProblemEnergy, ProblemIntervals, ProblemOccurrence, ProblemReport};
+pub use profile::{CallTreeReport, MethodRow, ProfileEnergy, ProfileReport, ThreadProfile};
 pub use session::{ContextItemSummary, ContextReport, ListingReport, RepairSummary, SessionSummary, ThreadSummary};
 
 /// ns → µs.

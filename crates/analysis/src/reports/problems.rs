@@ -20,6 +20,27 @@ pub struct ProblemReport {
     /// Context items ranked by how unlike the whole session they are at the
     /// occurrences.
     pub hints: Vec<Hint>,
+    /// Energy inside and outside the problem's intervals, when the session
+    /// has power data (one session, a method problem only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<ProblemEnergy>,
+}
+
+/// Energy inside and outside a problem's intervals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProblemEnergy {
+    /// Energy while the problem's condition held (or its method ran), J.
+    pub inside_j: f64,
+    /// Time with power data inside, s.
+    pub inside_s: f64,
+    /// Mean power inside, W.
+    pub inside_mean_w: Option<f64>,
+    /// Energy the rest of the time, J.
+    pub outside_j: f64,
+    /// Time with power data outside, s.
+    pub outside_s: f64,
+    /// Mean power outside, W.
+    pub outside_mean_w: Option<f64>,
 }
 
 /// One occurrence of a [`ProblemReport`].
@@ -84,6 +105,7 @@ impl ProblemReport {
             calls_outside: m.calls_outside,
             intervals_us,
             hints: h.to_vec(),
+            energy: None,
         }
     }
 }

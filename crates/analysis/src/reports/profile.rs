@@ -3,7 +3,7 @@
 use super::{us, us_if};
 use crate::{CallTree, IntervalSet, Profile};
 use serde::Serialize;
-use tracekit_model::{Session, ThreadId};
+use tracekit_model::{MethodId, Session, ThreadId};
 
 /// Traceview's profile (`tracekit profile --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,6 +21,29 @@ pub struct ProfileReport {
     /// Per-thread profiles (`--per-thread` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threads: Option<Vec<ThreadProfile>>,
+    /// Where the energy columns come from (`--energy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<ProfileEnergy>,
+}
+
+/// The energy behind a profile's energy columns (`profile --energy`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileEnergy {
+    /// Energy measured (or modelled) in the profile's window, J: the base of
+    /// the `…_energy_pct` columns.
+    pub measured_j: f64,
+    /// Base power's share, J (charged to no method).
+    pub idle_j: f64,
+    /// Excess while no thread ran, J.
+    pub unattributed_j: f64,
+    /// Excess charged to threads outside any call, J.
+    pub outside_methods_j: f64,
+    /// Base power, W.
+    pub base_w: f64,
+    /// Where the power came from.
+    pub power_source: String,
+    /// How threads were weighted (`sched`, `thread-cpu clock`, `calls`).
+    pub weights: String,
 }
 
 /// One method of a [`ProfileReport`].
@@ -48,6 +71,18 @@ pub struct MethodRow {
     pub incl_real_pct: Option<f64>,
     /// Inclusive CPU time as a share of the total, %.
     pub incl_cpu_pct: Option<f64>,
+    /// Inclusive energy, J (`--energy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incl_energy_j: Option<f64>,
+    /// Exclusive energy, J (`--energy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excl_energy_j: Option<f64>,
+    /// Inclusive energy as a share of the measured energy, % (`--energy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incl_energy_pct: Option<f64>,
+    /// Exclusive energy as a share of the measured energy, % (`--energy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excl_energy_pct: Option<f64>,
 }
 
 /// One thread's own profile in a [`ProfileReport`].
@@ -81,6 +116,10 @@ impl MethodRow {
                     excl_cpu_us: us_if(cpu, r.excl_cpu_ns),
                     incl_real_pct: real.then(|| p.real_percent(r.incl_real_ns)),
                     incl_cpu_pct: cpu.then(|| p.cpu_percent(r.incl_cpu_ns)),
+                    incl_energy_j: None,
+                    excl_energy_j: None,
+                    incl_energy_pct: None,
+                    excl_energy_pct: None,
                 }
             })
             .collect()
@@ -111,7 +150,39 @@ impl ProfileReport {
                     })
                     .collect()
             }),
+            energy: None,
         }
+    }
+
+    /// Adds the energy columns: `energy(thread, method)` gives a method's
+    /// inclusive and exclusive energy (J) on one thread (`None` = all of
+    /// the profile's threads), shares are of `summary.measured_j`. `p` and
+    /// `per_thread` are the profiles the report was made from.
+    pub fn add_energy(
+        &mut self,
+        p: &Profile,
+        per_thread: Option<&[(ThreadId, Profile)]>,
+        energy: &dyn Fn(Option<ThreadId>, MethodId) -> Option<(f64, f64)>,
+        summary: ProfileEnergy,
+    ) {
+        let total = summary.measured_j;
+        let fill = |rows: &mut [MethodRow], prof: &Profile, thread: Option<ThreadId>| {
+            for (row, r) in rows.iter_mut().zip(&prof.methods) {
+                let (incl, excl) = energy(thread, r.method).unwrap_or((0.0, 0.0));
+                let pct = |e: f64| if total != 0.0 { 100.0 * e / total } else { 0.0 };
+                row.incl_energy_j = Some(incl);
+                row.excl_energy_j = Some(excl);
+                row.incl_energy_pct = Some(pct(incl));
+                row.excl_energy_pct = Some(pct(excl));
+            }
+        };
+        fill(&mut self.methods, p, None);
+        if let (Some(threads), Some(list)) = (self.threads.as_mut(), per_thread) {
+            for (tp, (id, prof)) in threads.iter_mut().zip(list) {
+                fill(&mut tp.methods, prof, Some(*id));
+            }
+        }
+        self.energy = Some(summary);
     }
 }
 

@@ -3,10 +3,13 @@
 //! intervals where a context condition holds, or inside and outside a
 //! problem.
 
-use super::input::open_loaded;
+use super::charge::PowerArgs;
+use super::input::{open_loaded, safe};
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use tracekit_analysis::problems::horizon;
+use tracekit_attribution::context::{power_hints, PowerHint, PowerHintsReport};
+use tracekit_attribution::report::{AttributionReport, By as ReportBy};
 use tracekit_energy::{CurrentSign, EnergyReport, Method, Options, Window};
 
 /// How rates are integrated.
@@ -29,16 +32,34 @@ enum Sign {
     NegativeIsDischarge,
 }
 
+/// What `--by` splits the energy by.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum By {
+    /// Each process (threads summed).
+    Process,
+    /// Each thread.
+    Thread,
+    /// Each method of the method trace (exclusive and inclusive energy).
+    Method,
+}
+
 /// Arguments of `tracekit energy`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[arg(value_name = "INPUT", help = tracekit_io::INPUT_HELP)]
     input: PathBuf,
-    /// Power data from another capture of the same run (a systrace, a power
-    /// file, a `tracekit power record` directory), lined up with INPUT on
-    /// the wall clock.
-    #[arg(long, value_name = "INPUT")]
-    power: Option<PathBuf>,
+    #[command(flatten)]
+    charge: PowerArgs,
+    /// Charge the energy to what ran: each process, thread or method (base
+    /// power in its own row); the windows below restrict it.
+    #[arg(long, value_enum)]
+    by: Option<By>,
+    /// Rank the context items against power: which context goes with high power.
+    #[arg(long)]
+    hints: bool,
+    /// Rows to print (0 = all; JSON has all).
+    #[arg(long, default_value_t = 25)]
+    limit: usize,
     /// Start of a window, µs on the session's timeline.
     #[arg(long, requires = "to_us")]
     from_us: Option<f64>,
@@ -73,16 +94,7 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let loaded = open_loaded(&a.input)?;
     let mut s = loaded.session;
-    if let Some(p) = &a.power {
-        let other = open_loaded(p)?.session;
-        let shift = tracekit_io::line_up(&mut s, other, p)?;
-        super::note(format_args!(
-            "{} lined up with {} on the wall clock (shifted by {:.6} s)",
-            p.display(),
-            a.input.display(),
-            shift as f64 * 1e-9
-        ));
-    }
+    a.charge.line_up(&mut s, &a.input)?;
     let end = horizon(&s);
     let mut windows: Vec<Window> = Vec::new();
     if let (Some(f), Some(t)) = (a.from_us, a.to_us) {
@@ -114,6 +126,9 @@ pub fn run(a: Args) -> Result<()> {
         windows.extend(inside);
         windows.extend(outside);
     }
+    if a.by.is_some() || a.hints {
+        return charge(&a, &s, &windows);
+    }
     let options = Options {
         method: match a.integration {
             Integration::Trapezoid => Method::Trapezoid,
@@ -134,6 +149,175 @@ pub fn run(a: Args) -> Result<()> {
     }
     print_text(&report);
     Ok(())
+}
+
+/// `--by` and `--hints`: the energy charged to what ran, and context
+/// against power.
+fn charge(a: &Args, s: &tracekit_model::Session, windows: &[Window]) -> Result<()> {
+    let prepared = a.charge.prepare(s)?;
+    let window = (!windows.is_empty()).then(|| {
+        tracekit_analysis::IntervalSet::from_intervals(
+            windows
+                .iter()
+                .map(|w| tracekit_analysis::Interval {
+                    start: w.from_ns,
+                    end: w.to_ns,
+                })
+                .collect(),
+        )
+    });
+    let report = a.by.map(|by| {
+        let methods = matches!(by, By::Method);
+        let at = a.charge.attribute(s, &prepared, window.clone(), methods, false, 0);
+        let by = match by {
+            By::Process => ReportBy::Process,
+            By::Thread => ReportBy::Thread,
+            By::Method => ReportBy::Method,
+        };
+        AttributionReport::new(s, &at, by)
+    });
+    let hints = a.hints.then(|| power_hints(s, &prepared.power, &prepared.power_tracks));
+    if a.json {
+        match (&report, hints) {
+            (Some(r), None) => super::input::print_json(r)?,
+            (Some(r), Some(h)) => {
+                let mut v = serde_json::to_value(r)?;
+                v["hints"] = serde_json::to_value(&h)?;
+                super::input::print_json(&v)?;
+            }
+            (None, Some(h)) => super::input::print_json(&PowerHintsReport {
+                power_source: prepared.source.clone(),
+                hints: h,
+            })?,
+            (None, None) => {}
+        }
+        return Ok(());
+    }
+    println!("Power: {}", safe(&prepared.source));
+    if let Some(r) = &report {
+        print_attribution(r, a.limit);
+    }
+    if let Some(h) = &hints {
+        if report.is_some() {
+            println!();
+        }
+        print_power_hints(h, a.limit.clamp(1, 15));
+    }
+    Ok(())
+}
+
+/// Prints an attribution report as a table.
+pub fn print_attribution(r: &AttributionReport, limit: usize) {
+    println!(
+        "Energy {:.4} J over {:.3} s; base {:.4} W ({}); weights: {}{}",
+        r.measured_j,
+        r.covered_s,
+        r.base_w,
+        r.base_rule,
+        r.weights,
+        if r.frequency_weighted {
+            ", frequency-weighted"
+        } else {
+            ""
+        }
+    );
+    let method = matches!(r.by, ReportBy::Method);
+    if method {
+        println!(
+            "{:>12} {:>7} {:>12} {:>7} {:>9}  method",
+            "excl J", "excl%", "incl J", "incl%", "calls"
+        );
+    } else {
+        println!(
+            "{:>12} {:>7}  {}",
+            "energy J",
+            "share",
+            if matches!(r.by, ReportBy::Process) {
+                "process"
+            } else {
+                "thread"
+            }
+        );
+    }
+    let n = if limit == 0 {
+        r.rows.len()
+    } else {
+        limit.min(r.rows.len())
+    };
+    for row in &r.rows[..n] {
+        let who = match (row.pid, row.tid) {
+            (_, Some(t)) => format!("{} ({t})", safe(&row.name)),
+            (Some(p), None) => format!("{} ({p})", safe(&row.name)),
+            _ => safe(&row.name).into_owned(),
+        };
+        if method {
+            println!(
+                "{:>12.4} {:>6.2}% {:>12.4} {:>6.2}% {:>9}  {who}",
+                row.energy_j,
+                row.share_pct,
+                row.incl_energy_j.unwrap_or(0.0),
+                row.incl_energy_pct.unwrap_or(0.0),
+                row.calls.unwrap_or(0)
+            );
+        } else {
+            println!("{:>12.4} {:>6.2}%  {who}", row.energy_j, row.share_pct);
+        }
+    }
+    if n < r.rows.len() {
+        println!("… {} more (--limit 0 shows all)", r.rows.len() - n);
+    }
+    let pct = |e: f64| {
+        if r.measured_j != 0.0 {
+            100.0 * e / r.measured_j
+        } else {
+            0.0
+        }
+    };
+    println!("{:>12.4} {:>6.2}%  (idle: base power)", r.idle_j, pct(r.idle_j));
+    println!(
+        "{:>12.4} {:>6.2}%  (unattributed: no thread ran)",
+        r.unattributed_j,
+        pct(r.unattributed_j)
+    );
+    if method {
+        println!(
+            "{:>12.4} {:>6.2}%  (threads outside any call)",
+            r.outside_methods_j,
+            pct(r.outside_methods_j)
+        );
+    }
+    for n in &r.notes {
+        println!("note: {}", safe(n));
+    }
+}
+
+/// Prints context items ranked against power.
+pub fn print_power_hints(h: &[PowerHint], limit: usize) {
+    println!("Context against power, most power explained first (score: variance explained beyond chance, 0–1):");
+    for (i, x) in h.iter().take(limit).enumerate() {
+        let groups: Vec<String> = x
+            .groups
+            .iter()
+            .take(3)
+            .map(|g| {
+                format!(
+                    "{} {:.2} W ({:.0}% of time, {:.0}% of energy)",
+                    safe(&g.value),
+                    g.mean_power_w,
+                    g.time_share * 100.0,
+                    g.energy_share * 100.0
+                )
+            })
+            .collect();
+        println!(
+            "  {:>2}. {:<32} {:<6} {:.2}  {}",
+            i + 1,
+            safe(&x.label),
+            x.kind,
+            x.score,
+            groups.join("; ")
+        );
+    }
 }
 
 fn fmt_opt(v: Option<f64>, digits: usize) -> String {

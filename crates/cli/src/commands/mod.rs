@@ -4,6 +4,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod calltree;
+mod charge;
 mod choices;
 mod context;
 mod demo;
@@ -17,6 +18,7 @@ mod paths;
 mod paths_jvm;
 mod paths_smali;
 mod power;
+mod power_model;
 mod problems;
 mod profile;
 mod report;

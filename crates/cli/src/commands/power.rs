@@ -1,4 +1,5 @@
-//! `tracekit power`: sample battery, RAPL and hwmon power on Linux.
+//! `tracekit power`: sample battery, RAPL and hwmon power on Linux; fit
+//! and drive power models (`power fit`, `power model`).
 
 use super::choices::ContextSource;
 use std::path::PathBuf;
@@ -19,6 +20,12 @@ enum Command {
     /// Write the POSIX-sh power sampler for a rooted phone (toybox sh): it
     /// writes atrace counters into the kernel's trace_marker.
     Script(ScriptArgs),
+    /// Fit a linear component model (CPU clusters, screen, Wi-Fi, …) to a
+    /// capture's measured power; write it as a power_profile.xml.
+    Fit(super::power_model::FitArgs),
+    /// Drive a power_profile.xml with a capture's tracks and set it beside
+    /// the measured power, a fitted model and an emulator estimate.
+    Model(super::power_model::ModelArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -70,6 +77,8 @@ pub const SAMPLER_SCRIPT: &str = include_str!("../../../record/sh/tracekit-power
 pub fn run(a: Args) -> anyhow::Result<()> {
     match a.command {
         Command::Record(r) => record(r),
+        Command::Fit(f) => super::power_model::fit(f),
+        Command::Model(m) => super::power_model::model(m),
         Command::Script(s) => match s.out {
             Some(p) => {
                 std::fs::write(&p, SAMPLER_SCRIPT).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;

@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use std::path::PathBuf;
 use tracekit_analysis::hints::{hints_with, Hint, HintKind, HintOptions, HintStats};
 use tracekit_analysis::problems::{find, ProblemDef, ProblemMatch};
-use tracekit_analysis::reports::ProblemReport;
+use tracekit_analysis::reports::{ProblemEnergy, ProblemReport};
 use tracekit_analysis::Condition;
 use tracekit_model::Session;
 
@@ -76,11 +76,63 @@ pub fn run(a: Args) -> Result<()> {
     let sessions: Vec<Session> = a.inputs.iter().map(|n| open(n)).collect::<Result<_>>()?;
     let m = find(&sessions, &def)?;
     let h = hints_with(&sessions, &m.occurrences, &a.hint.options());
+    let energy = match sessions.as_slice() {
+        [one] => problem_energy(one, &def),
+        _ => None,
+    };
     if a.json {
-        return input::print_json(&ProblemReport::new(&sessions, &m, &h));
+        let mut r = ProblemReport::new(&sessions, &m, &h);
+        r.energy = energy;
+        return input::print_json(&r);
     }
     print_text(&sessions, &def, &m, &h, a.limit);
+    if let Some(e) = &energy {
+        print_energy(e);
+    }
     Ok(())
+}
+
+/// Energy inside and outside a method problem's intervals, when the
+/// session measures power.
+pub fn problem_energy(s: &Session, def: &ProblemDef) -> Option<ProblemEnergy> {
+    if matches!(def, ProblemDef::Brb { .. }) {
+        return None;
+    }
+    let idx = tracekit_energy::EnergyIndex::build(s, &tracekit_energy::Options::default()).ok()?;
+    idx.power_samples()?;
+    let end = tracekit_analysis::problems::horizon(s);
+    let from = s.time_span().map_or(0, |(a, _)| a as i64);
+    let (inside, outside) = tracekit_energy::problem_windows(s, def, from, end).ok()?;
+    let sum = |ws: &[tracekit_energy::Window]| {
+        let r = idx.windows(ws);
+        let j: f64 = r.iter().filter_map(|w| w.energy_j).sum();
+        let secs: f64 = r.iter().map(|w| w.covered_us * 1e-6).sum();
+        (j, secs, (secs > 0.0).then(|| j / secs))
+    };
+    let (inside_j, inside_s, inside_mean_w) = sum(&inside);
+    let (outside_j, outside_s, outside_mean_w) = sum(&outside);
+    Some(ProblemEnergy {
+        inside_j,
+        inside_s,
+        inside_mean_w,
+        outside_j,
+        outside_s,
+        outside_mean_w,
+    })
+}
+
+/// Prints a problem's energy inside and outside its intervals.
+pub fn print_energy(e: &ProblemEnergy) {
+    let w = |x: Option<f64>| x.map_or("—".to_owned(), |v| format!("{v:.3} W"));
+    println!(
+        "\nEnergy: {:.3} J inside the problem's intervals ({:.1} s, mean {}), {:.3} J outside ({:.1} s, mean {})",
+        e.inside_j,
+        e.inside_s,
+        w(e.inside_mean_w),
+        e.outside_j,
+        e.outside_s,
+        w(e.outside_mean_w)
+    );
 }
 
 fn describe(h: &Hint) -> String {

@@ -1,11 +1,14 @@
 //! `tracekit profile INPUT`: Traceview's profile table.
 
+use super::charge::PowerArgs;
 use super::input::{self, open, safe};
 use anyhow::Result;
+use rustc_hash::FxHashMap;
 use std::path::PathBuf;
-use tracekit_analysis::reports::ProfileReport;
+use tracekit_analysis::reports::{ProfileEnergy, ProfileReport};
 use tracekit_analysis::{Profile, ProfileOptions};
-use tracekit_model::{Session, ThreadId};
+use tracekit_attribution::Attribution;
+use tracekit_model::{MethodId, Session, ThreadId};
 
 /// Arguments of `tracekit profile`.
 #[derive(Debug, clap::Args)]
@@ -26,12 +29,85 @@ pub struct Args {
     /// Also profile each thread on its own.
     #[arg(long)]
     per_thread: bool,
+    /// Add energy columns: the measured (or modelled) power charged to each
+    /// method, inclusive and exclusive (see `tracekit energy --by method`).
+    #[arg(long)]
+    energy: bool,
+    #[command(flatten)]
+    charge: PowerArgs,
+}
+
+/// Method energies of an attribution, per thread and over threads.
+pub struct EnergyColumns {
+    /// (incl, excl) J per method, summed over the selected threads.
+    pub all: FxHashMap<u32, (f64, f64)>,
+    /// (incl, excl) J per (thread, method).
+    pub by_thread: FxHashMap<(u32, u32), (f64, f64)>,
+    /// The attribution.
+    pub at: Attribution,
+    /// Where the power came from.
+    pub source: String,
+}
+
+impl EnergyColumns {
+    /// Charges `s`'s power to its methods inside `window`, for the threads
+    /// `threads` selects (all when `None`).
+    pub fn compute(s: &Session, charge: &PowerArgs, opts: &ProfileOptions) -> Result<EnergyColumns> {
+        let prepared = charge.prepare(s)?;
+        let at = charge.attribute(s, &prepared, opts.window.clone(), true, false, 0);
+        let mut all: FxHashMap<u32, (f64, f64)> = FxHashMap::default();
+        let mut by_thread = FxHashMap::default();
+        for t in &at.threads {
+            let selected = opts.threads.as_ref().is_none_or(|v| v.contains(&t.thread));
+            for m in &t.methods {
+                by_thread.insert((t.thread.0, m.method.0), (m.incl_j, m.excl_j));
+                if selected {
+                    let e = all.entry(m.method.0).or_insert((0.0, 0.0));
+                    e.0 += m.incl_j;
+                    e.1 += m.excl_j;
+                }
+            }
+        }
+        Ok(EnergyColumns {
+            all,
+            by_thread,
+            at,
+            source: prepared.source,
+        })
+    }
+
+    /// (incl, excl) J of `m` on `thread` (all selected threads when `None`).
+    pub fn get(&self, thread: Option<ThreadId>, m: MethodId) -> Option<(f64, f64)> {
+        match thread {
+            None => self.all.get(&m.0).copied(),
+            Some(t) => self.by_thread.get(&(t.0, m.0)).copied(),
+        }
+    }
+
+    /// The report's summary.
+    pub fn summary(&self) -> ProfileEnergy {
+        ProfileEnergy {
+            measured_j: self.at.measured_j,
+            idle_j: self.at.idle_j,
+            unattributed_j: self.at.unattributed_j,
+            outside_methods_j: self.at.outside_methods_j,
+            base_w: self.at.base_w,
+            power_source: self.source.clone(),
+            weights: self.at.weights.to_owned(),
+        }
+    }
 }
 
 /// Computes and prints the profile.
 pub fn run(a: Args) -> Result<()> {
-    let s = open(&a.input)?;
+    let mut s = open(&a.input)?;
+    a.charge.line_up(&mut s, &a.input)?;
     let opts = a.select.options(&s)?;
+    let energy = if a.energy || a.charge.power.is_some() || a.charge.power_profile.is_some() {
+        Some(EnergyColumns::compute(&s, &a.charge, &opts)?)
+    } else {
+        None
+    };
     let p = Profile::of(&s, &opts);
     let per_thread: Vec<(ThreadId, Profile)> = if a.per_thread {
         s.thread_calls()
@@ -50,12 +126,16 @@ pub fn run(a: Args) -> Result<()> {
     };
     if a.json {
         let threads = a.per_thread.then_some(per_thread.as_slice());
-        return input::print_json(&ProfileReport::new(&s, &p, opts.window.as_ref(), threads));
+        let mut report = ProfileReport::new(&s, &p, opts.window.as_ref(), threads);
+        if let Some(e) = &energy {
+            report.add_energy(&p, threads, &|t, m| e.get(t, m), e.summary());
+        }
+        return input::print_json(&report);
     }
-    print_table(&s, &p, a.limit);
+    print_table_with(&s, &p, a.limit, energy.as_ref(), None);
     for (id, tp) in &per_thread {
         println!("\nThread {} ({}):", safe(&s.thread(*id).label()), s.thread(*id).tid);
-        print_table(&s, tp, a.limit);
+        print_table_with(&s, tp, a.limit, energy.as_ref(), Some(*id));
     }
     if let Some(pat) = &a.method {
         let ids = s.methods.find(pat);
@@ -71,6 +151,18 @@ pub fn run(a: Args) -> Result<()> {
 
 /// Prints the head of a profile as a table.
 pub fn print_table(s: &Session, p: &Profile, limit: usize) {
+    print_table_with(s, p, limit, None, None);
+}
+
+/// Prints the head of a profile as a table, with energy columns when
+/// `energy` is given (of `thread`, or of the selection when `None`).
+pub fn print_table_with(
+    s: &Session,
+    p: &Profile,
+    limit: usize,
+    energy: Option<&EnergyColumns>,
+    thread: Option<ThreadId>,
+) {
     let clocks = match (s.clocks.wall, s.clocks.thread_cpu) {
         (true, true) => "real and CPU time",
         (true, false) => "real time only",
@@ -81,8 +173,25 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
         input::ms(p.total_real_ns),
         input::ms(p.total_cpu_ns)
     );
+    if let Some(e) = energy {
+        println!(
+            "Energy {:.3} J ({}): idle {:.3} J, unattributed {:.3} J, outside calls {:.3} J; base {:.3} W; weights: {}",
+            e.at.measured_j,
+            safe(&e.source),
+            e.at.idle_j,
+            e.at.unattributed_j,
+            e.at.outside_methods_j,
+            e.at.base_w,
+            e.at.weights
+        );
+    }
+    let energy_head = if energy.is_some() {
+        format!(" {:>10} {:>7} {:>10} {:>7}", "incl J", "incl J%", "excl J", "excl J%")
+    } else {
+        String::new()
+    };
     println!(
-        "{:>7} {:>12} {:>12} {:>7} {:>12} {:>12} {:>10} {:>11}  method",
+        "{:>7} {:>12} {:>12} {:>7} {:>12} {:>12} {:>10} {:>11}{energy_head}  method",
         "incl%", "incl real ms", "excl real ms", "cpu%", "incl cpu ms", "excl cpu ms", "calls+rec", "real ms/call"
     );
     let n = if limit == 0 {
@@ -93,8 +202,19 @@ pub fn print_table(s: &Session, p: &Profile, limit: usize) {
     for r in &p.methods[..n] {
         let m = s.methods.get(r.method);
         let per_call = r.incl_real_ns.checked_div(r.calls).unwrap_or(0);
+        let energy_cols = energy.map_or(String::new(), |e| {
+            let (incl, excl) = e.get(thread, r.method).unwrap_or((0.0, 0.0));
+            let pct = |x: f64| {
+                if e.at.measured_j != 0.0 {
+                    100.0 * x / e.at.measured_j
+                } else {
+                    0.0
+                }
+            };
+            format!(" {incl:>10.4} {:>6.2}% {excl:>10.4} {:>6.2}%", pct(incl), pct(excl))
+        });
         println!(
-            "{:>6.2}% {:>12} {:>12} {:>6.2}% {:>12} {:>12} {:>10} {:>11}  {}",
+            "{:>6.2}% {:>12} {:>12} {:>6.2}% {:>12} {:>12} {:>10} {:>11}{energy_cols}  {}",
             p.real_percent(r.incl_real_ns),
             input::ms(r.incl_real_ns),
             input::ms(r.excl_real_ns),

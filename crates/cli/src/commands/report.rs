@@ -1,5 +1,6 @@
 //! `tracekit report NAME --html -o FILE`: the self-contained HTML viewer.
 
+use super::charge::PowerArgs;
 use super::input::{check_output, open_loaded};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub struct Args {
     /// as counts per time bucket, and the report says so.
     #[arg(long, default_value_t = ReportOptions::default().max_slices)]
     max_slices: usize,
+    #[command(flatten)]
+    charge: PowerArgs,
 }
 
 /// Parses "METHOD" or "METHOD when CONDITION".
@@ -77,9 +80,11 @@ pub fn run(a: Args) -> Result<()> {
     }
     let loaded = open_loaded(&a.input)?;
     check_output(&a.out, &loaded)?;
-    let session = loaded.session;
+    let mut session = loaded.session;
+    a.charge.line_up(&mut session, &a.input)?;
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
-    let view = ViewModel::new(&session);
+    let mut view = ViewModel::new(&session);
+    a.charge.attach_to_view(&mut view, &session)?;
     let html = render_report(
         &view,
         &problems,

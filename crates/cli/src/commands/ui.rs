@@ -1,5 +1,6 @@
 //! `tracekit ui NAME [--port P]`: the timeline viewer served on 127.0.0.1.
 
+use super::charge::PowerArgs;
 use super::input::open;
 use super::report::ready_problems;
 use anyhow::Result;
@@ -22,13 +23,19 @@ pub struct Args {
     /// A problem to compute at start: "METHOD" or "METHOD when CONDITION" (repeatable).
     #[arg(long = "problem")]
     problems: Vec<String>,
+    #[command(flatten)]
+    charge: PowerArgs,
 }
 
 /// Serves until interrupted.
 pub fn run(a: Args) -> Result<()> {
-    let session = Arc::new(open(&a.input)?);
+    let mut s = open(&a.input)?;
+    a.charge.line_up(&mut s, &a.input)?;
+    let session = Arc::new(s);
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
-    let view = Arc::new(ViewModel::new(&session));
+    let mut view = ViewModel::new(&session);
+    a.charge.attach_to_view(&mut view, &session)?;
+    let view = Arc::new(view);
     let server = tracekit_ui::Server::bind(a.port, view, Arc::new(AnalysisSolver::new(session)), problems)
         .map_err(anyhow::Error::msg)?;
     println!(
