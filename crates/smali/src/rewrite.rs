@@ -346,14 +346,17 @@ pub fn write_method(
     // The catch-all that records aborted invocations: every block not under
     // an original catch-all, and in a constructor only after super().
     if m.name != "<init>" || init_done.is_some() {
-        let first_block = match init_done {
-            Some(j) => a.block_of[j] as usize,
-            None => 0,
+        // After super(): from the label behind the call, or from the next
+        // block when the call ends its block (an empty range breaks dexlib2).
+        let (first_block, use_init_label) = match init_done {
+            Some(j) if a.block_end(a.block_of[j] as usize) == j + 1 => (a.block_of[j] as usize + 1, false),
+            Some(j) => (a.block_of[j] as usize, true),
+            None => (0, false),
         };
         let mut run: Option<String> = None;
         for b in first_block..=n_blocks {
             let inside = b < n_blocks && !covered_by_catchall(b);
-            let start_label = if b == first_block && init_done.is_some() {
+            let start_label = if b == first_block && use_init_label {
                 "tk_init".to_string()
             } else {
                 format!("tk_b{b}")
