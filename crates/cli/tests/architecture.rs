@@ -28,6 +28,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("record", &["model", "rt-format", "recording"]),
     ("qemu-plugin", &["emu-format"]),
     ("jvm", &["paths"]),
+    ("smali", &["jvm", "paths"]),
     // The one door from a path to a session: every format crate.
     (
         "io",

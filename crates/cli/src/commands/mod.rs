@@ -17,6 +17,7 @@ mod info;
 mod input;
 mod paths;
 mod paths_jvm;
+mod paths_smali;
 mod power;
 mod power_model;
 mod problems;

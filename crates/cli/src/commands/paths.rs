@@ -27,6 +27,8 @@ pub enum PathsCommand {
     Encode(EncodeArgs),
     /// Decode a trace back into the path.
     Decode(DecodeArgs),
+    /// Instrument an Android app (APK, apktool or baksmali directory) through its smali.
+    InstrumentApk(super::paths_smali::InstrumentApkArgs),
     /// Java programs: instrument, decode-log, report, compare, adapt.
     #[command(flatten)]
     Jvm(super::paths_jvm::JvmCommand),
@@ -37,6 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     match args.command {
         PathsCommand::Encode(a) => encode(a),
         PathsCommand::Decode(a) => decode(a),
+        PathsCommand::InstrumentApk(a) => super::paths_smali::run(a),
         PathsCommand::Jvm(c) => super::paths_jvm::run(c),
     }
 }

@@ -164,7 +164,7 @@ pub struct CompareArgs {
     pub command: Vec<String>,
 }
 
-fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
+pub(super) fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
     Config {
         scheme,
         width: a.width,
@@ -178,7 +178,7 @@ fn config(scheme: Scheme, a: &SchemeArgs) -> Config {
 
 /// The AdapTracer mode of `--stream`/`--context`: (stream, context).
 /// Without either, the context stream (the smallest trace).
-fn adaptracer_mode(context: Option<StreamContext>, stream: bool) -> (bool, bool) {
+pub(super) fn adaptracer_mode(context: Option<StreamContext>, stream: bool) -> (bool, bool) {
     match context {
         Some(StreamContext::Predict) => (true, true),
         Some(StreamContext::None) => (stream, false),
