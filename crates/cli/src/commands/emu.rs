@@ -311,7 +311,9 @@ fn check_run_dir(dir: &std::path::Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    if !dir.join(RUN_FILE).is_file() {
+    // Present but not a regular file (a FIFO, a device) is left to the
+    // reader, which names it as such.
+    if std::fs::symlink_metadata(dir.join(RUN_FILE)).is_err() {
         bail!(
             "{}: not an emulator run directory (no {}); `tracekit emu run -o DIR -- PROGRAM` makes one",
             dir.display(),
