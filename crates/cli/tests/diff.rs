@@ -4,21 +4,16 @@
 //! and path logs of a real JVM; the differential flame graph in headless
 //! Chromium (`TRACEKIT_SKIP_BROWSER=1` skips that part).
 
+mod common;
+
+use common::{emu_plugin as plugin, repo_root as root};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use tracekit_example::runs::{method, program_run, RunsSpec, Side};
 
 const TK: &str = env!("CARGO_BIN_EXE_tracekit");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 fn workdir(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-{name}"));
@@ -321,32 +316,6 @@ fn real_traces_are_matched_by_method_name_across_files() {
     }
     assert!(checked > 100, "{checked} rows checked");
     assert!(v["only_in_a"].as_array().unwrap().len() + v["only_in_b"].as_array().unwrap().len() > 0);
-}
-
-/// Builds the emulator plugin once (its own target directory, so the
-/// nested cargo does not wait for the outer test's lock).
-fn plugin() -> &'static Path {
-    static PLUGIN: OnceLock<PathBuf> = OnceLock::new();
-    PLUGIN.get_or_init(|| {
-        let target = root().join("target/emu-plugin");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let st = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--release",
-                "--locked",
-                "-p",
-                "tracekit-qemu-plugin",
-                "--target-dir",
-            ])
-            .arg(&target)
-            .current_dir(root())
-            .status()
-            .expect("run cargo");
-        assert!(st.success(), "building the plugin failed");
-        target.join("release/libtracekit_qemu_plugin.so")
-    })
 }
 
 fn emu_run(arch: &str, mode: &str, prog: &Path, out: &Path) {

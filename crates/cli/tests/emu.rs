@@ -5,6 +5,9 @@
 //! the workloads are (re)built by `scripts/deps/emu.sh` and the plugin by
 //! cargo into `target/emu-plugin`, both on first use.
 
+mod common;
+
+use common::{emu_plugin as plugin, repo_root as root};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,39 +16,6 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 const ARCHES: [&str; 4] = ["arm", "mips", "aarch64", "x86_64"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Builds the plugin once, in its own target directory so the nested cargo
-/// does not wait for the lock the outer `cargo test` holds.
-fn plugin() -> &'static Path {
-    static PLUGIN: OnceLock<PathBuf> = OnceLock::new();
-    PLUGIN.get_or_init(|| {
-        let target = root().join("target/emu-plugin");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--release",
-                "--locked",
-                "-p",
-                "tracekit-qemu-plugin",
-                "--target-dir",
-            ])
-            .arg(&target)
-            .current_dir(root())
-            .status()
-            .expect("run cargo");
-        assert!(status.success(), "building the plugin failed");
-        target.join("release/libtracekit_qemu_plugin.so")
-    })
-}
 
 /// Cross-compiled workloads, built on first use by the project's script.
 fn workload(arch: &str, name: &str) -> PathBuf {

@@ -5,6 +5,9 @@
 //! regions, the study tables, a killed JVM, and guests that cannot start.
 //! Workloads are tiny: a JVM under QEMU takes a second or two to start.
 
+mod common;
+
+use common::{emu_plugin as plugin, repo_root as root};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -12,37 +15,6 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 const JAVA: &str = "/usr/lib/jvm/java-17-openjdk-arm64/bin/java";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn plugin() -> &'static Path {
-    static PLUGIN: OnceLock<PathBuf> = OnceLock::new();
-    PLUGIN.get_or_init(|| {
-        let target = root().join("target/emu-plugin");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "--release",
-                "--locked",
-                "-p",
-                "tracekit-qemu-plugin",
-                "--target-dir",
-            ])
-            .arg(&target)
-            .current_dir(root())
-            .status()
-            .expect("run cargo");
-        assert!(status.success(), "building the plugin failed");
-        target.join("release/libtracekit_qemu_plugin.so")
-    })
-}
 
 /// Builds the C workloads, the JNI library and the jar once.
 fn built() {

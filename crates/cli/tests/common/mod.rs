@@ -2,7 +2,9 @@
 
 #![allow(dead_code)] // each test file uses its own subset
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// Runs `tracekit` with `args`.
 pub fn tracekit(args: &[&str]) -> Output {
@@ -26,4 +28,39 @@ pub fn ok_stdout(args: &[&str]) -> String {
 /// Runs `tracekit`, asserts success, parses stdout as JSON.
 pub fn ok_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&ok_stdout(args)).unwrap()
+}
+
+/// The repository's root directory.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Builds the QEMU plugin once per test binary, in its own target
+/// directory so the nested cargo does not wait for the lock the outer
+/// `cargo test` holds; returns the library's path.
+pub fn emu_plugin() -> &'static Path {
+    static PLUGIN: OnceLock<PathBuf> = OnceLock::new();
+    PLUGIN.get_or_init(|| {
+        let target = repo_root().join("target/emu-plugin");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "--locked",
+                "-p",
+                "tracekit-qemu-plugin",
+                "--target-dir",
+            ])
+            .arg(&target)
+            .current_dir(repo_root())
+            .status()
+            .expect("run cargo");
+        assert!(status.success(), "building the plugin failed");
+        target.join("release/libtracekit_qemu_plugin.so")
+    })
 }
