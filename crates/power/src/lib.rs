@@ -105,9 +105,10 @@ pub fn read_bytes(bytes: &[u8], name: &str) -> Result<Session, Error> {
     }
 }
 
-/// Reads a power file. Refuses anything but a regular file (a FIFO or
-/// `/dev/zero` could block or never end) and files over [`MAX_FILE_BYTES`].
-pub fn read_path(path: &Path) -> Result<Session, Error> {
+/// The bytes of `path` and its displayed name, refusing anything but a
+/// regular file (a FIFO or `/dev/zero` could block or never end) and files
+/// over `limit` bytes.
+pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<(Vec<u8>, String), Error> {
     let file = path.display().to_string();
     let io = |source| Error::Io {
         file: file.clone(),
@@ -117,14 +118,21 @@ pub fn read_path(path: &Path) -> Result<Session, Error> {
     if !meta.is_file() {
         return Err(Error::NotRegular { file });
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > limit {
         return Err(Error::TooLarge {
             file,
             size: meta.len(),
-            limit: MAX_FILE_BYTES,
+            limit,
         });
     }
     let bytes = std::fs::read(path).map_err(io)?;
+    Ok((bytes, file))
+}
+
+/// Reads a power file. Refuses anything but a regular file (a FIFO or
+/// `/dev/zero` could block or never end) and files over [`MAX_FILE_BYTES`].
+pub fn read_path(path: &Path) -> Result<Session, Error> {
+    let (bytes, file) = read_regular(path, MAX_FILE_BYTES)?;
     let name = path
         .file_name()
         .map_or(file.clone(), |n| n.to_string_lossy().into_owned());

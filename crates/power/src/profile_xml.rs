@@ -186,23 +186,7 @@ fn entry(name: String, value: ProfileValue) -> tracekit_model::power_profile::Pr
 /// Reads a `power_profile.xml`, refusing anything but a regular file and
 /// files over [`MAX_PROFILE_BYTES`].
 pub fn read_profile_path(path: &Path) -> Result<ProfileRead, Error> {
-    let file = path.display().to_string();
-    let io = |source| Error::Io {
-        file: file.clone(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(Error::NotRegular { file });
-    }
-    if meta.len() > MAX_PROFILE_BYTES {
-        return Err(Error::TooLarge {
-            file,
-            size: meta.len(),
-            limit: MAX_PROFILE_BYTES,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let (bytes, file) = crate::read_regular(path, MAX_PROFILE_BYTES)?;
     read_profile_bytes(&bytes, &file)
 }
 
