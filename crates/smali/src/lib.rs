@@ -19,6 +19,7 @@
 //! ```
 
 pub mod apk;
+pub mod ast;
 pub mod cfg;
 pub mod instrument;
 pub mod opcodes;
