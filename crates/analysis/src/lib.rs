@@ -10,6 +10,8 @@
 //!   for level-of-detail drawing and for [`interval_profile`], the profile
 //!   and call tree of any set of intervals in time proportional to the calls
 //!   inside them (what a viewer asks on every selection);
+//! - [`call_rows`]: every call as one row (start, duration, depth, parent),
+//!   a batch at a time: the SQL `call` table;
 //! - [`context::value_at`] and [`context::snapshot`]: the context at an instant;
 //! - [`Condition`]: context conditions and the intervals where they hold;
 //! - [`problems::find`] and [`hints::hints`]: problem occurrences and ranked
@@ -36,6 +38,7 @@
 //! assert_eq!((r.incl_real_ns, r.excl_real_ns), (50, 20));
 //! ```
 
+pub mod call_rows;
 pub mod callgraph;
 mod calltree;
 mod condition;

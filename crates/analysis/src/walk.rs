@@ -29,6 +29,10 @@ pub(crate) struct Closed {
     pub outermost: bool,
     /// The call started inside the window (always true without one).
     pub counted: bool,
+    /// Real time when the call started (the event's timestamp without a window).
+    pub start_real: u64,
+    /// Thread-CPU time when the call started (0 without that clock).
+    pub start_cpu: u64,
 }
 
 /// Receives the walk's events.
@@ -195,6 +199,8 @@ impl Walker {
             child_cpu: f.child_cpu.min(d_cpu),
             outermost: f.outermost,
             counted: f.counted,
+            start_real: f.real0,
+            start_cpu: f.cpu0,
         });
     }
 }

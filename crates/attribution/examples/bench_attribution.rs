@@ -7,7 +7,6 @@
 use std::time::Instant;
 use tracekit_attribution::{attribute, BaseRule, Options, PowerSamples};
 use tracekit_energy::curve::Rule;
-use tracekit_model::{CallEvent, Clocks, Method, Session, Thread};
 
 /// This thread's CPU time, ns (Linux's schedstat), so that a machine shared
 /// with other work does not inflate the figure as wall time would.
@@ -23,43 +22,8 @@ fn main() {
     let calls: usize = args.next().map_or(10_000_000, |a| a.parse().expect("CALLS"));
     let runs: usize = args.next().map_or(5, |a| a.parse().expect("RUNS"));
     let t0 = Instant::now();
-    let mut s = Session::new("bench", Clocks::DUAL);
-    let methods: Vec<_> = (0..2000)
-        .map(|k| {
-            s.methods
-                .intern(Method::new(format!("pkg/C{}", k / 20), format!("m{k}"), "()V"))
-        })
-        .collect();
-    let mut x = 0x9e3779b97f4a7c15u64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let mut end = 0u64;
-    for th in 0..4u32 {
-        let t = s.add_thread(Thread::new(th + 1, format!("t{th}")));
-        let c = s.calls_mut(t);
-        let (mut now, mut cpu) = (0u64, 0u64);
-        let mut stack: Vec<usize> = Vec::new();
-        let mut made = 0usize;
-        while made < calls / 4 || !stack.is_empty() {
-            let dt = 1_000 + rnd() % 20_000;
-            now += dt;
-            cpu += dt * (rnd() % 100) / 100;
-            if stack.len() < 8 && made < calls / 4 && (stack.is_empty() || rnd() % 2 == 0) {
-                let m = (rnd() % methods.len() as u64) as usize;
-                stack.push(m);
-                c.push(CallEvent::enter(methods[m], now, Some(cpu)));
-                made += 1;
-            } else {
-                let m = stack.pop().expect("open call");
-                c.push(CallEvent::exit(methods[m], now, Some(cpu)));
-            }
-        }
-        end = end.max(now);
-    }
+    let s = tracekit_example::synthetic_calls(calls);
+    let end = s.time_span().map_or(0, |(_, b)| b);
     let n = (end / 10_000_000 + 2) as usize;
     let power = PowerSamples {
         times: (0..n as i64).map(|k| k * 10_000_000).collect(),

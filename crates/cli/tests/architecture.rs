@@ -63,6 +63,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("callgraph", &["model", "analysis"]),
     ("ui", &["model", "analysis", "report"]),
     ("export", &["model", "analysis"]),
+    // SQL: a view over sessions the CLI opened (and the Parquet datasets
+    // it writes itself); it never parses a trace.
+    ("sql", &["model", "analysis"]),
     ("browser", &[]),
 ];
 

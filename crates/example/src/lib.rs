@@ -31,7 +31,10 @@ pub mod hint_scenarios;
 mod rng;
 pub mod runs;
 mod scenario;
+mod synthetic;
 mod threads;
+
+pub use synthetic::synthetic_calls;
 
 use tracekit_model::{Clocks, Session};
 

@@ -26,9 +26,15 @@ mod report;
 mod ui;
 
 mod convert;
+#[cfg(feature = "sql")]
+mod export;
 mod record;
 mod replay;
 mod seqdiag;
+#[cfg(feature = "sql")]
+mod sql;
+#[cfg(feature = "sql")]
+mod sql_inputs;
 mod version;
 
 /// `tracekit --help`'s closing paragraph: the exit statuses.
@@ -41,6 +47,11 @@ Exit status:
   3  `diff --fail-on-regression`: a row regressed
   `record` and `emu run` end with the program's status instead: N when it
   exited with N, 128+S when signal S killed it (as shells report it).";
+
+/// What `tracekit sql` and `tracekit export` say in a build without them.
+const SQL_NOT_BUILT: &str =
+    "this tracekit was built without SQL (`sql` and `export` add Apache DataFusion to the build); \
+build them with: cargo install --locked --path crates/cli --features sql";
 
 /// Execution tracing and profiling with context.
 #[derive(Debug, Parser)]
@@ -81,6 +92,12 @@ enum Command {
     Ui(ui::Args),
     /// Convert any trace for another viewer: Perfetto, Chrome JSON, speedscope, Firefox, folded, Android, object trace.
     Convert(convert::Args),
+    /// SQL over traces or a Parquet dataset of many sessions (-q QUERY, -f FILE, or a prompt).
+    #[cfg(feature = "sql")]
+    Sql(sql::Args),
+    /// Write sessions into a Parquet dataset partitioned by session (export --parquet DIR INPUT...).
+    #[cfg(feature = "sql")]
+    Export(export::Args),
     /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
     Seqdiag(seqdiag::Args),
     /// Record a native program (built with -finstrument-functions or using the tracekit C API).
@@ -101,6 +118,13 @@ enum Command {
     Generate(generate::Args),
 }
 
+/// The views and exports (SQL's commands only when built with them).
+const VIEWS: &[&str] = if cfg!(feature = "sql") {
+    &["report", "ui", "convert", "seqdiag", "sql", "export"]
+} else {
+    &["report", "ui", "convert", "seqdiag"]
+};
+
 /// `tracekit --help` lists the commands by area, in this order.
 const GROUPS: &[(&str, &[&str])] = &[
     ("Get started", &["demo", "example"]),
@@ -110,7 +134,7 @@ const GROUPS: &[(&str, &[&str])] = &[
             "info", "profile", "calltree", "context", "problems", "replay", "energy", "diff",
         ],
     ),
-    ("Views and export", &["report", "ui", "convert", "seqdiag"]),
+    ("Views and export", VIEWS),
     ("Record", &["record", "power"]),
     ("Path profiling", &["paths"]),
     ("Emulator", &["emu"]),
@@ -163,6 +187,12 @@ pub fn parse() -> Cli {
                     let text = e.render().to_string();
                     let text = text.strip_prefix("error: ").unwrap_or(&text);
                     eprint!("tracekit: error: {}", tracekit_safeio::terminal_lines(text));
+                    if !cfg!(feature = "sql") && matches!(e.kind(), InvalidSubcommand) {
+                        let asked = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+                        if matches!(asked.as_deref(), Some("sql" | "export")) {
+                            eprintln!("tracekit: note: {SQL_NOT_BUILT}");
+                        }
+                    }
                     std::process::exit(2);
                 }
             }
@@ -189,6 +219,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ui(a) => ui::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Seqdiag(a) => seqdiag::run(a),
+        #[cfg(feature = "sql")]
+        Command::Sql(a) => sql::run(a),
+        #[cfg(feature = "sql")]
+        Command::Export(a) => export::run(a),
         Command::Record(a) => record::run(a),
         Command::Paths(a) => paths::run(a),
         Command::Emu(a) => emu::run(a),

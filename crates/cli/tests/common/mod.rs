@@ -64,3 +64,17 @@ pub fn emu_plugin() -> &'static Path {
         target.join("release/libtracekit_qemu_plugin.so")
     })
 }
+
+/// `../shared/realdata` beside the workspace (or `TRACEKIT_REALDATA`);
+/// `None`, said on stderr, when the folder is absent.
+pub fn realdata() -> Option<PathBuf> {
+    let dir = std::env::var_os("TRACEKIT_REALDATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/realdata"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipped: realdata folder absent ({})", dir.display());
+        None
+    }
+}

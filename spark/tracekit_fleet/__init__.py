@@ -1,0 +1,1 @@
+"""tracekit_fleet: tracekit analyses for Spark jobs over many sessions."""
