@@ -65,7 +65,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("export", &["model", "analysis"]),
     // SQL: a view over sessions the CLI opened (and the Parquet datasets
     // it writes itself); it never parses a trace.
-    ("sql", &["model", "analysis"]),
+    ("sql", &["model", "analysis", "emu"]),
     ("browser", &[]),
 ];
 

@@ -193,3 +193,123 @@ fn real_captures_load_into_sql() {
         assert!(n >= min_calls, "{file}: {n} calls");
     }
 }
+
+#[test]
+fn emulator_runs_and_path_logs_are_tables_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // An emulator run of a static ARM program (skipped without the cross compiler and QEMU).
+    let have = |tool: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if have("arm-linux-gnueabihf-gcc") && have("qemu-arm") {
+        std::fs::write(
+            d.join("fib.c"),
+            "int fib(int n){return n<2?n:fib(n-1)+fib(n-2);}\nint main(){return fib(18)&1;}\n",
+        )
+        .unwrap();
+        let ok = Command::new("arm-linux-gnueabihf-gcc")
+            .args(["-O1", "-static", "-o"])
+            .arg(d.join("fib"))
+            .arg(d.join("fib.c"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let run = d.join("run");
+        let out = tracekit(&[
+            "emu",
+            "run",
+            "--arch",
+            "arm",
+            "-o",
+            run.to_str().unwrap(),
+            "--",
+            d.join("fib").to_str().unwrap(),
+        ]);
+        assert!(out.status.code().is_some(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value =
+            serde_json::from_str(&ok_stdout(&["emu", "report", run.to_str().unwrap(), "--json"])).unwrap();
+        let want: u64 = report["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["instructions"].as_u64().unwrap())
+            .sum();
+        let q = "SELECT (SELECT sum(instructions) FROM emu_process) AS p, (SELECT sum(instructions) FROM emu_category) AS c, \
+                 (SELECT sum(executed_instructions) FROM emu_block) AS b";
+        let csv = ok_stdout(&["sql", run.to_str().unwrap(), "--csv", "-q", q]);
+        let row = csv.lines().nth(1).unwrap().to_owned();
+        assert_eq!(row, format!("{want},{want},{want}"), "{csv}");
+        let top = ok_stdout(&[
+            "sql",
+            run.to_str().unwrap(),
+            "--csv",
+            "-q",
+            "SELECT symbol FROM emu_block ORDER BY executed_instructions DESC LIMIT 1",
+        ]);
+        assert!(top.contains("fib"), "{top}");
+    } else {
+        eprintln!("skipped: the emulator part needs arm-linux-gnueabihf-gcc and qemu-arm");
+    }
+
+    // A path log of a small Java program (skipped without a JDK and ASM).
+    if !(have("javac") && std::path::Path::new("/usr/share/java/asm.jar").exists()) {
+        eprintln!("skipped: the path part needs javac and ASM (libasm-java)");
+        return;
+    }
+    std::fs::write(
+        d.join("Main.java"),
+        "public class Main { static int c(int x) { if (x % 3 == 0) return 1; return 0; }\n\
+         public static void main(String[] a) { int n = 0; for (int i = 0; i < 300; i++) n += c(i); System.out.println(n); } }\n",
+    )
+    .unwrap();
+    let sh = |cmd: &str| {
+        let ok = Command::new("sh").arg("-c").arg(cmd).current_dir(d).status().unwrap();
+        assert!(ok.success(), "{cmd}");
+    };
+    sh("javac -d classes Main.java && jar --create --file app.jar -C classes .");
+    ok_stdout(&[
+        "paths",
+        "instrument",
+        d.join("app.jar").to_str().unwrap(),
+        "-o",
+        d.join("traced.jar").to_str().unwrap(),
+    ]);
+    sh("TRACEKIT_PATHS_LOG=run.log java -cp traced.jar Main > /dev/null");
+    let log = d.join("run.log");
+    let jar = d.join("traced.jar");
+    let decoded: serde_json::Value = serde_json::from_str(&ok_stdout(&[
+        "paths",
+        "decode-log",
+        log.to_str().unwrap(),
+        "--program",
+        jar.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let invocations = decoded["invocations"].as_array().unwrap();
+    let csv = ok_stdout(&[
+        "sql", log.to_str().unwrap(), "--program", jar.to_str().unwrap(), "--csv", "-q",
+        "SELECT m.name, p.blocks, count(*) AS n FROM path_invocation i JOIN path p ON p.id = i.path AND p.session = i.session \
+         JOIN method m ON m.id = i.method AND m.session = i.session GROUP BY m.name, p.blocks ORDER BY m.name, p.blocks",
+    ]);
+    let mut want: std::collections::BTreeMap<(String, String), u64> = Default::default();
+    for inv in invocations {
+        let name = inv["method"].as_str().unwrap();
+        let name = name.split('(').next().unwrap().rsplit('.').next().unwrap().to_owned();
+        let blocks: Vec<String> = inv["path"].as_array().unwrap().iter().map(|b| b.to_string()).collect();
+        *want.entry((name, blocks.join(" "))).or_default() += 1;
+    }
+    let got: std::collections::BTreeMap<(String, String), u64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            ((f[0].to_owned(), f[1].to_owned()), f[2].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(got, want);
+}

@@ -7,7 +7,7 @@
 //! partition whatever the number of calls.
 
 use crate::schema::table;
-use crate::tables::SessionSource;
+use crate::tables::Source;
 use async_trait::async_trait;
 use datafusion::arrow::array::{ArrayRef, BooleanBuilder, Int32Builder, Int64Builder, StringBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -27,7 +27,7 @@ use tracekit_model::ThreadId;
 
 /// The `call` table over sessions held in memory.
 pub struct CallTable {
-    sessions: Vec<Arc<SessionSource>>,
+    sessions: Vec<Arc<Source>>,
     schema: SchemaRef,
 }
 
@@ -39,7 +39,7 @@ impl fmt::Debug for CallTable {
 
 impl CallTable {
     /// The table over these sessions.
-    pub fn new(sessions: Vec<Arc<SessionSource>>) -> CallTable {
+    pub fn new(sessions: Vec<Arc<Source>>) -> CallTable {
         CallTable {
             sessions,
             schema: table("call").expect("call is in the schema").schema(),
@@ -94,14 +94,15 @@ impl TableProvider for CallTable {
 }
 
 /// A thread of a session: what a partition walks.
-type ThreadOf = (Arc<SessionSource>, ThreadId);
+type ThreadOf = (Arc<Source>, ThreadId);
 
 /// Spreads the threads of every session over `n` partitions, largest first,
 /// each to the partition with the fewest events so far.
-fn partitions(sessions: &[Arc<SessionSource>], n: usize) -> Vec<Vec<ThreadOf>> {
-    let mut work: Vec<(usize, Arc<SessionSource>, ThreadId)> = Vec::new();
+fn partitions(sessions: &[Arc<Source>], n: usize) -> Vec<Vec<ThreadOf>> {
+    let mut work: Vec<(usize, Arc<Source>, ThreadId)> = Vec::new();
     for s in sessions {
-        for (id, _, calls) in s.session.thread_calls() {
+        let Some(trace) = s.trace() else { continue };
+        for (id, _, calls) in trace.session.thread_calls() {
             if !calls.is_empty() {
                 work.push((calls.len(), s.clone(), id));
             }
@@ -174,14 +175,15 @@ impl Iterator for CallBatches {
         let mut rows = 0usize;
         while rows < self.batch_rows && self.next < self.threads.len() {
             let (source, thread) = &self.threads[self.next];
-            let calls = source.session.calls(*thread);
+            let trace = source.trace().expect("only traces have call partitions");
+            let calls = trace.session.calls(*thread);
             let cursor = self
                 .cursor
-                .get_or_insert_with(|| CallCursor::new(source.session.methods.len()));
+                .get_or_insert_with(|| CallCursor::new(trace.session.methods.len()));
             let more = cursor.advance(calls, self.batch_rows - rows, &mut |r| {
                 rows += 1;
                 for b in &mut builders {
-                    b.push(r, thread.0, &source.id);
+                    b.push(r, thread.0, &trace.id);
                 }
             });
             if !more {
@@ -255,7 +257,7 @@ impl ColumnBuilder {
 /// Every batch of a session's `call` table, all columns, for writing (the
 /// Parquet dataset); `with_session` false leaves out the trailing column.
 pub fn call_batches(
-    source: Arc<SessionSource>,
+    source: Arc<Source>,
     with_session: bool,
     batch_rows: usize,
 ) -> impl Iterator<Item = Result<RecordBatch>> {
@@ -266,12 +268,15 @@ pub fn call_batches(
         full.file_schema()
     };
     let columns: Vec<usize> = (0..schema.fields().len()).collect();
-    let threads = source
-        .session
-        .thread_calls()
-        .filter(|(_, _, c)| !c.is_empty())
-        .map(|(id, _, _)| (source.clone(), id))
-        .collect();
+    let threads = match source.trace() {
+        Some(t) => t
+            .session
+            .thread_calls()
+            .filter(|(_, _, c)| !c.is_empty())
+            .map(|(id, _, _)| (source.clone(), id))
+            .collect(),
+        None => Vec::new(),
+    };
     CallBatches {
         threads,
         next: 0,

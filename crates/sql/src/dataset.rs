@@ -18,7 +18,7 @@
 use crate::calls::call_batches;
 use crate::error::Error;
 use crate::schema::{Table, TABLES};
-use crate::tables::{batch, SessionSource};
+use crate::tables::{batch, Source};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::TableProvider;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
@@ -121,8 +121,8 @@ fn properties() -> WriterProperties {
 }
 
 /// Writes one table of one session to its file (temporary name, then rename).
-fn write_table(dir: &Path, t: &Table, s: &Arc<SessionSource>) -> Result<u64, Error> {
-    let path = file_of(dir, t.name, &s.id);
+fn write_table(dir: &Path, t: &Table, s: &Arc<Source>) -> Result<u64, Error> {
+    let path = file_of(dir, t.name, s.id());
     let parent = path.parent().expect("a file in a directory");
     std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
     let tmp = path.with_extension("parquet.tmp");
@@ -159,25 +159,25 @@ pub struct Written {
 /// Adds sessions to the dataset in `dir` (created when missing). Their ids
 /// must have come from [`crate::ids::session_ids`] against this dataset's
 /// manifest. `progress` is told each session as it starts.
-pub fn write(dir: &Path, sessions: Vec<SessionSource>, mut progress: impl FnMut(&str)) -> Result<Written, Error> {
+pub fn write(dir: &Path, sessions: Vec<Source>, mut progress: impl FnMut(&str)) -> Result<Written, Error> {
     let mut manifest = read_manifest(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let mut out = Written::default();
     for s in sessions {
-        progress(&s.id);
+        progress(s.id());
         let s = Arc::new(s);
         for t in TABLES {
             let n = write_table(dir, t, &s)?;
             *out.rows.entry(t.name).or_default() += n;
         }
         let entry = SessionEntry {
-            source: s.source.clone(),
-            format: s.format.clone(),
+            source: s.source().to_owned(),
+            format: s.format().to_owned(),
         };
-        if manifest.sessions.insert(s.id.clone(), entry).is_some() {
-            out.replaced.push(s.id.clone());
+        if manifest.sessions.insert(s.id().to_owned(), entry).is_some() {
+            out.replaced.push(s.id().to_owned());
         }
-        out.sessions.push(s.id.clone());
+        out.sessions.push(s.id().to_owned());
         write_manifest(dir, &manifest)?;
     }
     Ok(out)

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{example, int};
+use common::{example, int, trace};
 use tracekit_sql::{dataset, Engine, Error, QUERIES};
 
 fn canned(engine: &Engine) -> Vec<(String, String)> {
@@ -23,9 +23,9 @@ fn canned(engine: &Engine) -> Vec<(String, String)> {
 fn a_dataset_answers_as_the_sessions_in_memory_do() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("ds");
-    dataset::write(&ds, vec![example(1, "a"), example(2, "b")], |_| {}).unwrap();
+    dataset::write(&ds, vec![trace(1, "a"), trace(2, "b")], |_| {}).unwrap();
     // A later export adds to it.
-    dataset::write(&ds, vec![example(3, "c")], |_| {}).unwrap();
+    dataset::write(&ds, vec![trace(3, "c")], |_| {}).unwrap();
     let m = dataset::check(&ds).unwrap();
     assert_eq!(m.sessions.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
 
@@ -47,7 +47,7 @@ fn a_dataset_answers_as_the_sessions_in_memory_do() {
 fn a_missing_or_corrupt_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("ds");
-    dataset::write(&ds, vec![example(4, "a")], |_| {}).unwrap();
+    dataset::write(&ds, vec![trace(4, "a")], |_| {}).unwrap();
     let calls = dataset::file_of(&ds, "call", "a");
 
     // Corrupt: the footer cut off.
@@ -75,7 +75,7 @@ fn a_missing_or_corrupt_file_is_named() {
 fn a_directory_that_is_not_a_dataset_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
-    let err = dataset::write(dir.path(), vec![example(1, "a")], |_| {}).unwrap_err();
+    let err = dataset::write(dir.path(), vec![trace(1, "a")], |_| {}).unwrap_err();
     assert!(err.to_string().contains("not a tracekit dataset"), "{err}");
     assert!(Engine::over_dataset(dir.path()).is_err());
 }

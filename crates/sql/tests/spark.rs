@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::example;
+use common::{example, trace};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -98,11 +98,7 @@ fn spark_equals_the_embedded_engine_and_tracekit() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("ds");
     let ids = ["u1", "u2", "u3"];
-    let sources: Vec<_> = ids
-        .iter()
-        .zip([11, 12, 13])
-        .map(|(id, seed)| example(seed, id))
-        .collect();
+    let sources: Vec<_> = ids.iter().zip([11, 12, 13]).map(|(id, seed)| trace(seed, id)).collect();
     dataset::write(&ds, sources, |_| {}).unwrap();
     let engine = Engine::over_dataset(&ds).unwrap();
 

@@ -12,9 +12,12 @@ pub struct Args {
     /// The dataset directory (created, or added to).
     #[arg(long, value_name = "DIR", required = true)]
     parquet: PathBuf,
-    /// Traces (any format tracekit reads), one session each.
+    /// Traces (any format tracekit reads), emulator run directories and path
+    /// logs (with --program), one session each.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    sources: sql_inputs::SourceArgs,
 }
 
 /// Runs `tracekit export`.
@@ -42,11 +45,11 @@ pub fn run(a: Args) -> Result<()> {
     let mut written = tracekit_sql::dataset::Written::default();
     // One session in memory at a time: open, write, drop.
     for (i, (input, (source, id))) in a.inputs.iter().zip(names).enumerate() {
-        let session = sql_inputs::open_session(input, source, id)?;
+        let session = sql_inputs::open_source(input, source, id, &a.sources)?;
         let _s = crate::progress::step(format!(
             "exporting {}/{total}: {}",
             i + 1,
-            super::input::safe(&session.id)
+            super::input::safe(session.id())
         ));
         let w = tracekit_sql::dataset::write(dir, vec![session], |_| {})?;
         written.sessions.extend(w.sessions);

@@ -15,8 +15,9 @@ use tracekit_sql::{Engine, OutputFormat};
 guide's SQL tables pages. Session ids (the `session` column) come from the inputs' paths."
 )]
 pub struct Args {
-    /// Traces (any format tracekit reads) pooled into one set of tables, or
-    /// one Parquet dataset written by `tracekit export --parquet`.
+    /// Traces (any format tracekit reads), emulator run directories and path
+    /// logs (with --program) pooled into one set of tables, or one Parquet
+    /// dataset written by `tracekit export --parquet`.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// The query (several statements separated by `;`: the last one's rows are printed).
@@ -31,6 +32,8 @@ pub struct Args {
     /// Print a JSON array of row objects.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    sources: sql_inputs::SourceArgs,
 }
 
 /// Runs `tracekit sql`.
@@ -56,7 +59,7 @@ pub fn run(a: Args) -> Result<()> {
         }
         (None, None) => None,
     };
-    let engine = sql_inputs::engine(&a.inputs)?;
+    let engine = sql_inputs::engine(&a.inputs, &a.sources)?;
     match query {
         Some(q) => {
             let result = {

@@ -6,7 +6,7 @@
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use std::path::PathBuf;
-use tracekit_sql::{Engine, QueryResult, SessionSource};
+use tracekit_sql::{Engine, QueryResult, SessionSource, Source};
 
 /// `../shared/realdata` beside the workspace (or `TRACEKIT_REALDATA`);
 /// `None`, said on stderr, when absent.
@@ -54,6 +54,11 @@ pub fn example(seed: u64, id: &str) -> SessionSource {
         format: "example".into(),
         session: tracekit_example::browser_session(&opts),
     }
+}
+
+/// [`example`] as a [`Source`].
+pub fn trace(seed: u64, id: &str) -> Source {
+    Source::Trace(example(seed, id))
 }
 
 /// The single integer a query returns.
