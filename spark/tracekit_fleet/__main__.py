@@ -24,6 +24,9 @@ def main(argv=None):
     src.add_argument("-q", "--query", help="the query")
     src.add_argument("-f", "--file", help="read the query from this file")
 
+    al = sub.add_parser("all", help="profile, hints and every canned query in one Spark session (JSON)")
+    common(al)
+
     qs = sub.add_parser("queries", help="run every canned query (crates/sql/queries) and print each one's rows")
     common(qs)
 
@@ -53,6 +56,17 @@ def main(argv=None):
             text = a.query if a.query is not None else open(a.file, encoding="utf-8").read()
             columns, rows = jobs.query(spark, text)
             output.write(columns, rows, fmt)
+        elif a.job == "all":
+            queries = jobs.canned_queries(spark)
+            _, prof_rows = jobs.profile(spark)
+            prof_cols, _ = jobs.profile_columns()
+            report = {
+                "queries": {n: {"columns": c, "rows": output.plain_rows(rows)} for n, (c, rows) in queries.items()},
+                "profile": [dict(zip(prof_cols, r)) for r in output.plain_rows(prof_rows)],
+                "hints": jobs.hints(spark, a.dataset),
+            }
+            json.dump(report, sys.stdout)
+            sys.stdout.write("\n")
         elif a.job == "queries":
             results = jobs.canned_queries(spark)
             if fmt == "json":

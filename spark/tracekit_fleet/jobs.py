@@ -73,12 +73,19 @@ def canned_queries(spark):
     return out
 
 
+PROFILE_COLUMNS = ["name", "signature", "sessions", "calls", "recursive_calls", "incl_ns", "excl_ns", "incl_cpu_ns", "excl_cpu_ns"]
+
+
+def profile_columns():
+    """The fleet profile's columns (and no rows)."""
+    return PROFILE_COLUMNS, []
+
+
 def profile(spark):
     """The standard library's ``fleet_method_profile``, largest inclusive time first."""
     return query(
         spark,
-        "SELECT name, signature, sessions, calls, recursive_calls, incl_ns, excl_ns, incl_cpu_ns, excl_cpu_ns "
-        "FROM fleet_method_profile ORDER BY incl_ns DESC, name, signature",
+        f"SELECT {', '.join(PROFILE_COLUMNS)} FROM fleet_method_profile ORDER BY incl_ns DESC, name, signature",
     )
 
 

@@ -102,8 +102,11 @@ fn spark_equals_the_embedded_engine_and_tracekit() {
     dataset::write(&ds, sources, |_| {}).unwrap();
     let engine = Engine::over_dataset(&ds).unwrap();
 
+    // One Spark session for everything (its start-up is most of the time).
+    let all = fleet("all", &ds, &[]);
+
     // 1. Every canned query, on both engines.
-    let spark = fleet("queries", &ds, &[]);
+    let spark = &all["queries"];
     for (name, sql) in QUERIES {
         let ours = embedded_rows(&engine, sql);
         let theirs = spark[name]["rows"]
@@ -134,8 +137,7 @@ fn spark_equals_the_embedded_engine_and_tracekit() {
             e[4] += row.incl_cpu_ns as i64;
         }
     }
-    let spark_profile = fleet("profile", &ds, &[]);
-    let rows = spark_profile.as_array().unwrap();
+    let rows = all["profile"].as_array().unwrap();
     assert_eq!(rows.len(), pooled.len());
     for r in rows {
         let key = (
@@ -156,7 +158,7 @@ fn spark_equals_the_embedded_engine_and_tracekit() {
     // 3. Occurrences and ranked hints, pooled in the order of the ids.
     let m = find(&sessions, &ProblemDef::Brb { method: "brb".into() }).unwrap();
     let ours = hints::hints(&sessions, &m.occurrences);
-    let spark_hints = fleet("hints", &ds, &[]);
+    let spark_hints = &all["hints"];
     let occ = spark_hints["occurrences"].as_array().unwrap();
     assert_eq!(occ.len(), m.occurrences.len());
     for (o, w) in occ.iter().zip(&m.occurrences) {
