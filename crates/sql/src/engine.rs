@@ -128,13 +128,24 @@ impl Engine {
         let mut last = None;
         for statement in statements {
             let state = self.ctx.state();
-            let result = self.runtime.block_on(async {
-                let plan = state.statement_to_plan(statement).await?;
-                let df = self.ctx.execute_logical_plan(plan).await?;
-                let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-                let batches = df.collect().await?;
-                Ok::<_, datafusion::error::DataFusionError>(QueryResult { schema, batches })
+            // A query the engine cannot handle must be an error, never a crash.
+            let run = std::panic::AssertUnwindSafe(|| {
+                self.runtime.block_on(async {
+                    let plan = state.statement_to_plan(statement).await?;
+                    let df = self.ctx.execute_logical_plan(plan).await?;
+                    let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+                    let batches = df.collect().await?;
+                    Ok::<_, datafusion::error::DataFusionError>(QueryResult { schema, batches })
+                })
             });
+            let result = std::panic::catch_unwind(run).map_err(|p| {
+                let what = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Error::Engine(format!("the SQL engine failed on this query (an engine bug): {what}"))
+            })?;
             last = Some(result.map_err(|e| self.explain(from_datafusion(e, sql)))?);
         }
         Ok(last.expect("at least one statement"))

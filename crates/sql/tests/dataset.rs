@@ -79,3 +79,20 @@ fn a_directory_that_is_not_a_dataset_is_refused() {
     assert!(err.to_string().contains("not a tracekit dataset"), "{err}");
     assert!(Engine::over_dataset(dir.path()).is_err());
 }
+
+#[test]
+fn a_corrupt_manifest_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = dir.path().join("ds");
+    dataset::write(&ds, vec![trace(5, "a")], |_| {}).unwrap();
+    std::fs::write(
+        ds.join(dataset::MANIFEST),
+        "{\n  \"format\": \"tracekit-parquet\",\n  oops\n}",
+    )
+    .unwrap();
+    let Err(err) = Engine::over_dataset(&ds) else {
+        panic!("a corrupt manifest is an error")
+    };
+    let text = err.to_string();
+    assert!(text.contains(dataset::MANIFEST) && text.contains("line 3"), "{text}");
+}
