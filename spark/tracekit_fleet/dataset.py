@@ -79,6 +79,7 @@ def spark_session(master=None, app="tracekit-fleet"):
         .appName(app)
         .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
     )
     if master.startswith("local"):
@@ -86,4 +87,20 @@ def spark_session(master=None, app="tracekit-fleet"):
         b = b.config("spark.sql.shuffle.partitions", "8")
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    _ship_package(spark)
     return spark
+
+
+def _ship_package(spark):
+    """Sends this package to the executors (a cluster's workers do not have it)."""
+    import tempfile
+    import zipfile
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    fd, archive = tempfile.mkstemp(prefix="tracekit_fleet-", suffix=".zip")
+    os.close(fd)
+    with zipfile.ZipFile(archive, "w") as z:
+        for f in sorted(os.listdir(here)):
+            if f.endswith(".py"):
+                z.write(os.path.join(here, f), os.path.join("tracekit_fleet", f))
+    spark.sparkContext.addPyFile(archive)

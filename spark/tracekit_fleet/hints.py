@@ -109,9 +109,65 @@ def hints(
             computed.append(_rate_hint(label, kind, tracks, declared, occurrences, rate_ns, half, rate_window_s))
         else:
             computed.append(_value_hint(label, kind, tracks, occurrences, ends, half))
-    share = fclamp(float(half) / float(_median_end(ends)), 0.01, 0.5)
-    explained = _best_explanation(computed, share)
-    out = [h for h, _, _ in computed]
+    share = explanation_share(ends, half)
+    beyond = [(h, item_beyond(h, series, scale, share)) for h, series, scale in computed]
+    return rank(beyond, occurrences, ends)
+
+
+# ---------------------------------------------------------------- one item at a time
+#
+# The same computation split for a distributed job (spark/tracekit_fleet/jobs.py):
+# each item's hint and its time-beyond distance can be computed where the
+# item's data is (``item_hint``), and ``rank`` finishes on the driver.
+
+
+def window_settings(ends: list, rate_window_s: float = 5.0, time_window_s: Optional[float] = None) -> dict:
+    """The settings every item shares: half the nearby-times window, the rate
+    window (ns) and the explanation share."""
+    half = max(div_i64(time_window_ns(ends, time_window_s), 2), 1)
+    return {
+        "half": half,
+        "rate_ns": as_i64(fmax(rate_window_s, 1e-6) * 1e9),
+        "rate_window_s": rate_window_s,
+        "share": explanation_share(ends, half),
+    }
+
+
+def explanation_share(ends: list, half: int) -> float:
+    """The nearby-times window as a share of the median session."""
+    return fclamp(float(half) / float(_median_end(ends)), 0.01, 0.5)
+
+
+def item_hint(label, kind, tracks, declared, occurrences, ends, settings):
+    """One item's hint and its time-beyond distance (None when it cannot
+    explain time): ``tracks`` is the item's ``Track`` (or None) per session,
+    ``declared`` the ``(kind, wraps_at)`` of the counter behind it per session."""
+    occurrences = [(int(s), int(t)) for s, t in occurrences]
+    kinds = [d[0] if d is not None else None for d in declared]
+    half = settings["half"]
+    if is_cumulative(tracks, kinds):
+        h, series, scale = _rate_hint(
+            label, kind, tracks, declared, occurrences, settings["rate_ns"], half, settings["rate_window_s"]
+        )
+    else:
+        h, series, scale = _value_hint(label, kind, tracks, occurrences, ends, half)
+    return h, item_beyond(h, series, scale, settings["share"])
+
+
+def item_beyond(h: dict, series, scale, share: float):
+    """How associated time stays beyond this item, for items that may explain it."""
+    if h["confounded_with_time"] or not h["score"] >= CONFOUND_MIN:
+        return None
+    return time_beyond(series, scale, share)
+
+
+def rank(items: list, occurrences: list, ends: list) -> list:
+    """The ranked hints from ``(hint, beyond)`` per item, in the items' order
+    of sight: the time item added, everything sorted as tracekit sorts."""
+    occurrences = [(int(s), int(t)) for s, t in occurrences]
+    found = [(d, h["label"]) for h, d in items if d is not None]
+    explained = min(found, key=lambda x: (total_key(x[0]), x[1])) if found else None
+    out = [h for h, _ in items]
     if out:
         out.append(_time_hint(occurrences, ends, explained))
     out.sort(key=lambda h: (h["confounded_with_time"], -total_key(h["score"]), h["label"]))
@@ -153,21 +209,6 @@ def _median_end(ends: list) -> int:
     """The median session end (at least 1; 1 with no session)."""
     e = sorted(ends)
     return max(e[len(e) // 2], 1) if e else 1
-
-
-def _best_explanation(computed: list, share: float):
-    """``(distance, label)`` of the item, not confounded and a suspect, beyond
-    which time is least associated with the occurrences; or None."""
-    found = []
-    for h, series, scale in computed:
-        if h["confounded_with_time"] or not h["score"] >= CONFOUND_MIN:
-            continue
-        d = time_beyond(series, scale, share)
-        if d is not None:
-            found.append((d, h["label"]))
-    if not found:
-        return None
-    return min(found, key=lambda x: (total_key(x[0]), x[1]))
 
 
 def _hint(label, kind, stats, defined, basis, unit, note) -> dict:

@@ -7,7 +7,6 @@ schema of ``crates/sql/src/schema.rs``; the standard library's views come from
 """
 
 from . import dataset
-from . import hints as hints_core
 
 
 def _sql_text(s):
@@ -113,68 +112,147 @@ def occurrence_sql(brb_method="brb", method=None):
     )
 
 
-def _sessions_data(spark, ids):
-    """Per session, the inputs of the hints (horizon, properties, context items, counters), in ``ids`` order."""
-    from pyspark.sql.functions import monotonically_increasing_id
-
+def _item_plan(spark, ids):
+    """What each hint item is made of, from the small tables only: the items
+    (label, type) in order of sight, and per session which context track
+    (``("c", id)``) or counter (``("k", id)``) is the item, as
+    ``Session::context_items`` picks them; counters' declared kinds."""
     index = {sid: i for i, sid in enumerate(ids)}
-    sessions = [{"horizon_ns": 0, "properties": [], "context": [], "counters": []} for _ in ids]
-    for r in spark.sql("SELECT session, horizon FROM session").collect():
-        sessions[index[r["session"]]]["horizon_ns"] = r["horizon"]
-    # File order is the source's order: keep it for equal keys with a row number taken before any shuffle.
-    props = spark.table("property").withColumn("_row", monotonically_increasing_id())
-    for r in props.orderBy("session", "_row").collect():
-        sessions[index[r["session"]]]["properties"].append((r["key"], r["value"]))
-    ctx = spark.table("context").withColumn("_row", monotonically_increasing_id())
-    ctx.createOrReplaceTempView("_context_rows")
-    rows = spark.sql(
-        "SELECT x.session, x.track, t.label, t.type, t.unit, x.ts, x.int_value, x.real_value, x.string_value "
-        "FROM _context_rows x JOIN context_track t ON t.id = x.track AND t.session = x.session "
-        "ORDER BY x.session, x.track, x._row"
+    per_session = [[] for _ in ids]  # [(label, type, unit, source)] in context_items order
+    context_labels = [set() for _ in ids]
+    for r in spark.sql("SELECT session, id, label, type, unit FROM context_track ORDER BY session, id").collect():
+        s = index[r["session"]]
+        per_session[s].append((r["label"], r["type"], r["unit"], ("c", r["id"])))
+        context_labels[s].add(r["label"])
+    # A counter's item type depends on its values: a level of whole numbers is a long item.
+    counters = spark.sql(
+        "SELECT t.session, t.id, t.name, t.unit, t.kind, t.wraps_at, a.whole "
+        "FROM counter_track t JOIN (SELECT session, track, "
+        "min(CASE WHEN NOT isnan(value) AND abs(value) < 9e15 AND value = round(value, 0) THEN 1 ELSE 0 END) AS whole "
+        "FROM counter GROUP BY session, track) a ON a.session = t.session AND a.track = t.id "
+        "ORDER BY t.session, t.id"
     ).collect()
-    tracks = {}
-    for r in rows:
-        key = (r["session"], r["track"])
-        t = tracks.get(key)
-        if t is None:
-            t = {"label": r["label"], "type": r["type"], "unit": r["unit"], "times": [], "values": []}
-            tracks[key] = t
-        t["times"].append(r["ts"])
-        v = r["string_value"] if r["type"] == "string" else r["real_value"] if r["type"] in ("float", "double") else r["int_value"]
-        t["values"].append(v)
-    # Context items without records still exist (and hints show them).
-    for r in spark.sql("SELECT session, id, label, type, unit FROM context_track").collect():
-        tracks.setdefault((r["session"], r["id"]), {"label": r["label"], "type": r["type"], "unit": r["unit"], "times": [], "values": []})
-    for (sid, tid), t in sorted(tracks.items(), key=lambda kv: (index[kv[0][0]], kv[0][1])):
-        sessions[index[sid]]["context"].append(t)
-    cnt = spark.table("counter").withColumn("_row", monotonically_increasing_id())
-    cnt.createOrReplaceTempView("_counter_rows")
-    counters = {}
-    for r in spark.sql("SELECT session, id, name, unit, kind, wraps_at, pid, cpu FROM counter_track").collect():
-        counters[(r["session"], r["id"])] = {
-            "name": r["name"], "unit": r["unit"], "kind": r["kind"], "wraps_at": r["wraps_at"],
-            "pid": r["pid"], "cpu": r["cpu"], "times": [], "values": [],
-        }
-    for r in spark.sql("SELECT session, track, ts, value FROM _counter_rows ORDER BY session, track, _row").collect():
-        c = counters[(r["session"], r["track"])]
-        c["times"].append(r["ts"])
-        c["values"].append(r["value"])
-    for (sid, cid), c in sorted(counters.items(), key=lambda kv: (index[kv[0][0]], kv[0][1])):
-        sessions[index[sid]]["counters"].append(c)
-    return sessions
+    declared = [{} for _ in ids]
+    counter_meta = {}
+    for r in counters:
+        s = index[r["session"]]
+        if r["name"] in context_labels[s]:
+            continue
+        kind = "long" if r["kind"] == "level" and r["whole"] == 1 else "double"
+        per_session[s].append((r["name"], kind, r["unit"], ("k", r["id"])))
+        declared[s].setdefault(r["name"], (r["kind"], r["wraps_at"]))
+        counter_meta[(r["session"], r["id"])] = {"name": r["name"], "unit": r["unit"], "kind": r["kind"], "wraps_at": r["wraps_at"]}
+    labels, seen = [], set()
+    for items in per_session:
+        for label, kind, _, _ in items:
+            if label not in seen:
+                seen.add(label)
+                labels.append((label, kind))
+    # The item of each label in each session: its first track of the label's type.
+    wanted = {}
+    members = [[None] * len(ids) for _ in labels]
+    position = {key: i for i, key in enumerate(labels)}
+    for s, items in enumerate(per_session):
+        taken = set()
+        for label, kind, unit, source in items:
+            i = position.get((label, kind))
+            if i is None or (label, kind) in taken:
+                continue
+            taken.add((label, kind))
+            members[i][s] = {"type": kind, "unit": unit, "source": source}
+            wanted[(ids[s], source[0], source[1])] = (i, kind)
+    return labels, members, declared, counter_meta, wanted
+
+
+def _item_task(args):
+    """Runs where one item's records are: builds its track per session and
+    computes its hint (see ``hints.item_hint``)."""
+    from . import hints as core
+    from .hints_series import context_track, counter_to_context
+
+    (i, records), meta = args
+    label, kind = meta["labels"][i]
+    ids = meta["ids"]
+    by_session = {}
+    for sid, row, ts, value in records:
+        by_session.setdefault(sid, []).append((row, ts, value))
+    tracks = []
+    for s, m in enumerate(meta["members"][i]):
+        if m is None:
+            tracks.append(None)
+            continue
+        rows = sorted(by_session.get(ids[s], []))
+        times = [ts for _, ts, _ in rows]
+        values = [v for _, _, v in rows]
+        if m["source"][0] == "c":
+            tracks.append(context_track({"label": label, "type": m["type"], "unit": m["unit"], "times": times, "values": values}))
+        else:
+            c = dict(meta["counter_meta"][(ids[s], m["source"][1])])
+            c.update(times=times, values=values)
+            tracks.append(counter_to_context(c))
+    declared = [d.get(label) for d in meta["declared"]]
+    h, beyond = core.item_hint(label, kind, tracks, declared, meta["occurrences"], meta["ends"], meta["settings"])
+    return i, h, beyond
 
 
 def hints(spark, path, brb_method="brb", method=None, rate_window_s=5.0, time_window_s=None):
-    """Occurrences of the problem over every session (found by Spark over the ``call`` and ``marker``
-    tables) and the context hints pooled over them, ranked as ``tracekit problems`` ranks them."""
+    """Occurrences of the problem over every session and the context hints
+    pooled over them, ranked as ``tracekit problems`` ranks them.
+
+    Spark finds the occurrences over ``call`` and ``marker``, groups every
+    context record and counter sample by the item it belongs to, and scores
+    each item where its records are; the driver holds only the sessions'
+    ends, the occurrences and one result per item."""
+    from pyspark.sql.functions import monotonically_increasing_id
+
+    from . import hints as core
+
     ids = dataset.session_ids(path)
     index = {sid: i for i, sid in enumerate(ids)}
     occ = spark.sql(occurrence_sql(brb_method, method)).collect()
     occurrences = sorted((index[r["session"]], r["ts"], r["thread"]) for r in occ)
-    sessions = _sessions_data(spark, ids)
-    ranked = hints_core.hints(
-        sessions, [(s, ts) for s, ts, _ in occurrences], rate_window_s=rate_window_s, time_window_s=time_window_s
-    )
+    ends = [0] * len(ids)
+    for r in spark.sql("SELECT session, horizon FROM session").collect():
+        ends[index[r["session"]]] = r["horizon"]
+    labels, members, declared, counter_meta, wanted = _item_plan(spark, ids)
+    meta = {
+        "ids": ids,
+        "labels": labels,
+        "members": members,
+        "declared": declared,
+        "counter_meta": counter_meta,
+        "occurrences": [(s, ts) for s, ts, _ in occurrences],
+        "ends": ends,
+        "settings": core.window_settings(ends, rate_window_s, time_window_s),
+    }
+    sc = spark.sparkContext
+    wanted_b = sc.broadcast(wanted)
+    meta_b = sc.broadcast(meta)
+
+    def keyed(kind_tag, value_of):
+        def f(r):
+            key = wanted_b.value.get((r[0], kind_tag, r[1]))
+            if key is None:
+                return []
+            return [(key[0], (r[0], r[2], r[3], value_of(r, key[1])))]
+
+        return f
+
+    def context_value(r, kind):
+        return r[6] if kind == "string" else r[5] if kind in ("float", "double") else r[4]
+
+    ctx = spark.table("context").withColumn("_row", monotonically_increasing_id())
+    ctx = ctx.select("session", "track", "_row", "ts", "int_value", "real_value", "string_value").rdd
+    cnt = spark.table("counter").withColumn("_row", monotonically_increasing_id())
+    cnt = cnt.select("session", "track", "_row", "ts", "value").rdd
+    records = ctx.flatMap(keyed("c", context_value)).union(cnt.flatMap(keyed("k", lambda r, _: r[4])))
+    grouped = records.groupByKey(max(1, min(len(labels), sc.defaultParallelism * 4)))
+    results = grouped.map(lambda kv: _item_task(((kv[0], list(kv[1])), meta_b.value))).collect()
+    done = {i for i, _, _ in results}
+    # Items without a single record still get their hint (an empty track).
+    results += [_item_task(((i, []), meta)) for i in range(len(labels)) if i not in done]
+    results.sort(key=lambda x: x[0])
+    ranked = core.rank([(h, beyond) for _, h, beyond in results], meta["occurrences"], ends)
     return {
         "sessions": len(ids),
         "session_ids": ids,
