@@ -74,6 +74,9 @@ def spark_session(master=None, app="tracekit-fleet"):
     from pyspark.sql import SparkSession
 
     master = master or os.environ.get("TRACEKIT_SPARK_MASTER") or "local[*]"
+    if master.startswith("local"):
+        # On one machine Spark need not look for a routable address (and warn).
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     b = (
         SparkSession.builder.master(master)
         .appName(app)
