@@ -80,8 +80,10 @@ if [[ " $PARTS " == *" spark "* ]]; then
   for n in $SESSIONS; do
     dir=$work/fleet-$n
     if [ ! -s "$dir/ds/tracekit-dataset.json" ]; then
-      rm -rf "$dir"; mkdir -p "$dir"
-      for i in $(seq "$n"); do "$tk" example --quiet -o "$dir/u$i" --seed "$i" --duration-s 20 >/dev/null; done
+      mkdir -p "$dir"; rm -rf "$dir/ds"
+      for i in $(seq "$n"); do
+        [ -s "$dir/u$i/browser.trace" ] || "$tk" example --quiet -o "$dir/u$i" --seed "$i" --duration-s 20 >/dev/null
+      done
       inputs=(); for i in $(seq "$n"); do inputs+=("$dir/u$i/browser"); done
       "$tk" export --quiet --parquet "$dir/ds" "${inputs[@]}" >/dev/null
     fi
