@@ -19,7 +19,9 @@ PARTS=${PARTS:-"calls duckdb spark"}
 work=target/bench-sql
 mkdir -p "$work"
 cargo build --release --locked -q -p tracekit --features sql
-cargo build --release --locked -q -p tracekit-sql --example gen_calls
+# The generator is built only when a trace is missing: building it alone
+# unifies features differently and rebuilds DataFusion (half an hour here).
+gen() { [ -s "$2" ] || { cargo build --release --locked -q -p tracekit-sql --example gen_calls && target/release/examples/gen_calls "$1" "$2"; }; }
 tk=target/release/tracekit
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # measure LABEL CMD...: RUNS runs; prints median wall s and median peak RSS MB.
@@ -41,9 +43,9 @@ group_by="SELECT method, count(*) AS calls, sum(dur) AS incl_ns, sum(self_dur) A
 
 if [[ " $PARTS " == *" calls "* || " $PARTS " == *" duckdb "* ]]; then
   big=$work/calls-$CALLS.trace
-  [ -s "$big" ] || target/release/examples/gen_calls "$CALLS" "$big"
+  gen "$CALLS" "$big"
   small=$work/calls-4.trace
-  [ -s "$small" ] || target/release/examples/gen_calls 4 "$small"
+  gen 4 "$small"
   echo "== $CALLS calls: $(du -h "$big" | cut -f1) trace; load average $(cut -d' ' -f1-3 /proc/loadavg)"
   measure "tracekit sql: 4-call trace, SELECT 1 (baseline)" "$tk" sql "$small" -q "SELECT 1"
   read -r _ base_kb <"$work/last.txt"
