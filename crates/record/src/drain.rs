@@ -40,6 +40,8 @@ struct Ring {
     out: File,
     encoder: BlockEncoder,
     pending: Vec<u8>,
+    /// Events coded from this ring so far.
+    events: u64,
 }
 
 // SAFETY: the mapping is only used from the drainer thread that owns it.
@@ -104,6 +106,7 @@ impl Ring {
             out,
             encoder: BlockEncoder::new(),
             pending: Vec::with_capacity(OUT_FLUSH + (64 << 10)),
+            events: 0,
         }))
     }
 
@@ -144,6 +147,7 @@ impl Ring {
                 let len = match w0 & 0xf {
                     KIND_ENTER | KIND_EXIT => {
                         self.encoder.push_call(w0 >> 4, w0 & 0xf == KIND_EXIT, payload);
+                        self.events += 1;
                         RECORD_SIZE as u64
                     }
                     KIND_EXT => {
@@ -159,6 +163,7 @@ impl Ring {
                             )
                         };
                         self.encoder.push_ext(w0 >> 4, body);
+                        self.events += 1;
                         len
                     }
                     KIND_PAD => RECORD_SIZE as u64 + payload,
@@ -200,9 +205,13 @@ impl Ring {
     }
 
     /// Writes the ring's lost-event count into the thread file's header.
-    fn write_lost(&mut self) -> std::io::Result<()> {
+    /// Copies the ring's lost-event count into the thread file's header and
+    /// adds this ring's events and losses to `totals`.
+    fn write_lost(&mut self, totals: &mut DrainTotals) -> std::io::Result<()> {
         let lost = self.word(off::LOST).load(Ordering::Acquire);
         self.out.write_at(&lost.to_le_bytes(), off::LOST as u64)?;
+        totals.events += self.events;
+        totals.lost += lost;
         Ok(())
     }
 
@@ -225,10 +234,22 @@ impl Drop for Ring {
     }
 }
 
+/// What a drainer took from the rings, over the whole run: the counts that
+/// `tracekit record` reports at the end without reading the recording back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DrainTotals {
+    /// Ring bytes taken.
+    pub bytes: u64,
+    /// Events coded into the thread files.
+    pub events: u64,
+    /// Events the runtime dropped because a ring was full (`--overflow drop`).
+    pub lost: u64,
+}
+
 /// Copies ring buffers into thread files on a background thread.
 pub struct Drainer {
     stop: Arc<AtomicBool>,
-    handle: Option<std::thread::JoinHandle<std::io::Result<u64>>>,
+    handle: Option<std::thread::JoinHandle<std::io::Result<DrainTotals>>>,
 }
 
 fn poll(ring_dir: &Path, out_dir: &Path, rings: &mut HashMap<PathBuf, Ring>) -> std::io::Result<u64> {
@@ -256,7 +277,7 @@ fn poll(ring_dir: &Path, out_dir: &Path, rings: &mut HashMap<PathBuf, Ring>) -> 
 }
 
 /// Drains, closes and deletes the rings whose threads have ended.
-fn sweep(rings: &mut HashMap<PathBuf, Ring>) -> std::io::Result<()> {
+fn sweep(rings: &mut HashMap<PathBuf, Ring>, totals: &mut DrainTotals) -> std::io::Result<()> {
     let ended: Vec<PathBuf> = rings
         .iter()
         .filter(|(_, r)| r.thread_ended())
@@ -266,7 +287,7 @@ fn sweep(rings: &mut HashMap<PathBuf, Ring>) -> std::io::Result<()> {
         if let Some(mut r) = rings.remove(&p) {
             r.drain()?;
             r.flush()?;
-            r.write_lost()?;
+            r.write_lost(totals)?;
             let _ = std::fs::remove_file(&r.path);
         }
     }
@@ -280,17 +301,17 @@ impl Drainer {
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
             let mut rings = HashMap::new();
-            let mut total = 0;
+            let mut totals = DrainTotals::default();
             let mut last_sweep = Instant::now();
             loop {
                 let stopping = flag.load(Ordering::Acquire);
                 let n = poll(&ring_dir, &out_dir, &mut rings)?;
-                total += n;
+                totals.bytes += n;
                 if stopping {
                     break;
                 }
                 if last_sweep.elapsed() >= SWEEP_EVERY {
-                    sweep(&mut rings)?;
+                    sweep(&mut rings, &mut totals)?;
                     last_sweep = Instant::now();
                 }
                 if n == 0 {
@@ -298,13 +319,13 @@ impl Drainer {
                 }
             }
             for r in rings.values_mut() {
-                r.drain()?;
+                totals.bytes += r.drain()?;
                 r.flush()?;
-                r.write_lost()?;
+                r.write_lost(&mut totals)?;
             }
             drop(rings);
             let _ = std::fs::remove_dir_all(&ring_dir);
-            Ok(total)
+            Ok(totals)
         });
         Drainer {
             stop,
@@ -312,8 +333,9 @@ impl Drainer {
         }
     }
 
-    /// Drains what is left (the program has ended) and stops; returns the bytes taken.
-    pub fn finish(mut self) -> std::io::Result<u64> {
+    /// Drains what is left (the program has ended) and stops; returns what
+    /// was taken over the whole run.
+    pub fn finish(mut self) -> std::io::Result<DrainTotals> {
         self.stop.store(true, Ordering::Release);
         match self.handle.take().map(|h| h.join()) {
             Some(Ok(r)) => r,

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod context;
 mod descendants;
 mod drain;
+pub use drain::DrainTotals;
 pub mod power;
 mod power_record;
 mod spawn;

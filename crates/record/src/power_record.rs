@@ -71,6 +71,7 @@ pub fn power_record(opts: &PowerRecordOptions) -> anyhow::Result<RecordOutcome> 
     let mut outcome = RecordOutcome {
         exit_code: None,
         signal: None,
+        drained: None,
     };
     if opts.command.is_empty() {
         let end = opts.duration.map(|d| Instant::now() + d);

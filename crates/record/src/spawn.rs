@@ -46,6 +46,10 @@ pub struct RecordOutcome {
     pub exit_code: Option<i32>,
     /// Killing signal, when it was killed.
     pub signal: Option<i32>,
+    /// The drainer's counts of events and lost events (`None` with
+    /// `direct`, where the runtime wrote the thread files itself: read them
+    /// with `tracekit_recording::recording_stats`).
+    pub drained: Option<crate::drain::DrainTotals>,
 }
 
 /// Finds the runtime library: `$TRACEKIT_RT`, else the newest of those next
@@ -214,9 +218,10 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         std::thread::sleep(std::time::Duration::from_nanos(min_end - now));
     }
     let last_pair = clock_pair();
-    if let Some(d) = drainer {
-        d.finish().context("copying the ring buffers into the recording")?;
-    }
+    let drained = match drainer {
+        Some(d) => Some(d.finish().context("copying the ring buffers into the recording")?),
+        None => None,
+    };
     if let Some(mut s) = sampler_child.take() {
         drop(s.stdin.take());
         let st = s.wait()?;
@@ -237,6 +242,7 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
     let outcome = RecordOutcome {
         exit_code: status.code(),
         signal: status.signal(),
+        drained,
     };
     RecordingMeta {
         version: 1,

@@ -91,13 +91,22 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
+/// Appends `v` as LEB128, with one capacity check per number rather than
+/// one per byte (the drainer codes every event through this).
 #[inline(always)]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    out.reserve(10);
+    let spare = &mut out.spare_capacity_mut()[..10];
+    let mut n = 0;
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
+        spare[n].write(v as u8 | 0x80);
         v >>= 7;
+        n += 1;
     }
-    out.push(v as u8);
+    spare[n].write(v as u8);
+    let len = out.len();
+    // SAFETY: the loop initialised the first `n + 1` spare bytes.
+    unsafe { out.set_len(len + n + 1) };
 }
 
 /// Builds one block at a time from events in the order written.

@@ -163,11 +163,17 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let outcome = record(&opts, sampler)?;
     super::note(format_args!("recorded into {}", a.out.display()));
-    // Read from the block headers alone: cheap however long the recording.
-    if let Ok(stats) = tracekit_recording::recording_stats(&a.out) {
-        let (events, lost) = stats
-            .iter()
-            .fold((0u64, 0u64), |(e, l), t| (e + t.events, l + t.header.lost));
+    // The drainer counted as it went; without one (`--direct`) the counts
+    // come from the thread files' block headers.
+    let counts = match outcome.drained {
+        Some(d) => Some((d.events, d.lost)),
+        None => tracekit_recording::recording_stats(&a.out).ok().map(|stats| {
+            stats
+                .iter()
+                .fold((0u64, 0u64), |(e, l), t| (e + t.events, l + t.header.lost))
+        }),
+    };
+    if let Some((events, lost)) = counts {
         if lost > 0 {
             super::warning(format_args!(
                 "{lost} events were lost (buffers full; {events} recorded): every report of this recording says so; \
