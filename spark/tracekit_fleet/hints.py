@@ -96,22 +96,22 @@ def hints(
     items = [context_items(s) for s in sessions]
     labels = _labels(items)
     ends = [int(s["horizon_ns"]) for s in sessions]
-    half = max(div_i64(time_window_ns(ends, time_window_s), 2), 1)
-    rate_ns = as_i64(fmax(rate_window_s, 1e-6) * 1e9)
+    settings = window_settings(ends, rate_window_s, time_window_s)
     by_key = [_first_by_label_and_type(s) for s in items]
     declared_by_session = [declared_counters(s) for s in sessions]
-    computed = []
-    for label, kind in labels:
-        tracks = [k.get((label, kind)) for k in by_key]
-        declared = [d.get(label) for d in declared_by_session]
-        kinds = [d[0] if d is not None else None for d in declared]
-        if is_cumulative(tracks, kinds):
-            computed.append(_rate_hint(label, kind, tracks, declared, occurrences, rate_ns, half, rate_window_s))
-        else:
-            computed.append(_value_hint(label, kind, tracks, occurrences, ends, half))
-    share = explanation_share(ends, half)
-    beyond = [(h, item_beyond(h, series, scale, share)) for h, series, scale in computed]
-    return rank(beyond, occurrences, ends)
+    computed = [
+        item_hint(
+            label,
+            kind,
+            [k.get((label, kind)) for k in by_key],
+            [d.get(label) for d in declared_by_session],
+            occurrences,
+            ends,
+            settings,
+        )
+        for label, kind in labels
+    ]
+    return rank(computed, occurrences, ends)
 
 
 # ---------------------------------------------------------------- one item at a time
@@ -141,8 +141,8 @@ def explanation_share(ends: list, half: int) -> float:
 def item_hint(label, kind, tracks, declared, occurrences, ends, settings):
     """One item's hint and its time-beyond distance (None when it cannot
     explain time): ``tracks`` is the item's ``Track`` (or None) per session,
-    ``declared`` the ``(kind, wraps_at)`` of the counter behind it per session."""
-    occurrences = [(int(s), int(t)) for s, t in occurrences]
+    ``declared`` the ``(kind, wraps_at)`` of the counter behind it per
+    session, ``occurrences`` ``(session, ts)`` pairs of ints."""
     kinds = [d[0] if d is not None else None for d in declared]
     half = settings["half"]
     if is_cumulative(tracks, kinds):

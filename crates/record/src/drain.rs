@@ -204,7 +204,6 @@ impl Ring {
         Ok(())
     }
 
-    /// Writes the ring's lost-event count into the thread file's header.
     /// Copies the ring's lost-event count into the thread file's header and
     /// adds this ring's events and losses to `totals`.
     fn write_lost(&mut self, totals: &mut DrainTotals) -> std::io::Result<()> {
@@ -238,8 +237,6 @@ impl Drop for Ring {
 /// `tracekit record` reports at the end without reading the recording back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DrainTotals {
-    /// Ring bytes taken.
-    pub bytes: u64,
     /// Events coded into the thread files.
     pub events: u64,
     /// Events the runtime dropped because a ring was full (`--overflow drop`).
@@ -306,7 +303,6 @@ impl Drainer {
             loop {
                 let stopping = flag.load(Ordering::Acquire);
                 let n = poll(&ring_dir, &out_dir, &mut rings)?;
-                totals.bytes += n;
                 if stopping {
                     break;
                 }
@@ -319,7 +315,7 @@ impl Drainer {
                 }
             }
             for r in rings.values_mut() {
-                totals.bytes += r.drain()?;
+                r.drain()?;
                 r.flush()?;
                 r.write_lost(&mut totals)?;
             }
