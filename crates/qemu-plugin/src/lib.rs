@@ -24,6 +24,7 @@
 
 pub mod api_v1;
 pub mod maps;
+pub mod options;
 pub mod recorder;
 pub mod store;
 
