@@ -561,3 +561,51 @@ fn estimate_can_take_the_instruction_count_from_a_run() {
     assert_eq!(v["time_s"].as_f64(), Some(1.5 * 820.0 / 2e9));
     assert_eq!(v["power_w"].as_f64(), Some(1.0), "no misses, no memory power");
 }
+
+/// `emu run` stages the plugin's files in a RAM directory and moves them
+/// into `raw/` at the end: the same counts as writing straight into
+/// `raw/`, nothing left behind, and a run whose move never happened says
+/// where its files are.
+#[test]
+fn staged_and_direct_runs_count_the_same_and_an_unmoved_run_says_where_its_files_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ram = tmp.path().join("ram");
+    std::fs::create_dir(&ram).unwrap();
+    let prog = workload("x86_64", "fork");
+    let mut blocks = Vec::new();
+    for (name, stage) in [("staged", ram.to_str().unwrap()), ("direct", "none")] {
+        let dir = tmp.path().join(name);
+        let out = Command::new(env!("CARGO_BIN_EXE_tracekit"))
+            .args(["emu", "run", "--arch", "x86_64", "-o", dir.to_str().unwrap(), "--"])
+            .arg(&prog)
+            .env("TRACEKIT_QEMU_PLUGIN", plugin())
+            .env("TRACEKIT_STAGE_DIR", stage)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!dir.join("raw/STAGED").exists());
+        blocks.push(total(&report_json(&dir), "blocks"));
+    }
+    assert_eq!(blocks[0], blocks[1]);
+    assert_eq!(
+        std::fs::read_dir(&ram).unwrap().count(),
+        0,
+        "the staging directory is removed"
+    );
+    // As a killed `tracekit` leaves it: the marker names the staging directory.
+    let dir = tmp.path().join("direct");
+    std::fs::write(dir.join("raw/STAGED"), "/dev/shm/tracekit-emu-gone\n").unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.file_name().unwrap().to_str().unwrap().starts_with("analysis-") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let out = tracekit(&["emu", "report", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("STAGED") && err.contains("/dev/shm/tracekit-emu-gone"),
+        "{err}"
+    );
+}

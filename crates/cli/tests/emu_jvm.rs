@@ -322,6 +322,8 @@ fn tracekits_disassembly_equals_qemus_on_a_jvm() {
 fn a_killed_jvm_keeps_every_count_up_to_the_kill() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("k");
+    let ram = tmp.path().join("ram");
+    std::fs::create_dir(&ram).unwrap();
     let j = jar();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tracekit"))
         .args([
@@ -338,15 +340,24 @@ fn a_killed_jvm_keeps_every_count_up_to_the_kill() {
         ])
         .args(["tkbench.emu.Kernels", "fft", "java", "1000000"])
         .env("TRACEKIT_QEMU_PLUGIN", plugin())
+        .env("TRACEKIT_STAGE_DIR", &ram)
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until the JVM runs Java code (its log has grown), then SIGKILL QEMU.
-    let raw = dir.join("raw");
+    // Wait until the JVM runs Java code (its log, staged in `ram` while
+    // QEMU runs, has grown), then SIGKILL QEMU.
+    let staged = || {
+        std::fs::read_dir(&ram)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| e.path())
+    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let pid = loop {
         assert!(std::time::Instant::now() < deadline, "the JVM never started");
         std::thread::sleep(std::time::Duration::from_millis(200));
+        let Some(raw) = staged() else { continue };
         let logs: Vec<PathBuf> = std::fs::read_dir(&raw)
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
@@ -364,6 +375,7 @@ fn a_killed_jvm_keeps_every_count_up_to_the_kill() {
     assert_eq!(unsafe { libc_kill(pid, 9) }, 0);
     let status = child.wait().unwrap();
     assert!(!status.success(), "the program's death is passed through");
+    assert!(staged().is_none(), "the files were moved into raw/");
     let report = json(&["emu", "report", dir.to_str().unwrap(), "--json"]);
     let p = &report["processes"][0];
     assert_eq!(p["exited_normally"], false);

@@ -418,6 +418,7 @@ pub fn load_dir_with(raw_dir: &Path, disassemble: bool) -> Result<Vec<ProcessCap
         path: raw_dir.to_owned(),
         error: e,
     };
+    crate::stage::check_not_staged(raw_dir)?;
     let mut logs = BTreeMap::new();
     for entry in std::fs::read_dir(raw_dir).map_err(io)? {
         let path: PathBuf = entry.map_err(io)?.path();

@@ -80,9 +80,10 @@ pub fn resolve_program(program: &Path, arch: Arch) -> Result<PathBuf> {
 
 /// The `PT_INTERP` path of an ELF file, if it is dynamically linked.
 pub fn interpreter(path: &Path) -> Result<Option<String>> {
-    let data = tracekit_safeio::read_bytes(path)?;
-    let file = object::File::parse(&*data)
-        .map_err(|e| EmuError::Invalid(format!("{}: not a readable executable: {e}", path.display())))?;
+    crate::symbols::with_headers(path, |file| interpreter_of(path, file))?
+}
+
+fn interpreter_of<'d, R: object::ReadRef<'d>>(path: &Path, file: &object::File<'d, R>) -> Result<Option<String>> {
     if let object::File::Elf32(_) | object::File::Elf64(_) = file {
     } else {
         return Err(EmuError::Invalid(format!("{}: not an ELF executable", path.display())));
@@ -90,7 +91,7 @@ pub fn interpreter(path: &Path) -> Result<Option<String>> {
     // PT_INTERP is the segment whose bytes are a NUL-terminated path; the
     // object crate exposes segments, not their types, so look for the
     // `.interp` section first and fall back to a segment holding a path.
-    if let Some(section) = object::Object::section_by_name(&file, ".interp") {
+    if let Some(section) = object::Object::section_by_name(file, ".interp") {
         let bytes = object::ObjectSection::data(&section).unwrap_or(&[]);
         return Ok(Some(String::from_utf8_lossy(bytes).trim_end_matches('\0').to_owned()));
     }

@@ -4,7 +4,9 @@
 //!
 //! - [`run`] launches `qemu-<arch>` with `tracekit-qemu-plugin` and keeps
 //!   everything in a run directory (raw counts, `run.json`, cached
-//!   analyses, imported profiles).
+//!   analyses, imported profiles); [`stage`] keeps the plugin's files on
+//!   a RAM file system while QEMU runs, and [`children`] waits for every
+//!   process the guest started.
 //! - [`capture`] reads the plugin's per-process block logs and counters,
 //!   resolving blocks a forked child inherited from its parent;
 //!   [`disasm`] disassembles what the plugin logged as bytes only (with
@@ -37,6 +39,7 @@
 
 pub mod analysis;
 pub mod capture;
+pub mod children;
 pub mod disasm;
 pub mod error;
 pub mod estimate;
@@ -46,6 +49,7 @@ pub mod profile;
 pub mod regions;
 pub mod report;
 pub mod run;
+pub mod stage;
 pub mod study;
 pub mod symbols;
 pub mod totals;

@@ -7,6 +7,7 @@
 //! DIR/raw/pid-<pid>.counts     execution counters written by the plugin
 //! DIR/raw/pid-<pid>.sizes      instructions per counter slot (for totals)
 //! DIR/raw/pid-<pid>.perfmap    a JVM's code map (HotSpot's perf map at exit)
+//! DIR/raw/STAGED               only while the files are staged (see [`crate::stage`])
 //! DIR/analysis-<profile>.json  cached analyses, one per profile used,
 //!                              made by the first report that needs one
 //! DIR/profiles/<name>.profile  profiles imported into the run
@@ -295,7 +296,10 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     std::fs::create_dir_all(&raw).map_err(io_err(&raw))?;
     let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
     remove_matching(&raw, tracekit_emu_format::PID_PREFIX)?;
+    remove_matching(&raw, crate::stage::MARKER)?;
     remove_matching(&req.out, tracekit_emu_format::ANALYSIS_PREFIX)?;
+    let stage = crate::stage::Stage::create(&raw)?;
+    let plugin_out = stage.as_ref().map_or(raw.as_path(), |s| s.dir());
     let injected_args: Vec<String> = if req.jvm_code_map && guest::is_jvm_launcher(&program) {
         JVM_CODE_MAP_ARGS.iter().map(|s| s.to_string()).collect()
     } else {
@@ -304,7 +308,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     let mut plugin_arg = format!(
         "{},out={},mode={}",
         qemu_opt_escape(&plugin),
-        qemu_opt_escape(&raw),
+        qemu_opt_escape(plugin_out),
         req.mode.arg()
     );
     if req.disas_all {
@@ -321,13 +325,22 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
         .args(&injected_args)
         .args(&req.args);
     let started = Instant::now();
+    let guard = crate::children::Guard::install();
     let status = command.status().map_err(|e| {
         EmuError::Invalid(format!(
             "cannot start {}: {e} (is qemu-user installed?)",
             qemu.display()
         ))
-    })?;
+    });
     let wall_s = started.elapsed().as_secs_f64();
+    if status.is_ok() {
+        guard.wait_for_children();
+    }
+    drop(guard);
+    if let Some(stage) = stage {
+        stage.finish()?;
+    }
+    let status = status?;
     use std::os::unix::process::ExitStatusExt;
 
     let record = RunRecord {

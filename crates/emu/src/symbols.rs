@@ -26,9 +26,24 @@ fn with_executable<R>(path: &Path, f: impl FnOnce(&object::File<'_>) -> R) -> Re
     Ok(f(&file))
 }
 
+/// Parses an executable reading only the parts `f` asks for (headers, a
+/// section), not the whole file: `emu run` checks a program several ways
+/// before it starts, and reading a large static binary each time was most
+/// of its own cost on short runs.
+pub(crate) fn with_headers<R>(
+    path: &Path,
+    f: impl FnOnce(&object::File<'_, &object::ReadCache<std::fs::File>>) -> R,
+) -> Result<R> {
+    let file = tracekit_safeio::open_regular(path)?;
+    let cache = object::ReadCache::new(file);
+    let parsed = object::File::parse(&cache)
+        .map_err(|e| EmuError::Invalid(format!("{}: not a readable executable: {e}", path.display())))?;
+    Ok(f(&parsed))
+}
+
 /// Reads the ELF header of `path`.
 pub fn elf_kind(path: &Path) -> Result<ElfKind> {
-    with_executable(path, |file| ElfKind {
+    with_headers(path, |file| ElfKind {
         arch: file.architecture(),
         little_endian: file.is_little_endian(),
     })

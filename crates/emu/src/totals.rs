@@ -26,6 +26,7 @@ pub fn totals(dir: &Path) -> Result<RunTotals> {
         path: raw.clone(),
         error: e,
     };
+    crate::stage::check_not_staged(&raw)?;
     let mut logs = BTreeSet::new();
     let mut tables = BTreeSet::new();
     for entry in std::fs::read_dir(&raw).map_err(io)? {

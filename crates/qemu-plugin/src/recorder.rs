@@ -74,6 +74,10 @@ pub struct Placement {
     pub overflow: bool,
 }
 
+/// Block identity (address, then each instruction's length and bytes) →
+/// (slot, logged instructions). Keys are compared in full.
+type BlockMap = HashMap<Box<[u8]>, (u64, usize), FxBuildHasher>;
+
 /// Per-process recording state.
 pub struct Recorder {
     opts: Options,
@@ -82,13 +86,24 @@ pub struct Recorder {
     store: CounterStore,
     sizes: SizeTable,
     log: MappedLog,
-    /// Block identity (address, then each instruction's length and bytes)
-    /// → (slot, logged instructions). Keys are compared in full.
-    known: HashMap<Box<[u8]>, (u64, usize), FxBuildHasher>,
+    /// The blocks this process translated itself (see [`BlockMap`]).
+    known: BlockMap,
+    /// The tables of this process's ancestors, oldest first, frozen at
+    /// each fork: a child adds its own blocks to a fresh `known` rather than
+    /// inserting into the inherited table, whose pages it would otherwise
+    /// copy-on-write all over (most of a short child's page faults).
+    inherited: Vec<BlockMap>,
     key: Vec<u8>,
     texts: HashMap<(char, Vec<u8>), String>,
     record: String,
     coverage: Option<Coverage>,
+    /// The last memory-map snapshot, as logged.
+    snapshot: String,
+    /// A forked child owes its log the snapshot it inherited: written
+    /// before its first block instead of reading `/proc/self/maps` again
+    /// (the map at a fork is the parent's, and the parent classifies its
+    /// own blocks by that same snapshot).
+    snapshot_owed: bool,
 }
 
 impl Recorder {
@@ -109,11 +124,14 @@ impl Recorder {
             log,
             // Not pre-sized: a large table's pages are touched by inserts
             // all over, which made forked children copy them.
-            known: HashMap::default(),
+            known: BlockMap::default(),
+            inherited: Vec::new(),
             key: Vec::new(),
             texts: HashMap::new(),
             record: String::new(),
             coverage: None,
+            snapshot: String::new(),
+            snapshot_owed: false,
         };
         rec.write_header(0, 1)?;
         Ok(rec)
@@ -146,15 +164,19 @@ impl Recorder {
     fn follow_maps(&mut self, vaddr: u64, guest_base: Option<u64>) -> io::Result<()> {
         let Some(base) = guest_base else { return Ok(()) };
         if self.coverage.as_ref().is_some_and(|c| c.covers(vaddr)) {
+            if std::mem::take(&mut self.snapshot_owed) {
+                self.log.append(self.snapshot.as_bytes())?;
+            }
             return Ok(());
         }
         let Ok(text) = std::fs::read_to_string("/proc/self/maps") else {
             return Ok(());
         };
         let entries = parse_host_maps(&text, base, guest_limit(&self.target));
-        self.record.clear();
-        write_snapshot(&mut self.record, &entries);
-        self.log.append(self.record.as_bytes())?;
+        self.snapshot.clear();
+        write_snapshot(&mut self.snapshot, &entries);
+        self.log.append(self.snapshot.as_bytes())?;
+        self.snapshot_owed = false;
         self.coverage = Some(Coverage::of(&entries));
         Ok(())
     }
@@ -191,7 +213,12 @@ impl Recorder {
             self.key.push(i.bytes.len().min(255) as u8);
             self.key.extend_from_slice(i.bytes);
         }
-        if let Some(&(slot, n)) = self.known.get(self.key.as_slice()) {
+        let key = self.key.as_slice();
+        let seen = self
+            .known
+            .get(key)
+            .or_else(|| self.inherited.iter().rev().find_map(|m| m.get(key)));
+        if let Some(&(slot, n)) = seen {
             return Ok(Placement {
                 slot,
                 insns: n,
@@ -301,14 +328,25 @@ impl Recorder {
     /// In the child right after `fork`: switch to files of the new pid, with
     /// counters starting at zero at the same addresses.
     pub fn after_fork_in_child(&mut self) -> io::Result<()> {
+        self.switch_to_child(std::process::id())
+    }
+
+    /// Switches to the files of child `pid` (the fork handler's work,
+    /// callable by tests without forking).
+    fn switch_to_child(&mut self, pid: u32) -> io::Result<()> {
         let parent = self.pid;
-        self.pid = std::process::id();
+        self.pid = pid;
+        let own = std::mem::take(&mut self.known);
+        if !own.is_empty() {
+            self.inherited.push(own);
+        }
         self.store.reopen_for_child(&counts_path(&self.opts, self.pid))?;
         self.sizes
             .reopen_for_child(&sizes_path(&self.opts, self.pid), self.store.used())?;
         self.log = MappedLog::create(&blocks_path(&self.opts, self.pid))?;
-        // The child's own blocks are classified against its own log.
-        self.coverage = None;
+        // The child's own blocks are classified against its own log, which
+        // gets the inherited snapshot before its first block.
+        self.snapshot_owed = self.coverage.is_some();
         let inherited = self.store.used();
         self.write_header(parent, inherited)
     }

@@ -133,6 +133,58 @@ fn a_block_outside_the_known_map_triggers_a_snapshot() {
 }
 
 #[test]
+fn a_child_reuses_inherited_blocks_and_logs_the_inherited_snapshot_before_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rec = Recorder::start(opts(dir.path(), "tb"), "x86_64").unwrap();
+    let here = a_child_reuses_inherited_blocks_and_logs_the_inherited_snapshot_before_its_own as fn() as usize as u64;
+    let block = |at: u64| {
+        [InsnBytes {
+            vaddr: at,
+            bytes: &[0x90],
+        }]
+    };
+    let inherited = rec.translate(here, &block(here), Some(0), |_| String::new()).unwrap();
+    let parent_pid = rec.pid();
+    let parent_log = |dir: &std::path::Path| {
+        let text = std::fs::read_to_string(dir.join(tracekit_emu_format::blocks_file(parent_pid))).unwrap();
+        text.trim_end_matches('\0').to_owned()
+    };
+    let before = parent_log(dir.path());
+    let child = parent_pid.wrapping_add(100_000);
+    rec.switch_to_child(child).unwrap();
+    // An inherited block keeps its slot and is not logged again.
+    assert_eq!(
+        rec.translate(here, &block(here), Some(0), |_| String::new()).unwrap(),
+        inherited
+    );
+    let own = rec
+        .translate(here + 1, &block(here + 1), Some(0), |_| String::new())
+        .unwrap();
+    assert_eq!(own.slot, inherited.slot + 1);
+    // The parent's own table is untouched by the child's new block.
+    assert!(rec.known.len() == 1 && rec.inherited.len() == 1 && rec.inherited[0].len() == 1);
+    // Not `finish`: its pid check would switch back to this real process.
+    let log = std::fs::read_to_string(dir.path().join(tracekit_emu_format::blocks_file(child))).unwrap();
+    let log = log.trim_end_matches('\0');
+    let header = format!("tracekit-emu-blocks 3\nP {child} {parent_pid} 2 x86_64 tb\nS ");
+    assert!(log.starts_with(&header), "{log}");
+    assert_eq!(log.matches("\nS ").count(), 1, "{log}");
+    assert_eq!(log.matches("\nB ").count(), 1, "only the child's own block: {log}");
+    let snapshot = |l: &str| {
+        l.lines()
+            .filter(|l| l.starts_with('S') || l.starts_with('M'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        snapshot(log),
+        snapshot(&before),
+        "the child logs the snapshot it inherited"
+    );
+    assert_eq!(parent_log(dir.path()), before, "the parent's log is untouched");
+}
+
+#[test]
 fn insn_mode_reserves_one_slot_per_instruction() {
     let dir = tempfile::tempdir().unwrap();
     let mut rec = Recorder::start(opts(dir.path(), "insn"), "aarch64").unwrap();

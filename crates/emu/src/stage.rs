@@ -1,0 +1,264 @@
+//! Staging the plugin's files on a RAM file system while QEMU runs.
+//!
+//! The plugin writes its per-process files (counters, size tables, block
+//! logs) through shared memory mappings, and a forked child creates three
+//! of them before it runs a single block. On a disk file system every one
+//! of those creations allocates an inode and every first write to a page
+//! of a mapped hole allocates a block; on a fork-heavy program (a shell
+//! script) that was most of the plugin's cost. So `emu run` points the
+//! plugin at a private directory on tmpfs, where both are plain memory
+//! operations, and moves the files into `raw/` once QEMU and every process
+//! it started have ended. The move copies only the data a file holds (the
+//! counters of a process that never reached its exit are a mostly empty
+//! 64 MiB sparse file), so it costs about what the files weigh.
+//!
+//! Kill safety is kept: the files are in the page cache of tmpfs whatever
+//! way a guest process ends, and `raw/STAGED` names the staging directory
+//! until the move is done, so a run whose `tracekit` was itself killed
+//! says where its data is instead of looking empty.
+//!
+//! `TRACEKIT_STAGE_DIR` picks the RAM directory (`none` writes straight
+//! into `raw/`); by default it is `$XDG_RUNTIME_DIR` or `/dev/shm`, when
+//! that is a writable tmpfs and `raw/` is not on tmpfs already.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{EmuError, Result};
+
+/// Name of the marker file in `raw/` while the run's files are staged.
+pub const MARKER: &str = "STAGED";
+
+/// Environment variable naming the staging parent directory, or `none`.
+pub const STAGE_DIR_ENV: &str = "TRACEKIT_STAGE_DIR";
+
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
+    move |error| EmuError::Io {
+        path: path.to_owned(),
+        error,
+    }
+}
+
+/// A private staging directory for one run, and the `raw/` it feeds.
+#[derive(Debug)]
+pub struct Stage {
+    dir: PathBuf,
+    raw: PathBuf,
+}
+
+fn on_tmpfs(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills the zeroed struct for a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0;
+    ok && st.f_type as i64 == TMPFS_MAGIC
+}
+
+/// The parent directory to stage in, if any (see the module docs).
+fn stage_parent(raw: &Path) -> Option<PathBuf> {
+    match std::env::var_os(STAGE_DIR_ENV) {
+        Some(v) if v == "none" => return None,
+        Some(v) if !v.is_empty() => return Some(PathBuf::from(v)),
+        _ => {}
+    }
+    if on_tmpfs(raw) {
+        return None;
+    }
+    let candidates = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from("/dev/shm")]);
+    candidates.into_iter().find(|d| on_tmpfs(d) && writable(d))
+}
+
+fn writable(dir: &Path) -> bool {
+    let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access on a NUL-terminated path.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+}
+
+impl Stage {
+    /// Creates a staging directory for `raw` (already created and emptied
+    /// of earlier pid files) and writes the marker into `raw`; `None` when
+    /// staging is off or no RAM file system is at hand.
+    pub fn create(raw: &Path) -> Result<Option<Stage>> {
+        match stage_parent(raw) {
+            Some(parent) => Stage::create_in(raw, &parent).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Creates a staging directory under `parent` for `raw`.
+    pub fn create_in(raw: &Path, parent: &Path) -> Result<Stage> {
+        let template = parent.join("tracekit-emu-XXXXXX");
+        let mut bytes = template.as_os_str().as_bytes().to_vec();
+        bytes.push(0);
+        // SAFETY: mkdtemp rewrites the XXXXXX of our NUL-terminated buffer.
+        let made = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+        if made.is_null() {
+            return Err(EmuError::Io {
+                path: template,
+                error: std::io::Error::last_os_error(),
+            });
+        }
+        bytes.pop();
+        let dir = PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
+        let marker = raw.join(MARKER);
+        let note = format!("{}\n", dir.display());
+        if let Err(e) = std::fs::write(&marker, note) {
+            let _ = std::fs::remove_dir(&dir);
+            return Err(io_err(&marker)(e));
+        }
+        Ok(Stage {
+            dir,
+            raw: raw.to_owned(),
+        })
+    }
+
+    /// The directory the plugin writes into.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Moves every staged file into `raw/`, then removes the staging
+    /// directory and the marker. On an error both stay, so nothing is lost
+    /// and the marker still says where the files are.
+    pub fn finish(self) -> Result<()> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))? {
+            names.push(entry.map_err(io_err(&self.dir))?.file_name());
+        }
+        let mut buf = vec![0u8; 256 << 10];
+        for name in names {
+            let from = self.dir.join(&name);
+            let to = self.raw.join(&name);
+            if std::fs::rename(&from, &to).is_err() {
+                copy_data(&from, &to, &mut buf)?;
+                std::fs::remove_file(&from).map_err(io_err(&from))?;
+            }
+        }
+        std::fs::remove_dir(&self.dir).map_err(io_err(&self.dir))?;
+        let marker = self.raw.join(MARKER);
+        std::fs::remove_file(&marker).map_err(io_err(&marker))
+    }
+}
+
+/// Copies `from` to a new `to` of the same length, writing only the
+/// ranges that hold data (holes stay holes).
+fn copy_data(from: &Path, to: &Path, buf: &mut [u8]) -> Result<()> {
+    let src = File::open(from).map_err(io_err(from))?;
+    let len = src.metadata().map_err(io_err(from))?.len();
+    let dst = File::create(to).map_err(io_err(to))?;
+    let mut at = 0u64;
+    while at < len {
+        let Some((start, end)) = next_data(&src, at, len).map_err(io_err(from))? else {
+            break;
+        };
+        let mut pos = start;
+        while pos < end {
+            let want = ((end - pos) as usize).min(buf.len());
+            let got = src.read_at(&mut buf[..want], pos).map_err(io_err(from))?;
+            if got == 0 {
+                break;
+            }
+            dst.write_all_at(&buf[..got], pos).map_err(io_err(to))?;
+            pos += got as u64;
+        }
+        at = end;
+    }
+    dst.set_len(len).map_err(io_err(to))
+}
+
+/// The next data range at or after `at`: `SEEK_DATA`/`SEEK_HOLE`, or the
+/// rest of the file where the file system cannot tell.
+fn next_data(file: &File, at: u64, len: u64) -> std::io::Result<Option<(u64, u64)>> {
+    let fd = file.as_raw_fd();
+    // SAFETY: lseek on our own descriptor.
+    let start = unsafe { libc::lseek(fd, at as libc::off_t, libc::SEEK_DATA) };
+    if start < 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENXIO) => Ok(None),
+            Some(libc::EINVAL) => Ok(Some((at, len))),
+            _ => Err(e),
+        };
+    }
+    // SAFETY: as above.
+    let end = unsafe { libc::lseek(fd, start, libc::SEEK_HOLE) };
+    if end < 0 {
+        return Ok(Some((start as u64, len)));
+    }
+    Ok(Some((start as u64, (end as u64).min(len))))
+}
+
+/// An error when `raw` still has the marker of an unfinished move: the
+/// run's files are in the staging directory it names.
+pub fn check_not_staged(raw: &Path) -> Result<()> {
+    let marker = raw.join(MARKER);
+    let Ok(text) = std::fs::read_to_string(&marker) else {
+        return Ok(());
+    };
+    let stage = text.trim();
+    Err(EmuError::Invalid(format!(
+        "{}: this run's files are still in {stage}: `tracekit emu run` was stopped before it could move them \
+         (move them with `mv {stage}/* {}/ && rm {}`)",
+        marker.display(),
+        raw.display(),
+        marker.display()
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sparse_file_is_copied_with_its_data_and_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("a");
+        let f = File::create(&from).unwrap();
+        f.set_len(64 << 20).unwrap();
+        f.write_all_at(b"head", 0).unwrap();
+        f.write_all_at(b"middle", 20 << 20).unwrap();
+        drop(f);
+        let to = dir.path().join("b");
+        copy_data(&from, &to, &mut [0u8; 4096]).unwrap();
+        let (a, b) = (std::fs::read(&from).unwrap(), std::fs::read(&to).unwrap());
+        assert_eq!(a.len(), b.len());
+        assert!(a == b, "same bytes");
+        use std::os::unix::fs::MetadataExt;
+        assert!(
+            std::fs::metadata(&to).unwrap().blocks() * 512 < 1 << 20,
+            "holes stay holes"
+        );
+    }
+
+    #[test]
+    fn staged_files_move_into_raw_and_the_marker_goes() {
+        let raw = tempfile::tempdir().unwrap();
+        let ram = tempfile::tempdir().unwrap();
+        let stage = Stage::create_in(raw.path(), ram.path()).unwrap();
+        assert!(stage.dir().starts_with(ram.path()));
+        let e = check_not_staged(raw.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("STAGED") && e.contains(&stage.dir().display().to_string()),
+            "{e}"
+        );
+        std::fs::write(stage.dir().join("pid-1.counts"), [1u8; 16]).unwrap();
+        let dir = stage.dir().to_owned();
+        stage.finish().unwrap();
+        assert_eq!(std::fs::read(raw.path().join("pid-1.counts")).unwrap(), [1u8; 16]);
+        assert!(!dir.exists());
+        check_not_staged(raw.path()).unwrap();
+    }
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""The fork-heavy row of issue 17's slowdown table, with many interleaved runs.
+
+usage: scripts/bench/emu-fork.py RUNS CONFIG...   (after scripts/bench/emu-managed.sh has
+built the plugin, busybox and the floor plugin once)
+
+CONFIG is `plain`, a QEMU plugin argument (`/path/floor.so`, `/path/plugin.so,out=DIR`), or
+`run:PLUGIN@OUT[@STAGE]`: `tracekit emu run -o OUT` with TRACEKIT_QEMU_PLUGIN=PLUGIN and
+TRACEKIT_STAGE_DIR=STAGE (`none` writes straight into raw/). Prints the median CPU seconds
+(user + system of QEMU, tracekit and every process they start) and the ratio to `plain`.
+"""
+import os, resource, shutil, statistics, subprocess, sys, tempfile
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+busybox = os.path.join(root, "target/emu-busybox/bin/busybox")
+tracekit = os.environ.get("TRACEKIT", os.path.join(root, "target/release/tracekit"))
+runs, configs = int(sys.argv[1]), sys.argv[2:]
+work = tempfile.mkdtemp(prefix="tracekit-emu-fork-")
+script = os.path.join(work, "fork14.sh")
+with open(script, "w") as f:
+    f.write("for i in 1 2 3 4 5 6 7; do echo $i | cat >/dev/null; done\n")  # 14 forked processes
+
+def cpu(cmd, env):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    assert p.returncode == 0, (cmd, p.stderr)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+samples = {c: [] for c in configs}
+for _ in range(runs):
+    for c in configs:
+        env = dict(os.environ)
+        if c == "plain":
+            cmd = ["qemu-aarch64", busybox, "sh", script]
+        elif c.startswith("run:"):
+            parts = c[4:].split("@")
+            env["TRACEKIT_QEMU_PLUGIN"] = parts[0]
+            env.pop("TRACEKIT_STAGE_DIR", None)
+            if len(parts) > 2:
+                env["TRACEKIT_STAGE_DIR"] = parts[2]
+            cmd = [tracekit, "emu", "run", "--arch", "aarch64", "-o", parts[1], "--", busybox, "sh", script]
+        else:
+            out = c.partition(",out=")[2]
+            if out:
+                shutil.rmtree(out, ignore_errors=True)
+                os.makedirs(out)
+            cmd = ["qemu-aarch64", "-plugin", c, busybox, "sh", script]
+        samples[c].append(cpu(cmd, env))
+med = {c: statistics.median(v) for c, v in samples.items()}
+base = med.get("plain", 1.0)
+for c, v in med.items():
+    print(f"{v:.4f} s  {v / base:.3f}x  {c}")
+shutil.rmtree(work, ignore_errors=True)
