@@ -95,7 +95,9 @@ fn interpreter_of<'d, R: object::ReadRef<'d>>(path: &Path, file: &object::File<'
         let bytes = object::ObjectSection::data(&section).unwrap_or(&[]);
         return Ok(Some(String::from_utf8_lossy(bytes).trim_end_matches('\0').to_owned()));
     }
-    for seg in file.segments() {
+    // Only small segments are read: a large one cannot be a path, and
+    // reading every segment read the whole program.
+    for seg in file.segments().filter(|s| s.file_range().1 < 256) {
         if let Ok(bytes) = seg.data() {
             if bytes.len() < 256 && bytes.starts_with(b"/") && bytes.ends_with(b"\0") && bytes.contains(&b'/') {
                 let text = String::from_utf8_lossy(bytes).trim_end_matches('\0').to_owned();

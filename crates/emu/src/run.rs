@@ -337,6 +337,8 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
         guard.wait_for_children();
     }
     drop(guard);
+    // A staged move trims each log's zero tail as it copies.
+    let trimmed = stage.is_some();
     if let Some(stage) = stage {
         stage.finish()?;
     }
@@ -361,7 +363,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     let json = serde_json::to_string_pretty(&record).expect("serializable");
     let run_json = req.out.join(tracekit_emu_format::RUN_FILE);
     std::fs::write(&run_json, json).map_err(io_err(&run_json))?;
-    let pids = settle_raw(&raw)?;
+    let pids = settle_raw(&raw, !trimmed)?;
     if pids.is_empty() {
         return Err(EmuError::Invalid(format!(
             "{} wrote no profile data: did the plugin load? (exit status {status})",
@@ -390,8 +392,9 @@ fn remove_matching(dir: &Path, prefix: &str) -> Result<()> {
 }
 
 /// Trims the zero tail a killed process leaves in its mapped block log
-/// (the plugin trims it itself at a normal exit) and returns the pids.
-fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
+/// (the plugin trims it itself at a normal exit; with `trim` unset the
+/// logs are already trimmed) and returns the pids.
+fn settle_raw(raw: &Path, trim: bool) -> Result<Vec<u32>> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir(raw).map_err(io_err(raw))? {
         let path = entry.map_err(io_err(raw))?.path();
@@ -402,6 +405,9 @@ fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
             continue;
         };
         pids.push(pid);
+        if !trim {
+            continue;
+        }
         tracekit_safeio::check_regular(&path)?;
         let file = std::fs::OpenOptions::new()
             .read(true)
@@ -422,7 +428,7 @@ fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
 /// followed, when its process was killed, by the zeros of the mapping's
 /// unwritten tail, so the first NUL is found by bisection with a few
 /// one-byte reads instead of reading a log of many megabytes.
-fn text_end(file: &std::fs::File, len: u64) -> std::io::Result<u64> {
+pub(crate) fn text_end(file: &std::fs::File, len: u64) -> std::io::Result<u64> {
     use std::os::unix::fs::FileExt;
     let byte = |at: u64| -> std::io::Result<u8> {
         let mut b = [0u8];

@@ -10,7 +10,8 @@
 //! operations, and moves the files into `raw/` once QEMU and every process
 //! it started have ended. The move copies only the data a file holds (the
 //! counters of a process that never reached its exit are a mostly empty
-//! 64 MiB sparse file), so it costs about what the files weigh.
+//! 64 MiB sparse file) and cuts a block log at the end of its text, so
+//! it costs about what the files weigh.
 //!
 //! Kill safety is kept: the files are in the page cache of tmpfs whatever
 //! way a guest process ends, and `raw/STAGED` names the staging directory
@@ -142,7 +143,11 @@ impl Stage {
         for name in names {
             let from = self.dir.join(&name);
             let to = self.raw.join(&name);
-            if std::fs::rename(&from, &to).is_err() {
+            if std::fs::rename(&from, &to).is_ok() {
+                if is_log(&to) {
+                    trim_log(&to)?;
+                }
+            } else {
                 copy_data(&from, &to, &mut buf)?;
                 std::fs::remove_file(&from).map_err(io_err(&from))?;
             }
@@ -154,10 +159,15 @@ impl Stage {
 }
 
 /// Copies `from` to a new `to` of the same length, writing only the
-/// ranges that hold data (holes stay holes).
+/// ranges that hold data (holes stay holes). A block log is cut at the end
+/// of its text: a process that did not reach its exit leaves the zeros of
+/// its mapping's unwritten tail.
 fn copy_data(from: &Path, to: &Path, buf: &mut [u8]) -> Result<()> {
     let src = File::open(from).map_err(io_err(from))?;
-    let len = src.metadata().map_err(io_err(from))?.len();
+    let mut len = src.metadata().map_err(io_err(from))?.len();
+    if is_log(from) {
+        len = crate::run::text_end(&src, len).map_err(io_err(from))?;
+    }
     let dst = File::create(to).map_err(io_err(to))?;
     let mut at = 0u64;
     while at < len {
@@ -177,6 +187,28 @@ fn copy_data(from: &Path, to: &Path, buf: &mut [u8]) -> Result<()> {
         at = end;
     }
     dst.set_len(len).map_err(io_err(to))
+}
+
+fn is_log(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(tracekit_emu_format::parse_raw_file)
+        .is_some_and(|f| matches!(f, tracekit_emu_format::RawFile::Blocks(_)))
+}
+
+/// Cuts a block log moved in place at the end of its text.
+fn trim_log(path: &Path) -> Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io_err(path))?;
+    let len = file.metadata().map_err(io_err(path))?.len();
+    let end = crate::run::text_end(&file, len).map_err(io_err(path))?;
+    if end < len {
+        file.set_len(end).map_err(io_err(path))?;
+    }
+    Ok(())
 }
 
 /// The next data range at or after `at`: `SEEK_DATA`/`SEEK_HOLE`, or the
@@ -241,6 +273,18 @@ mod tests {
             std::fs::metadata(&to).unwrap().blocks() * 512 < 1 << 20,
             "holes stay holes"
         );
+    }
+
+    #[test]
+    fn a_block_log_is_cut_at_the_end_of_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("pid-9.blocks");
+        let mut text = b"tracekit-emu-blocks 3\n".to_vec();
+        text.resize(1 << 20, 0);
+        std::fs::write(&from, &text).unwrap();
+        let to = dir.path().join("out.blocks");
+        copy_data(&from, &to, &mut [0u8; 4096]).unwrap();
+        assert_eq!(std::fs::read(&to).unwrap(), b"tracekit-emu-blocks 3\n");
     }
 
     #[test]
