@@ -20,7 +20,8 @@
 //!
 //! `TRACEKIT_STAGE_DIR` picks the RAM directory (`none` writes straight
 //! into `raw/`); by default it is `$XDG_RUNTIME_DIR` or `/dev/shm`, when
-//! that is a writable tmpfs and `raw/` is not on tmpfs already.
+//! that is a writable tmpfs with at least 1 GiB free and `raw/` is not on
+//! tmpfs already.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -53,14 +54,27 @@ pub struct Stage {
     raw: PathBuf,
 }
 
-fn on_tmpfs(path: &Path) -> bool {
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
+/// Free space a RAM directory needs before a run is staged in it: a
+/// mapped file that cannot grow kills QEMU with SIGBUS, and containers
+/// often give `/dev/shm` only 64 MiB.
+const MIN_FREE: u64 = 1 << 30;
+
+fn statfs(path: &Path) -> Option<libc::statfs> {
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
     // SAFETY: statfs fills the zeroed struct for a NUL-terminated path.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0;
-    ok && st.f_type as i64 == TMPFS_MAGIC
+    (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then_some(st)
+}
+
+fn on_tmpfs(path: &Path) -> bool {
+    statfs(path).is_some_and(|st| st.f_type as i64 == TMPFS_MAGIC)
+}
+
+/// A tmpfs with at least [`MIN_FREE`] bytes free.
+fn roomy_tmpfs(path: &Path) -> bool {
+    statfs(path).is_some_and(|st| {
+        st.f_type as i64 == TMPFS_MAGIC && (st.f_bavail as u64).saturating_mul(st.f_bsize as u64) >= MIN_FREE
+    })
 }
 
 /// The parent directory to stage in, if any (see the module docs).
@@ -77,7 +91,7 @@ fn stage_parent(raw: &Path) -> Option<PathBuf> {
         .map(PathBuf::from)
         .into_iter()
         .chain([PathBuf::from("/dev/shm")]);
-    candidates.into_iter().find(|d| on_tmpfs(d) && writable(d))
+    candidates.into_iter().find(|d| roomy_tmpfs(d) && writable(d))
 }
 
 fn writable(dir: &Path) -> bool {
