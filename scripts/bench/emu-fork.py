@@ -5,8 +5,9 @@ usage: scripts/bench/emu-fork.py RUNS CONFIG...   (after scripts/bench/emu-manag
 built the plugin, busybox and the floor plugin once)
 
 CONFIG is `plain`, a QEMU plugin argument (`/path/floor.so`, `/path/plugin.so,out=DIR`), or
-`run:PLUGIN@OUT[@STAGE]`: `tracekit emu run -o OUT` with TRACEKIT_QEMU_PLUGIN=PLUGIN and
-TRACEKIT_STAGE_DIR=STAGE (`none` writes straight into raw/). Prints the median CPU seconds
+`run:PLUGIN@OUT[@STAGE[@TRACEKIT]]`: `tracekit emu run -o OUT` with TRACEKIT_QEMU_PLUGIN=PLUGIN,
+TRACEKIT_STAGE_DIR=STAGE (`none` writes straight into raw/, empty is the default) and that
+tracekit binary (default target/release/tracekit). Prints the median CPU seconds
 (user + system of QEMU, tracekit and every process they start) and the ratio to `plain`.
 """
 import os, resource, shutil, statistics, subprocess, sys, tempfile
@@ -37,9 +38,10 @@ for _ in range(runs):
             parts = c[4:].split("@")
             env["TRACEKIT_QEMU_PLUGIN"] = parts[0]
             env.pop("TRACEKIT_STAGE_DIR", None)
-            if len(parts) > 2:
+            if len(parts) > 2 and parts[2]:
                 env["TRACEKIT_STAGE_DIR"] = parts[2]
-            cmd = [tracekit, "emu", "run", "--arch", "aarch64", "-o", parts[1], "--", busybox, "sh", script]
+            binary = parts[3] if len(parts) > 3 else tracekit
+            cmd = [binary, "emu", "run", "--arch", "aarch64", "-o", parts[1], "--", busybox, "sh", script]
         else:
             out = c.partition(",out=")[2]
             if out:

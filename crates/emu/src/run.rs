@@ -5,7 +5,8 @@
 //! DIR/run.json                 what ran, how, exit status, wall time
 //! DIR/raw/pid-<pid>.blocks     block logs written by the plugin
 //! DIR/raw/pid-<pid>.counts     execution counters written by the plugin
-//! DIR/raw/pid-<pid>.sizes      instructions per counter slot (for totals)
+//! DIR/raw/pid-<pid>.sizes      instructions per counter slot (for the totals at
+//!                              the end of the run; a staged run leaves them behind)
 //! DIR/raw/pid-<pid>.perfmap    a JVM's code map (HotSpot's perf map at exit)
 //! DIR/raw/STAGED               only while the files are staged (see [`crate::stage`])
 //! DIR/analysis-<profile>.json  cached analyses, one per profile used,
@@ -337,8 +338,12 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
         guard.wait_for_children();
     }
     drop(guard);
-    // A staged move trims each log's zero tail as it copies.
+    // A staged run is totalled before the move, from the size tables,
+    // which stay behind; the move trims each log's zero tail as it copies.
     let trimmed = stage.is_some();
+    let staged_totals = stage
+        .as_ref()
+        .map(|s| crate::totals::totals_in(s.dir(), req.mode == CountMode::Insn));
     if let Some(stage) = stage {
         stage.finish()?;
     }
@@ -373,7 +378,10 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     if !record.injected_args.is_empty() {
         collect_code_maps(&raw, &pids, started)?;
     }
-    let totals = totals(&req.out)?;
+    let totals = match staged_totals {
+        Some(t) => t?,
+        None => totals(&req.out)?,
+    };
     Ok((record, totals))
 }
 

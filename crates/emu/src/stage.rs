@@ -11,7 +11,8 @@
 //! it started have ended. The move copies only the data a file holds (the
 //! counters of a process that never reached its exit are a mostly empty
 //! 64 MiB sparse file) and cuts a block log at the end of its text, so
-//! it costs about what the files weigh.
+//! it costs about what the files weigh. The size tables are not moved:
+//! only the run's totals read them, and those are taken before the move.
 //!
 //! Kill safety is kept: the files are in the page cache of tmpfs whatever
 //! way a guest process ends, and `raw/STAGED` names the staging directory
@@ -157,6 +158,12 @@ impl Stage {
         for name in names {
             let from = self.dir.join(&name);
             let to = self.raw.join(&name);
+            if is_sizes(&from) {
+                // Only the totals at the end of the run read them, and
+                // they are taken before the move.
+                std::fs::remove_file(&from).map_err(io_err(&from))?;
+                continue;
+            }
             if std::fs::rename(&from, &to).is_ok() {
                 if is_log(&to) {
                     trim_log(&to)?;
@@ -203,11 +210,18 @@ fn copy_data(from: &Path, to: &Path, buf: &mut [u8]) -> Result<()> {
     dst.set_len(len).map_err(io_err(to))
 }
 
-fn is_log(path: &Path) -> bool {
+fn kind(path: &Path) -> Option<tracekit_emu_format::RawFile> {
     path.file_name()
         .and_then(|n| n.to_str())
         .and_then(tracekit_emu_format::parse_raw_file)
-        .is_some_and(|f| matches!(f, tracekit_emu_format::RawFile::Blocks(_)))
+}
+
+fn is_log(path: &Path) -> bool {
+    matches!(kind(path), Some(tracekit_emu_format::RawFile::Blocks(_)))
+}
+
+fn is_sizes(path: &Path) -> bool {
+    matches!(kind(path), Some(tracekit_emu_format::RawFile::Sizes(_)))
 }
 
 /// Cuts a block log moved in place at the end of its text.
@@ -313,9 +327,11 @@ mod tests {
             "{e}"
         );
         std::fs::write(stage.dir().join("pid-1.counts"), [1u8; 16]).unwrap();
+        std::fs::write(stage.dir().join("pid-1.sizes"), [1u8; 8]).unwrap();
         let dir = stage.dir().to_owned();
         stage.finish().unwrap();
         assert_eq!(std::fs::read(raw.path().join("pid-1.counts")).unwrap(), [1u8; 16]);
+        assert!(!raw.path().join("pid-1.sizes").exists(), "size tables stay behind");
         assert!(!dir.exists());
         check_not_staged(raw.path()).unwrap();
     }

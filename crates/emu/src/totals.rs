@@ -21,7 +21,15 @@ use crate::run::{load_record, raw_dir, CountMode, RunTotals};
 /// Block executions and instructions of a run directory, from the counters
 /// and size tables (or, for older runs, the logs); no disassembly, no profile.
 pub fn totals(dir: &Path) -> Result<RunTotals> {
-    let raw = raw_dir(dir);
+    let per_insn = load_record(dir)?.mode == CountMode::Insn;
+    totals_in(&raw_dir(dir), per_insn)
+}
+
+/// [`totals`] of the plugin's files in `raw` (a run's `raw/`, or the
+/// staging directory before the move), counted per instruction when
+/// `per_insn`.
+pub fn totals_in(raw: &Path, per_insn: bool) -> Result<RunTotals> {
+    let raw = raw.to_owned();
     let io = |e| EmuError::Io {
         path: raw.clone(),
         error: e,
@@ -42,9 +50,8 @@ pub fn totals(dir: &Path) -> Result<RunTotals> {
         }
     }
     if !logs.is_subset(&tables) {
-        return totals_from_logs(dir);
+        return totals_from_logs(&raw);
     }
-    let per_insn = load_record(dir)?.mode == CountMode::Insn;
     let mut t = RunTotals {
         processes: logs.len(),
         blocks: 0,
@@ -107,8 +114,8 @@ pub fn read_sizes(path: &Path) -> Result<Vec<u32>> {
 }
 
 /// Totals from the block logs (runs without size tables).
-fn totals_from_logs(dir: &Path) -> Result<RunTotals> {
-    let captures = load_dir_with(&raw_dir(dir), false)?;
+fn totals_from_logs(raw: &Path) -> Result<RunTotals> {
+    let captures = load_dir_with(raw, false)?;
     let mut t = RunTotals {
         processes: captures.len(),
         blocks: 0,
