@@ -67,11 +67,14 @@ fn statfs(path: &Path) -> Option<libc::statfs> {
     (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then_some(st)
 }
 
+// `statfs`'s field types differ between targets, so the casts are kept.
+#[allow(clippy::unnecessary_cast)]
 fn on_tmpfs(path: &Path) -> bool {
     statfs(path).is_some_and(|st| st.f_type as i64 == TMPFS_MAGIC)
 }
 
 /// A tmpfs with at least [`MIN_FREE`] bytes free.
+#[allow(clippy::unnecessary_cast)]
 fn roomy_tmpfs(path: &Path) -> bool {
     statfs(path).is_some_and(|st| {
         st.f_type as i64 == TMPFS_MAGIC && (st.f_bavail as u64).saturating_mul(st.f_bsize as u64) >= MIN_FREE
