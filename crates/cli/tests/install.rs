@@ -15,7 +15,20 @@ fn root() -> PathBuf {
 }
 
 fn run(cmd: &mut Command) -> Output {
-    let out = cmd.stdin(Stdio::null()).output().expect("run");
+    // A binary copied by this test can be "busy" for a moment: a process
+    // another test thread forks between its copy and its exec inherits the
+    // copy's write descriptor until it execs (ETXTBSY). Retry then.
+    let mut tries = 0;
+    let out = loop {
+        match cmd.stdin(Stdio::null()).output() {
+            // 26: ETXTBSY on Linux.
+            Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => break other.expect("run"),
+        }
+    };
     assert!(
         out.status.success(),
         "{cmd:?} failed:\n{}\n{}",
