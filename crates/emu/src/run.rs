@@ -244,7 +244,7 @@ fn qemu_opt_escape(p: &Path) -> String {
     p.display().to_string().replace(',', ",,")
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
     move |e| EmuError::Io {
         path: path.to_owned(),
         error: e,
@@ -417,19 +417,25 @@ fn settle_raw(raw: &Path, trim: bool) -> Result<Vec<u32>> {
             continue;
         }
         tracekit_safeio::check_regular(&path)?;
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
-        let len = file.metadata().map_err(io_err(&path))?.len();
-        let end = text_end(&file, len).map_err(io_err(&path))?;
-        if end < len {
-            file.set_len(end).map_err(io_err(&path))?;
-        }
+        trim_log(&path)?;
     }
     pids.sort_unstable();
     Ok(pids)
+}
+
+/// Cuts a block log at the end of its text (see [`text_end`]).
+pub(crate) fn trim_log(path: &Path) -> Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io_err(path))?;
+    let len = file.metadata().map_err(io_err(path))?.len();
+    let end = text_end(&file, len).map_err(io_err(path))?;
+    if end < len {
+        file.set_len(end).map_err(io_err(path))?;
+    }
+    Ok(())
 }
 
 /// Where the text of a block log ends: the log is text (no NUL byte)

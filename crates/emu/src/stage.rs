@@ -32,6 +32,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{EmuError, Result};
+use crate::run::{io_err, trim_log};
 
 /// Name of the marker file in `raw/` while the run's files are staged.
 pub const MARKER: &str = "STAGED";
@@ -40,13 +41,6 @@ pub const MARKER: &str = "STAGED";
 pub const STAGE_DIR_ENV: &str = "TRACEKIT_STAGE_DIR";
 
 const TMPFS_MAGIC: i64 = 0x0102_1994;
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> EmuError + '_ {
-    move |error| EmuError::Io {
-        path: path.to_owned(),
-        error,
-    }
-}
 
 /// A private staging directory for one run, and the `raw/` it feeds.
 #[derive(Debug)]
@@ -225,21 +219,6 @@ fn is_log(path: &Path) -> bool {
 
 fn is_sizes(path: &Path) -> bool {
     matches!(kind(path), Some(tracekit_emu_format::RawFile::Sizes(_)))
-}
-
-/// Cuts a block log moved in place at the end of its text.
-fn trim_log(path: &Path) -> Result<()> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io_err(path))?;
-    let len = file.metadata().map_err(io_err(path))?.len();
-    let end = crate::run::text_end(&file, len).map_err(io_err(path))?;
-    if end < len {
-        file.set_len(end).map_err(io_err(path))?;
-    }
-    Ok(())
 }
 
 /// The next data range at or after `at`: `SEEK_DATA`/`SEEK_HOLE`, or the
