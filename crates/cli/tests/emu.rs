@@ -44,21 +44,30 @@ fn tracekit(args: &[&str]) -> Output {
         .expect("run tracekit")
 }
 
+/// `emu run` with its files staged and packed into `raw/` (the default).
 fn run(arch: &str, mode: &str, out: &Path, prog: &Path, args: &[&str]) -> Output {
-    let mut a = vec![
-        "emu",
-        "run",
-        "--arch",
-        arch,
-        "--mode",
-        mode,
-        "-o",
-        out.to_str().unwrap(),
-        "--",
-    ];
-    a.push(prog.to_str().unwrap());
-    a.extend_from_slice(args);
-    tracekit(&a)
+    run_staged(arch, mode, out, prog, args, None)
+}
+
+/// `emu run` with its files written straight into `raw/`, one per
+/// process, for tests that damage or edit them.
+fn run_loose(arch: &str, mode: &str, out: &Path, prog: &Path, args: &[&str]) -> Output {
+    run_staged(arch, mode, out, prog, args, Some("none"))
+}
+
+fn run_staged(arch: &str, mode: &str, out: &Path, prog: &Path, args: &[&str], stage: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tracekit"));
+    command
+        .args(["emu", "run", "--arch", arch, "--mode", mode, "-o"])
+        .arg(out)
+        .arg("--")
+        .arg(prog)
+        .args(args)
+        .env("TRACEKIT_QEMU_PLUGIN", plugin());
+    if let Some(stage) = stage {
+        command.env("TRACEKIT_STAGE_DIR", stage);
+    }
+    command.output().expect("run tracekit")
 }
 
 fn report_json(dir: &Path) -> Value {
@@ -155,10 +164,10 @@ fn thumb_code_is_recognized_in_the_arm_fork_program() {
     assert_eq!(child["modes"]["arm"], 4);
     assert_eq!(child["modes"]["thumb"], 607);
     let mut ambiguous = 0;
-    for entry in std::fs::read_dir(dir.join("raw")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "blocks") {
-            let text = std::fs::read_to_string(&path).unwrap();
+    let raw = tracekit_emu::raw_files::RawFiles::open(&dir.join("raw")).unwrap();
+    for kind in raw.kinds() {
+        if let tracekit_emu::raw_files::RawFile::Blocks(_) = kind {
+            let text = raw.text(kind).unwrap().1;
             ambiguous += text
                 .lines()
                 .filter(|l| l.starts_with("B ") && l.ends_with(" ?"))
@@ -413,9 +422,11 @@ fn counts_file(dir: &Path) -> PathBuf {
 fn a_truncated_counts_file_is_an_error_not_a_smaller_count() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "suite"), &["all", "1"])
-        .status
-        .success());
+    assert!(
+        run_loose("x86_64", "tb", &dir, &workload("x86_64", "suite"), &["all", "1"])
+            .status
+            .success()
+    );
     let before = total(&report_json(&dir), "instructions");
     assert!(before > 100_000, "{before}");
     let counts = counts_file(&dir);
@@ -437,7 +448,7 @@ fn a_truncated_counts_file_is_an_error_not_a_smaller_count() {
 fn the_cached_analysis_follows_changes_in_raw() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
+    assert!(run_loose("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
         .status
         .success());
     let before = total(&report_json(&dir), "blocks");
@@ -462,7 +473,7 @@ fn the_cached_analysis_follows_changes_in_raw() {
 fn a_damaged_block_log_is_reported_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    assert!(run("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
+    assert!(run_loose("x86_64", "tb", &dir, &workload("x86_64", "fork"), &[])
         .status
         .success());
     for entry in std::fs::read_dir(&dir).unwrap() {

@@ -292,14 +292,14 @@ fn tracekits_disassembly_equals_qemus_on_a_jvm() {
         "tkbench.emu.JitLoop",
         "10",
     ]));
-    let raw = dir.join("raw");
+    // The logs, packed or loose, as the readers find them.
+    let raw = tracekit_emu::raw_files::RawFiles::open(&dir.join("raw")).unwrap();
     let mut compared = 0;
-    for e in std::fs::read_dir(&raw).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "blocks") {
+    for kind in raw.kinds() {
+        if !matches!(kind, tracekit_emu::raw_files::RawFile::Blocks(_)) {
             continue;
         }
-        let text = std::fs::read_to_string(&p).unwrap();
+        let (p, text) = raw.text(kind).unwrap();
         let log = tracekit_emu::capture::parse_log(&p, &text).unwrap();
         let mut stripped = log.blocks.clone();
         for b in &mut stripped {
@@ -375,7 +375,7 @@ fn a_killed_jvm_keeps_every_count_up_to_the_kill() {
     assert_eq!(unsafe { libc_kill(pid, 9) }, 0);
     let status = child.wait().unwrap();
     assert!(!status.success(), "the program's death is passed through");
-    assert!(staged().is_none(), "the files were moved into raw/");
+    assert!(staged().is_none(), "the files were packed into raw/");
     let report = json(&["emu", "report", dir.to_str().unwrap(), "--json"]);
     let p = &report["processes"][0];
     assert_eq!(p["exited_normally"], false);

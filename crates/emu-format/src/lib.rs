@@ -8,6 +8,7 @@
 //! DIR/raw/pid-<pid>.blocks     the plugin's block log (instructions once per block)
 //! DIR/raw/pid-<pid>.sizes      the plugin's instructions per slot (mapped, for totals)
 //! DIR/raw/pid-<pid>.perfmap    a JVM's code map, moved in after the run
+//! DIR/raw/processes.pack       the counters and logs of a staged run, in one file
 //! DIR/analysis-<profile>.json  a cached analysis under one categorization profile
 //! DIR/profiles/                imported categorization profiles
 //! ```
@@ -26,6 +27,12 @@ pub const RAW_DIR: &str = "raw";
 pub const PROFILES_DIR: &str = "profiles";
 /// Prefix every per-process file of `raw/` starts with.
 pub const PID_PREFIX: &str = "pid-";
+/// The file of `raw/` holding every counter file and block log of a run
+/// that was staged on a RAM file system (its format is documented in
+/// `tracekit_emu::pack`).
+pub const PACK_FILE: &str = "processes.pack";
+/// The pack while it is being written; renamed to [`PACK_FILE`] when whole.
+pub const PACK_PARTIAL: &str = "processes.pack.partial";
 /// Prefix of cached analyses in the run directory.
 pub const ANALYSIS_PREFIX: &str = "analysis-";
 
@@ -59,7 +66,7 @@ pub fn analysis_file(profile: &str) -> String {
 }
 
 /// What a file of `raw/` is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RawFile {
     /// `pid-<pid>.counts`.
     Counts(u32),

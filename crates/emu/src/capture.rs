@@ -19,12 +19,13 @@
 //! block is placed in the mapping of the latest snapshot before it.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use tracekit_emu_format::{counts_file, parse_raw_file, perfmap_file, RawFile};
+use tracekit_emu_format::RawFile;
 
 use crate::error::{EmuError, Result};
 use crate::perfmap::PerfMap;
+use crate::raw_files::RawFiles;
 
 /// Instruction-set mode of a block (only 32-bit ARM has two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -344,16 +345,9 @@ fn mapping_at(snapshot: &[Arc<Mapping>], addr: u64) -> Option<Arc<Mapping>> {
 /// Reads the first `slots` counters of a counts file. The plugin creates
 /// the file at full capacity, so one shorter than `slots` counters was cut
 /// (copied in part, truncated): that is an error, never zeros.
-pub fn read_counts(path: &Path, slots: u64) -> Result<Vec<u64>> {
-    use std::io::Read;
-    let io = |e| EmuError::Io {
-        path: path.to_owned(),
-        error: e,
-    };
-    let file = tracekit_safeio::open_regular(path)?;
-    let mut bytes = Vec::new();
-    file.take(slots * 8).read_to_end(&mut bytes).map_err(io)?;
-    if (bytes.len() as u64) < slots * 8 {
+pub fn counts_of(raw: &RawFiles, pid: u32, slots: u64) -> Result<Vec<u64>> {
+    let (path, bytes, _) = raw.prefix(RawFile::Counts(pid), slots.saturating_mul(8))?;
+    if (bytes.len() as u64) < slots.saturating_mul(8) {
         return Err(EmuError::Invalid(format!(
             "{}: truncated: {} bytes, but the block log uses {slots} counters ({} bytes); \
              the counts past byte {} are lost, so totals would be wrong",
@@ -414,17 +408,11 @@ pub fn load_dir(raw_dir: &Path) -> Result<Vec<ProcessCapture>> {
 /// without text are disassembled only when `disassemble` is set (totals of
 /// blocks and instructions need no text).
 pub fn load_dir_with(raw_dir: &Path, disassemble: bool) -> Result<Vec<ProcessCapture>> {
-    let io = |e| EmuError::Io {
-        path: raw_dir.to_owned(),
-        error: e,
-    };
-    crate::stage::check_not_staged(raw_dir)?;
+    let raw = RawFiles::open(raw_dir)?;
     let mut logs = BTreeMap::new();
-    for entry in std::fs::read_dir(raw_dir).map_err(io)? {
-        let path: PathBuf = entry.map_err(io)?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if let Some(RawFile::Blocks(_)) = parse_raw_file(name) {
-            let text = tracekit_safeio::read_text(&path)?;
+    for kind in raw.kinds() {
+        if let RawFile::Blocks(_) = kind {
+            let (path, text) = raw.text(kind)?;
             let mut log = parse_log(&path, &text)?;
             if disassemble {
                 crate::disasm::fill(&log.target, &mut log.blocks)?;
@@ -456,10 +444,10 @@ pub fn load_dir_with(raw_dir: &Path, disassemble: bool) -> Result<Vec<ProcessCap
             .map(|b| b.slot + if log.per_insn { b.insns.len() as u64 } else { 1 })
             .max()
             .unwrap_or(1);
-        let counts = read_counts(&raw_dir.join(counts_file(log.pid)), slots)?;
-        let map_path = raw_dir.join(perfmap_file(log.pid));
-        let perfmap = if map_path.exists() {
-            Some(PerfMap::load(&map_path)?)
+        let counts = counts_of(&raw, log.pid, slots)?;
+        let perfmap = if raw.has(RawFile::Perfmap(log.pid)) {
+            let (path, text) = raw.text(RawFile::Perfmap(log.pid))?;
+            Some(PerfMap::parse(&path, &text)?)
         } else {
             None
         };

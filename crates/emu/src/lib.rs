@@ -5,8 +5,10 @@
 //! - [`run`] launches `qemu-<arch>` with `tracekit-qemu-plugin` and keeps
 //!   everything in a run directory (raw counts, `run.json`, cached
 //!   analyses, imported profiles); [`stage`] keeps the plugin's files on
-//!   a RAM file system while QEMU runs, and [`children`] waits for every
-//!   process the guest started.
+//!   a RAM file system while QEMU runs and packs them into one file at the
+//!   end ([`pack`]), and [`children`] waits for every process the guest
+//!   started.
+//! - [`raw_files`] finds the plugin's files of a run, loose or packed.
 //! - [`capture`] reads the plugin's per-process block logs and counters,
 //!   resolving blocks a forked child inherited from its parent;
 //!   [`disasm`] disassembles what the plugin logged as bytes only (with
@@ -44,8 +46,10 @@ pub mod disasm;
 pub mod error;
 pub mod estimate;
 pub mod guest;
+pub mod pack;
 pub mod perfmap;
 pub mod profile;
+pub mod raw_files;
 pub mod regions;
 pub mod report;
 pub mod run;

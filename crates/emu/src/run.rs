@@ -298,6 +298,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
     remove_matching(&raw, tracekit_emu_format::PID_PREFIX)?;
     remove_matching(&raw, crate::stage::MARKER)?;
+    remove_matching(&raw, tracekit_emu_format::PACK_FILE)?;
     remove_matching(&req.out, tracekit_emu_format::ANALYSIS_PREFIX)?;
     let stage = crate::stage::Stage::create(&raw)?;
     let plugin_out = stage.as_ref().map_or(raw.as_path(), |s| s.dir());
@@ -338,15 +339,16 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
         guard.wait_for_children();
     }
     drop(guard);
-    // A staged run is totalled before the move, from the size tables,
-    // which stay behind; the move trims each log's zero tail as it copies.
-    let trimmed = stage.is_some();
+    // A staged run is totalled before its files are packed, from the size
+    // tables, which stay behind; the pack holds each log without the zero
+    // tail a killed process leaves.
     let staged_totals = stage
         .as_ref()
         .map(|s| crate::totals::totals_in(s.dir(), req.mode == CountMode::Insn));
-    if let Some(stage) = stage {
-        stage.finish()?;
-    }
+    let staged_pids = match stage {
+        Some(stage) => Some(stage.finish()?),
+        None => None,
+    };
     let status = status?;
     use std::os::unix::process::ExitStatusExt;
 
@@ -368,7 +370,10 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     let json = serde_json::to_string_pretty(&record).expect("serializable");
     let run_json = req.out.join(tracekit_emu_format::RUN_FILE);
     std::fs::write(&run_json, json).map_err(io_err(&run_json))?;
-    let pids = settle_raw(&raw, !trimmed)?;
+    let pids = match staged_pids {
+        Some(pids) => pids,
+        None => settle_raw(&raw)?,
+    };
     if pids.is_empty() {
         return Err(EmuError::Invalid(format!(
             "{} wrote no profile data: did the plugin load? (exit status {status})",
@@ -400,9 +405,8 @@ fn remove_matching(dir: &Path, prefix: &str) -> Result<()> {
 }
 
 /// Trims the zero tail a killed process leaves in its mapped block log
-/// (the plugin trims it itself at a normal exit; with `trim` unset the
-/// logs are already trimmed) and returns the pids.
-fn settle_raw(raw: &Path, trim: bool) -> Result<Vec<u32>> {
+/// (the plugin trims it itself at a normal exit) and returns the pids.
+fn settle_raw(raw: &Path) -> Result<Vec<u32>> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir(raw).map_err(io_err(raw))? {
         let path = entry.map_err(io_err(raw))?.path();
@@ -413,9 +417,6 @@ fn settle_raw(raw: &Path, trim: bool) -> Result<Vec<u32>> {
             continue;
         };
         pids.push(pid);
-        if !trim {
-            continue;
-        }
         tracekit_safeio::check_regular(&path)?;
         trim_log(&path)?;
     }
@@ -424,7 +425,7 @@ fn settle_raw(raw: &Path, trim: bool) -> Result<Vec<u32>> {
 }
 
 /// Cuts a block log at the end of its text (see [`text_end`]).
-pub(crate) fn trim_log(path: &Path) -> Result<()> {
+fn trim_log(path: &Path) -> Result<()> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -440,9 +441,12 @@ pub(crate) fn trim_log(path: &Path) -> Result<()> {
 
 /// Where the text of a block log ends: the log is text (no NUL byte)
 /// followed, when its process was killed, by the zeros of the mapping's
-/// unwritten tail, so the first NUL is found by bisection with a few
-/// one-byte reads instead of reading a log of many megabytes.
+/// unwritten tail. That tail is mostly a hole, so the text ends in the
+/// chunk before the first hole, which one read finds; only where the file
+/// system cannot tell holes does a bisection with one-byte reads find the
+/// first NUL, instead of reading a log of many megabytes.
 pub(crate) fn text_end(file: &std::fs::File, len: u64) -> std::io::Result<u64> {
+    use std::os::fd::AsRawFd;
     use std::os::unix::fs::FileExt;
     let byte = |at: u64| -> std::io::Result<u8> {
         let mut b = [0u8];
@@ -452,8 +456,23 @@ pub(crate) fn text_end(file: &std::fs::File, len: u64) -> std::io::Result<u64> {
     if len == 0 || byte(len - 1)? != 0 {
         return Ok(len);
     }
-    // Invariant: bytes before `lo` are text, the byte at `hi` is a NUL.
-    let (mut lo, mut hi) = (0u64, len - 1);
+    // SAFETY: lseek on our own descriptor.
+    let hole = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    let data_end = if hole > 0 { (hole as u64).min(len) } else { len };
+    // Invariant: bytes before `lo` are text, the byte at `hi` is a NUL (or
+    // `hi` is where the data ends).
+    let (mut lo, mut hi) = (0u64, data_end);
+    const CHUNK: u64 = 64 << 10;
+    if data_end > 0 {
+        let start = data_end.saturating_sub(CHUNK);
+        let mut tail = vec![0u8; (data_end - start) as usize];
+        file.read_exact_at(&mut tail, start)?;
+        match tail.iter().position(|&b| b == 0) {
+            Some(0) => hi = start,
+            Some(i) => return Ok(start + i as u64),
+            None => return Ok(data_end),
+        }
+    }
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if byte(mid)? == 0 {
@@ -629,14 +648,23 @@ mod tests {
     fn a_killed_log_is_cut_at_its_first_nul() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
-        for text in ["", "abc", "a"] {
-            for zeros in [0usize, 1, 5, 4096] {
+        let long = "x".repeat(200 << 10);
+        for text in ["", "abc", "a", &long] {
+            for zeros in [0usize, 1, 5, 4096, 300 << 10] {
                 let mut bytes = text.as_bytes().to_vec();
                 bytes.resize(text.len() + zeros, 0);
                 std::fs::write(&path, &bytes).unwrap();
                 let file = std::fs::File::open(&path).unwrap();
                 let end = text_end(&file, bytes.len() as u64).unwrap();
-                assert_eq!(end, text.len() as u64, "{text:?} + {zeros} zeros");
+                assert_eq!(end, text.len() as u64, "{} bytes + {zeros} zeros", text.len());
+                // As a killed process leaves it: text, then a hole.
+                let file = std::fs::File::create(&path).unwrap();
+                use std::io::Write;
+                (&file).write_all(text.as_bytes()).unwrap();
+                file.set_len((text.len() + zeros) as u64).unwrap();
+                let file = std::fs::File::open(&path).unwrap();
+                let end = text_end(&file, (text.len() + zeros) as u64).unwrap();
+                assert_eq!(end, text.len() as u64, "{} bytes + a hole of {zeros}", text.len());
             }
         }
     }

@@ -7,22 +7,26 @@
 //! of a mapped hole allocates a block; on a fork-heavy program (a shell
 //! script) that was most of the plugin's cost. So `emu run` points the
 //! plugin at a private directory on tmpfs, where both are plain memory
-//! operations, and moves the files into `raw/` once QEMU and every process
-//! it started have ended. The move copies only the data a file holds (the
-//! counters of a process that never reached its exit are a mostly empty
-//! 64 MiB sparse file) and cuts a block log at the end of its text, so
-//! it costs about what the files weigh. The size tables are not moved:
-//! only the run's totals read them, and those are taken before the move.
+//! operations, and once QEMU and every process it started have ended it
+//! writes the counters and logs into one file of `raw/`, the pack
+//! ([`crate::pack`]): creating two files per process in `raw/` (and
+//! deleting them at the next run) had cost more than reading them. Only the
+//! data a file holds is read (the counters of a process that never reached
+//! its exit are a mostly empty 64 MiB sparse file, packed as the few pages
+//! it used), and a block log is cut at the end of its text. The size
+//! tables are not packed: only the run's totals read them, and those are
+//! taken before.
 //!
 //! Kill safety is kept: the files are in the page cache of tmpfs whatever
-//! way a guest process ends, and `raw/STAGED` names the staging directory
-//! until the move is done, so a run whose `tracekit` was itself killed
-//! says where its data is instead of looking empty.
+//! way a guest process ends, the pack is written under a temporary name
+//! and renamed when whole, and `raw/STAGED` names the staging directory
+//! until then, so a run whose `tracekit` was itself killed says where its
+//! data is instead of looking empty.
 //!
 //! `TRACEKIT_STAGE_DIR` picks the RAM directory (`none` writes straight
-//! into `raw/`); by default it is `$XDG_RUNTIME_DIR` or `/dev/shm`, when
-//! that is a writable tmpfs with at least 1 GiB free and `raw/` is not on
-//! tmpfs already.
+//! into `raw/`, file by file, as the plugin made them); by default it is
+//! `$XDG_RUNTIME_DIR` or `/dev/shm`, when that is a writable tmpfs with at
+//! least 1 GiB free and `raw/` is not on tmpfs already.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -31,8 +35,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use tracekit_emu_format::RawFile;
+
 use crate::error::{EmuError, Result};
-use crate::run::{io_err, trim_log};
+use crate::pack::PackWriter;
+use crate::run::io_err;
 
 /// Name of the marker file in `raw/` while the run's files are staged.
 pub const MARKER: &str = "STAGED";
@@ -143,37 +150,80 @@ impl Stage {
         &self.dir
     }
 
-    /// Moves every staged file into `raw/`, then removes the staging
-    /// directory and the marker. On an error both stay, so nothing is lost
-    /// and the marker still says where the files are.
-    pub fn finish(self) -> Result<()> {
+    /// Writes every staged counter file and block log into the pack of
+    /// `raw/` ([`crate::pack`]), then removes the staging directory and
+    /// the marker, and returns the pids that left a log. The pack is
+    /// written under a temporary name and renamed when whole; on an error
+    /// the staged files and the marker stay, so nothing is lost and the
+    /// marker still says where the files are.
+    pub fn finish(self) -> Result<Vec<u32>> {
         let mut names = Vec::new();
         for entry in std::fs::read_dir(&self.dir).map_err(io_err(&self.dir))? {
             names.push(entry.map_err(io_err(&self.dir))?.file_name());
         }
-        let mut buf = vec![0u8; 256 << 10];
+        names.sort();
+        let partial = self.raw.join(tracekit_emu_format::PACK_PARTIAL);
+        let mut pack = PackWriter::create(&partial)?;
+        let mut buf = Vec::new();
+        let mut pids = Vec::new();
         for name in names {
             let from = self.dir.join(&name);
-            let to = self.raw.join(&name);
-            if is_sizes(&from) {
-                // Only the totals at the end of the run read them, and
-                // they are taken before the move.
-                std::fs::remove_file(&from).map_err(io_err(&from))?;
-                continue;
-            }
-            if std::fs::rename(&from, &to).is_ok() {
-                if is_log(&to) {
-                    trim_log(&to)?;
+            let packed_name = name
+                .to_str()
+                .filter(|_| matches!(kind(&from), Some(RawFile::Blocks(_) | RawFile::Counts(_))));
+            match (kind(&from), packed_name) {
+                // Only the totals at the end of the run read the size
+                // tables, and they are taken before the pack is written.
+                (Some(RawFile::Sizes(_)), _) => {}
+                (Some(kind), Some(packed_name)) => {
+                    let file = File::open(&from).map_err(io_err(&from))?;
+                    let len = file.metadata().map_err(io_err(&from))?.len();
+                    if let RawFile::Blocks(pid) = kind {
+                        // Streamed: a JVM's log can be large.
+                        pids.push(pid);
+                        let len = crate::run::text_end(&file, len).map_err(io_err(&from))?;
+                        buf.resize(256 << 10, 0);
+                        pack.add_file(packed_name, (&from, &file), len, &mut buf)?;
+                    } else {
+                        // Counters end in a long run of zeros (unused
+                        // slots, or a sparse mapping): left out.
+                        read_data(&file, len, &mut buf).map_err(io_err(&from))?;
+                        let stored = buf.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+                        pack.add(packed_name, &buf[..stored], len)?;
+                    }
                 }
-            } else {
-                copy_data(&from, &to, &mut buf)?;
-                std::fs::remove_file(&from).map_err(io_err(&from))?;
+                _ => {
+                    let mut copy_buf = vec![0u8; 256 << 10];
+                    copy_data(&from, &self.raw.join(&name), &mut copy_buf)?;
+                }
             }
         }
-        std::fs::remove_dir(&self.dir).map_err(io_err(&self.dir))?;
+        pack.finish()?;
+        let whole = self.raw.join(tracekit_emu_format::PACK_FILE);
+        std::fs::rename(&partial, &whole).map_err(io_err(&whole))?;
+        std::fs::remove_dir_all(&self.dir).map_err(io_err(&self.dir))?;
         let marker = self.raw.join(MARKER);
-        std::fs::remove_file(&marker).map_err(io_err(&marker))
+        std::fs::remove_file(&marker).map_err(io_err(&marker))?;
+        pids.sort_unstable();
+        Ok(pids)
     }
+}
+
+/// Reads the first `len` bytes of `file` into `buf`, up to the end of its
+/// last data range: only the ranges that hold data are read (holes read as
+/// zeros), so a mostly empty sparse file costs what it holds.
+fn read_data(file: &File, len: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    buf.clear();
+    let mut at = 0u64;
+    while at < len {
+        let Some((start, end)) = next_data(file, at, len)? else {
+            break;
+        };
+        buf.resize(end as usize, 0);
+        file.read_exact_at(&mut buf[start as usize..end as usize], start)?;
+        at = end;
+    }
+    Ok(())
 }
 
 /// Copies `from` to a new `to` of the same length, writing only the
@@ -207,18 +257,14 @@ fn copy_data(from: &Path, to: &Path, buf: &mut [u8]) -> Result<()> {
     dst.set_len(len).map_err(io_err(to))
 }
 
-fn kind(path: &Path) -> Option<tracekit_emu_format::RawFile> {
+fn kind(path: &Path) -> Option<RawFile> {
     path.file_name()
         .and_then(|n| n.to_str())
         .and_then(tracekit_emu_format::parse_raw_file)
 }
 
 fn is_log(path: &Path) -> bool {
-    matches!(kind(path), Some(tracekit_emu_format::RawFile::Blocks(_)))
-}
-
-fn is_sizes(path: &Path) -> bool {
-    matches!(kind(path), Some(tracekit_emu_format::RawFile::Sizes(_)))
+    matches!(kind(path), Some(RawFile::Blocks(_)))
 }
 
 /// The next data range at or after `at`: `SEEK_DATA`/`SEEK_HOLE`, or the
@@ -298,7 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn staged_files_move_into_raw_and_the_marker_goes() {
+    fn staged_files_are_packed_into_raw_and_the_marker_goes() {
         let raw = tempfile::tempdir().unwrap();
         let ram = tempfile::tempdir().unwrap();
         let stage = Stage::create_in(raw.path(), ram.path()).unwrap();
@@ -308,12 +354,31 @@ mod tests {
             e.contains("STAGED") && e.contains(&stage.dir().display().to_string()),
             "{e}"
         );
-        std::fs::write(stage.dir().join("pid-1.counts"), [1u8; 16]).unwrap();
+        // A killed process's sparse counters and zero-tailed log.
+        let counts = File::create(stage.dir().join("pid-1.counts")).unwrap();
+        counts.set_len(64 << 20).unwrap();
+        counts.write_all_at(&[1u8; 16], 0).unwrap();
+        let mut log = b"tracekit-emu-blocks 3\n".to_vec();
+        log.resize(4096, 0);
+        std::fs::write(stage.dir().join("pid-1.blocks"), &log).unwrap();
         std::fs::write(stage.dir().join("pid-1.sizes"), [1u8; 8]).unwrap();
         let dir = stage.dir().to_owned();
-        stage.finish().unwrap();
-        assert_eq!(std::fs::read(raw.path().join("pid-1.counts")).unwrap(), [1u8; 16]);
-        assert!(!raw.path().join("pid-1.sizes").exists(), "size tables stay behind");
+        assert_eq!(stage.finish().unwrap(), [1]);
+        let names: Vec<String> = std::fs::read_dir(raw.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [tracekit_emu_format::PACK_FILE], "one file, no marker");
+        let packed = std::fs::metadata(raw.path().join(tracekit_emu_format::PACK_FILE)).unwrap();
+        assert!(packed.len() < 200, "only the data is packed: {} bytes", packed.len());
+        let files = crate::raw_files::RawFiles::open(raw.path()).unwrap();
+        assert_eq!(files.text(RawFile::Blocks(1)).unwrap().1, "tracekit-emu-blocks 3\n");
+        let (_, bytes, len) = files.prefix(RawFile::Counts(1), 24).unwrap();
+        assert_eq!(
+            (&bytes[..16], &bytes[16..], len),
+            (&[1u8; 16][..], &[0u8; 8][..], 64 << 20)
+        );
+        assert!(!files.has(RawFile::Sizes(1)), "size tables stay behind");
         assert!(!dir.exists());
         check_not_staged(raw.path()).unwrap();
     }

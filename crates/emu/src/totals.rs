@@ -9,13 +9,13 @@
 //! result.
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::Path;
 
-use tracekit_emu_format::{counts_file, parse_raw_file, sizes_file, RawFile};
+use tracekit_emu_format::RawFile;
 
-use crate::capture::{load_dir_with, read_counts};
+use crate::capture::{counts_of, load_dir_with};
 use crate::error::{EmuError, Result};
+use crate::raw_files::RawFiles;
 use crate::run::{load_record, raw_dir, CountMode, RunTotals};
 
 /// Block executions and instructions of a run directory, from the counters
@@ -29,28 +29,18 @@ pub fn totals(dir: &Path) -> Result<RunTotals> {
 /// staging directory before the move), counted per instruction when
 /// `per_insn`.
 pub fn totals_in(raw: &Path, per_insn: bool) -> Result<RunTotals> {
-    let raw = raw.to_owned();
-    let io = |e| EmuError::Io {
-        path: raw.clone(),
-        error: e,
-    };
-    crate::stage::check_not_staged(&raw)?;
-    let mut logs = BTreeSet::new();
-    let mut tables = BTreeSet::new();
-    for entry in std::fs::read_dir(&raw).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        match parse_raw_file(&entry.file_name().to_string_lossy()) {
-            Some(RawFile::Blocks(pid)) => {
-                logs.insert(pid);
-            }
-            Some(RawFile::Sizes(pid)) => {
-                tables.insert(pid);
-            }
-            _ => {}
-        }
-    }
+    let files = RawFiles::open(raw)?;
+    let kinds = files.kinds();
+    let logs: BTreeSet<u32> = kinds
+        .iter()
+        .filter_map(|k| if let RawFile::Blocks(pid) = k { Some(*pid) } else { None })
+        .collect();
+    let tables: BTreeSet<u32> = kinds
+        .iter()
+        .filter_map(|k| if let RawFile::Sizes(pid) = k { Some(*pid) } else { None })
+        .collect();
     if !logs.is_subset(&tables) {
-        return totals_from_logs(&raw);
+        return totals_from_logs(raw);
     }
     let mut t = RunTotals {
         processes: logs.len(),
@@ -58,8 +48,8 @@ pub fn totals_in(raw: &Path, per_insn: bool) -> Result<RunTotals> {
         instructions: 0,
     };
     for pid in logs {
-        let sizes = read_sizes(&raw.join(sizes_file(pid)))?;
-        let counts = read_counts(&raw.join(counts_file(pid)), sizes.len() as u64)?;
+        let sizes = sizes_of(&files, pid)?;
+        let counts = counts_of(&files, pid, sizes.len() as u64)?;
         let (blocks, instructions) = sum(&sizes, &counts, per_insn);
         t.blocks += blocks;
         t.instructions += instructions;
@@ -84,19 +74,18 @@ fn sum(sizes: &[u32], counts: &[u64], per_insn: bool) -> (u64, u64) {
     (blocks, instructions)
 }
 
-/// Reads a size table: its used entries, entry 0 included. A table whose
-/// header claims more entries than the file holds was cut: an error.
-pub fn read_sizes(path: &Path) -> Result<Vec<u32>> {
-    let io = |e| EmuError::Io {
-        path: path.to_owned(),
-        error: e,
+/// Reads the size table of `pid`: its used entries, entry 0 included. A
+/// table whose header claims more entries than the file holds was cut: an
+/// error.
+pub fn sizes_of(files: &RawFiles, pid: u32) -> Result<Vec<u32>> {
+    let kind = RawFile::Sizes(pid);
+    let (path, head, len) = files.prefix(kind, 4)?;
+    let Ok(head) = <[u8; 4]>::try_from(head.as_slice()) else {
+        return Err(EmuError::Invalid(format!(
+            "{}: truncated at byte {len}: no header",
+            path.display()
+        )));
     };
-    let file = tracekit_safeio::open_regular(path)?;
-    let len = file.metadata().map_err(io)?.len();
-    let mut head = [0u8; 4];
-    let mut file = file;
-    file.read_exact(&mut head)
-        .map_err(|_| EmuError::Invalid(format!("{}: truncated at byte {len}: no header", path.display())))?;
     let used = u64::from(u32::from_le_bytes(head)).max(1);
     if used * 4 > len {
         return Err(EmuError::Invalid(format!(
@@ -105,8 +94,7 @@ pub fn read_sizes(path: &Path) -> Result<Vec<u32>> {
             used * 4
         )));
     }
-    let mut bytes = head.to_vec();
-    file.take(used * 4 - 4).read_to_end(&mut bytes).map_err(io)?;
+    let (_, bytes, _) = files.prefix(kind, used * 4)?;
     Ok(bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
@@ -147,13 +135,14 @@ mod tests {
     fn a_cut_table_is_an_error_naming_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pid-1.sizes");
+        let read = || sizes_of(&RawFiles::open(dir.path()).unwrap(), 1);
         std::fs::write(&path, [5, 0, 0, 0, 1, 0, 0, 0]).unwrap();
-        let e = read_sizes(&path).unwrap_err().to_string();
+        let e = read().unwrap_err().to_string();
         assert!(e.contains("pid-1.sizes") && e.contains("truncated"), "{e}");
         std::fs::write(&path, [2, 0, 0, 0, 7, 0, 0, 0, 0, 0]).unwrap();
-        assert_eq!(read_sizes(&path).unwrap(), vec![2, 7]);
+        assert_eq!(read().unwrap(), vec![2, 7]);
         std::fs::write(&path, [2]).unwrap();
-        assert!(read_sizes(&path).is_err());
+        assert!(read().is_err());
     }
 
     proptest::proptest! {
@@ -162,7 +151,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("pid-1.sizes");
             std::fs::write(&path, &bytes).unwrap();
-            if let Ok(t) = read_sizes(&path) {
+            if let Ok(t) = sizes_of(&RawFiles::open(dir.path()).unwrap(), 1) {
                 proptest::prop_assert!(t.len() * 4 <= bytes.len());
             }
         }
