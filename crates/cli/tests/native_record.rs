@@ -578,6 +578,25 @@ fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
     let loaded = json(&["--per-thread"]);
     assert_eq!(streamed["methods"], loaded["methods"]);
     assert!(streamed["methods"].as_array().unwrap().len() >= 4, "{streamed}");
+    // --thread streams too, reading only that thread's calls: each one's
+    // rows equal its rows in the loaded --per-thread profile.
+    let threads = loaded["threads"].as_array().unwrap();
+    assert!(threads.len() >= 2, "{loaded}");
+    for t in threads {
+        let one = json(&["--thread", &t["tid"].to_string()]);
+        assert_eq!(one["methods"], t["methods"], "thread {}", t["tid"]);
+    }
+    let out = Command::new(TRACEKIT)
+        .arg("profile")
+        .arg(&rec)
+        .args(["--thread", "no-such-thread"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("no thread \"no-such-thread\""),
+        "{err}"
+    );
     let tree = run(Command::new(TRACEKIT).arg("calltree").arg(&rec));
     assert!(tree.contains("worker") && tree.contains("leaf"), "{tree}");
     let _ = std::fs::remove_dir_all(&dir);

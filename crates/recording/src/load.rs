@@ -38,6 +38,14 @@ pub trait RecordingSink {
     fn call(&mut self, e: CallEvent);
     /// The current thread's calls are complete.
     fn end_thread(&mut self, thread: ThreadId);
+    /// Whether the calls of `thread` are wanted (all are, by default). A
+    /// thread that is not is still read, since its forks, methods and
+    /// times belong to the session, but none of its calls is handed over
+    /// and neither `begin_thread` nor `end_thread` is called for it.
+    fn wants(&mut self, thread: &Thread) -> bool {
+        let _ = thread;
+        true
+    }
 }
 
 /// Keeps every thread's calls (what [`load_recording`] does with them).
@@ -61,9 +69,11 @@ impl RecordingSink for Keep {
     }
 }
 
-/// Passes balanced events on to a [`RecordingSink`], noting the last time.
+/// Passes balanced events on to a [`RecordingSink`] (when it wants the
+/// thread), noting the last time.
 struct Forward<'a, S: RecordingSink> {
     sink: &'a mut S,
+    wanted: bool,
     last_ts: u64,
 }
 
@@ -71,7 +81,9 @@ impl<S: RecordingSink> CallSink for Forward<'_, S> {
     #[inline]
     fn call(&mut self, e: CallEvent) {
         self.last_ts = self.last_ts.max(e.ts_ns);
-        self.sink.call(e);
+        if self.wanted {
+            self.sink.call(e);
+        }
     }
 }
 
@@ -295,8 +307,15 @@ impl Builder {
             conv
         };
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
-        sink.begin_thread(tid, st.events);
-        let mut cols = Forward { sink, last_ts: 0 };
+        let wanted = sink.wants(self.s.thread(tid));
+        if wanted {
+            sink.begin_thread(tid, st.events);
+        }
+        let mut cols = Forward {
+            sink,
+            wanted,
+            last_ts: 0,
+        };
         let mut bal = Balancer::new();
         // A forked child's first thread starts inside the frames that were
         // open in its parent's forking thread.
@@ -364,7 +383,9 @@ impl Builder {
         if cols.last_ts > 0 {
             self.last_ts = Some(self.last_ts.unwrap_or(0).max(cols.last_ts));
         }
-        cols.sink.end_thread(tid);
+        if cols.wanted {
+            cols.sink.end_thread(tid);
+        }
         Ok(())
     }
 

@@ -72,10 +72,9 @@ pub fn run(a: Args) -> Result<()> {
 fn tree(a: &Args, json: bool) -> Result<()> {
     let min_percent = a.min_percent.unwrap_or(0.0);
     // A recording is walked as it is read, never held whole.
-    let streamed = if a.select.is_everything() {
-        input::stream_analysis(&a.input, false, true)?
-    } else {
-        None
+    let streamed = match a.select.streamable() {
+        Some(threads) => input::stream_analysis(&a.input, threads, false, true)?,
+        None => None,
     };
     let (s, tree) = match streamed {
         Some((s, _, Some(tree))) => (s, tree),

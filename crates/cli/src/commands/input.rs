@@ -30,21 +30,31 @@ pub type Streamed = (
 
 /// Streams the input's calls into a profile and/or call tree when its
 /// format allows (recording directories), so that memory does not grow
-/// with the number of events; `None` when it must be loaded whole.
-pub fn stream_analysis(name: &Path, profile: bool, tree: bool) -> Result<Option<Streamed>> {
-    struct Feed(tracekit_analysis::StreamAnalysis);
-    impl tracekit_io::CallStream for Feed {
+/// with the number of events; `None` when it must be loaded whole. With
+/// `threads` (`--thread` values) only the matching threads' calls count.
+pub fn stream_analysis(name: &Path, threads: &[String], profile: bool, tree: bool) -> Result<Option<Streamed>> {
+    struct Feed<'a> {
+        analysis: tracekit_analysis::StreamAnalysis,
+        threads: &'a [String],
+    }
+    impl tracekit_io::CallStream for Feed<'_> {
+        fn wants(&mut self, t: &tracekit_model::Thread) -> bool {
+            self.threads.is_empty() || self.threads.iter().any(|w| thread_matches(t, w))
+        }
         fn begin_thread(&mut self, _: ThreadId, _: u64) {
-            self.0.begin_thread();
+            self.analysis.begin_thread();
         }
         fn call(&mut self, e: tracekit_model::CallEvent) {
-            self.0.event(&e);
+            self.analysis.event(&e);
         }
         fn end_thread(&mut self, _: ThreadId) {
-            self.0.end_thread();
+            self.analysis.end_thread();
         }
     }
-    let mut feed = Feed(tracekit_analysis::StreamAnalysis::new(profile, tree));
+    let mut feed = Feed {
+        analysis: tracekit_analysis::StreamAnalysis::new(profile, tree),
+        threads,
+    };
     let opened = {
         let _reading = reading_bar(name);
         tracekit_io::open_streaming(name, &mut feed)?
@@ -53,7 +63,9 @@ pub fn stream_analysis(name: &Path, profile: bool, tree: bool) -> Result<Option<
         return Ok(None);
     };
     announce(&loaded);
-    let (p, t) = feed.0.finish(loaded.session.clocks);
+    // A `--thread` that matched nothing is an error naming the threads.
+    self::threads(&loaded.session, threads)?;
+    let (p, t) = feed.analysis.finish(loaded.session.clocks);
     Ok(Some((loaded.session, p, t)))
 }
 
@@ -192,9 +204,11 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// True when nothing is selected (every thread, all the time).
-    pub fn is_everything(&self) -> bool {
-        self.threads.threads.is_empty() && self.when.is_none()
+    /// The `--thread` values when the selection can be applied while the
+    /// input streams (no `--when`, whose condition needs the context
+    /// first); `None` when the input must be loaded whole.
+    pub fn streamable(&self) -> Option<&[String]> {
+        self.when.is_none().then_some(self.threads.threads.as_slice())
     }
 
     /// Resolves the selection against a session.
@@ -224,7 +238,7 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
             .threads
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.name == *w || w.parse::<u32>().is_ok_and(|tid| tid == t.tid))
+            .filter(|(_, t)| thread_matches(t, w))
             .map(|(i, _)| ThreadId(i as u32))
             .collect();
         if found.is_empty() {
@@ -241,6 +255,11 @@ pub fn threads(session: &Session, wanted: &[String]) -> Result<Option<Vec<Thread
         out.extend(found);
     }
     Ok(Some(out))
+}
+
+/// True when a `--thread` value names `t`: its thread id or its name.
+fn thread_matches(t: &tracekit_model::Thread, wanted: &str) -> bool {
+    t.name == wanted || wanted.parse::<u32>().is_ok_and(|tid| tid == t.tid)
 }
 
 /// ns → milliseconds with three decimals.
