@@ -19,6 +19,7 @@
 //! ```
 
 use crate::calltree::Builder;
+use crate::intervals::IntervalSet;
 use crate::profile::Acc;
 use crate::walk::{Closed, Visitor, Walker};
 use crate::{CallTree, Profile};
@@ -53,6 +54,7 @@ pub struct StreamAnalysis {
     walker: Walker,
     out: Both,
     has_cpu: bool,
+    window: Option<IntervalSet>,
 }
 
 impl StreamAnalysis {
@@ -65,7 +67,14 @@ impl StreamAnalysis {
                 tree: tree.then(Builder::new),
             },
             has_cpu: false,
+            window: None,
         }
+    }
+
+    /// Counts only the time inside `window` (`--when`), as
+    /// [`crate::ProfileOptions::window`] does; set before the first event.
+    pub fn set_window(&mut self, window: IntervalSet) {
+        self.window = Some(window);
     }
 
     /// Starts a thread.
@@ -86,7 +95,7 @@ impl StreamAnalysis {
             e.ts_ns,
             e.cpu_ns.unwrap_or(0),
             e.cpu_ns.is_some(),
-            None,
+            self.window.as_ref(),
             &mut self.out,
         );
     }

@@ -88,3 +88,45 @@ fn streamed_events_give_the_same_profile_and_call_tree() {
         assert_eq!(t.nodes, CallTree::of(&s, None, None).nodes, "seed {seed}");
     }
 }
+
+/// With a `--when` window set before the first event, the streamed profile
+/// and call tree equal the session walk's in that window, including a
+/// window that runs on past the last event (a condition that still holds
+/// at the end, evaluated before the session's end is known).
+#[test]
+fn streamed_events_in_a_window_give_the_windowed_profile_and_call_tree() {
+    use tracekit_analysis::{CallTree, StreamAnalysis};
+    let s = tracekit_example::browser_session(&tracekit_example::Options {
+        seed: 5,
+        duration_s: 10.0,
+    });
+    let (a, b) = s.time_span().unwrap();
+    let w = (b - a) / 5;
+    let mut bounded = IntervalSet::single((a + w) as i64, (a + 2 * w) as i64);
+    bounded = bounded.union(&IntervalSet::single((a + 3 * w) as i64, (b + 1) as i64));
+    let open_ended = IntervalSet::single((a + w) as i64, (a + 2 * w) as i64)
+        .union(&IntervalSet::single((a + 3 * w) as i64, i64::MAX / 4));
+    let want = ProfileOptions {
+        window: Some(bounded.clone()),
+        ..Default::default()
+    };
+    let want_profile = Profile::of(&s, &want);
+    let want_tree = CallTree::of(&s, None, Some(&bounded));
+    for window in [bounded.clone(), open_ended] {
+        let mut st = StreamAnalysis::new(true, true);
+        st.set_window(window);
+        for (_, _, calls) in s.thread_calls() {
+            st.begin_thread();
+            for e in calls.iter() {
+                st.event(&e);
+            }
+            st.end_thread();
+        }
+        let (p, t) = st.finish(s.clocks);
+        let (p, t) = (p.unwrap(), t.unwrap());
+        assert_eq!(p.methods, want_profile.methods);
+        assert_eq!(p.total_real_ns, want_profile.total_real_ns);
+        assert_eq!(t.nodes, want_tree.nodes);
+    }
+    assert!(want_profile.methods.iter().any(|m| m.calls > 0));
+}

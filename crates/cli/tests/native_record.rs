@@ -597,6 +597,40 @@ fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
         !out.status.success() && err.contains("no thread \"no-such-thread\""),
         "{err}"
     );
+    // --when streams too, its condition evaluated on the context before
+    // the calls: a context whose "Phase" turns 2 halfway through the calls.
+    let replayed: Value =
+        serde_json::from_str(&run(Command::new(TRACEKIT).arg("replay").arg(&rec).arg("--json"))).unwrap();
+    let times: Vec<u64> = replayed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["ts_ns"].as_u64().unwrap())
+        .collect();
+    let (first, last) = (times.iter().min().unwrap(), times.iter().max().unwrap());
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(rec.join("recording.json")).unwrap()).unwrap();
+    let anchor = meta["anchor_mono_ns"].as_u64().unwrap();
+    let sample = |t: u64, v: u64| format!(r#"{{"mono_ns":{},"label":"Phase","value":{{"long":{v}}}}}"#, anchor + t);
+    std::fs::write(
+        rec.join("context.jsonl"),
+        format!("{}\n{}\n", sample(*first, 1), sample(first + (last - first) / 2, 2)),
+    )
+    .unwrap();
+    let when = json(&["--when", "Phase == 2"]);
+    let loaded = json(&["--when", "Phase == 2", "--per-thread"]);
+    assert_eq!(when["methods"], loaded["methods"]);
+    assert_eq!(when["window_us"], loaded["window_us"]);
+    assert_ne!(
+        when["methods"], streamed["methods"],
+        "the window selects part of the run"
+    );
+    let bad = Command::new(TRACEKIT)
+        .arg("profile")
+        .arg(&rec)
+        .args(["--when", "Phase >"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--when"));
     let tree = run(Command::new(TRACEKIT).arg("calltree").arg(&rec));
     assert!(tree.contains("worker") && tree.contains("leaf"), "{tree}");
     let _ = std::fs::remove_dir_all(&dir);

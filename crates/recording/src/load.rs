@@ -46,6 +46,16 @@ pub trait RecordingSink {
         let _ = thread;
         true
     }
+    /// Whether [`RecordingSink::context`] should be called (not by default).
+    fn wants_context(&self) -> bool {
+        false
+    }
+    /// The recording's context samples, before any thread: a session with
+    /// only its counters and context tracks (a time-window condition can be
+    /// evaluated on it before the calls it selects stream by).
+    fn context(&mut self, context: &Session) {
+        let _ = context;
+    }
 }
 
 /// Keeps every thread's calls (what [`load_recording`] does with them).
@@ -196,6 +206,14 @@ pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Re
     if let Some(sig) = meta.signal {
         b.s.properties.push(("signal".into(), sig.to_string()));
     }
+    let ctx = dir.join(CONTEXT_FILE);
+    if sink.wants_context() {
+        let mut early = Session::new(String::new(), Clocks::WALL);
+        if ctx.exists() {
+            crate::context_file::load_samples(&ctx, meta.anchor_mono_ns, &mut early)?;
+        }
+        sink.context(&early);
+    }
     let empty = MapsHistory::default();
     // One thread file in memory at a time; a parent thread comes before the
     // child it forked (its `Fork` event precedes every event of the child).
@@ -213,7 +231,6 @@ pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Re
         let m = maps.get(&(h.pid, h.image)).unwrap_or(&empty);
         b.add_thread(path, st, m, conv, sink)?;
     }
-    let ctx = dir.join(CONTEXT_FILE);
     if ctx.exists() {
         crate::context_file::load_samples(&ctx, meta.anchor_mono_ns, &mut b.s)?;
     }

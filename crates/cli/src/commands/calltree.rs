@@ -72,12 +72,9 @@ pub fn run(a: Args) -> Result<()> {
 fn tree(a: &Args, json: bool) -> Result<()> {
     let min_percent = a.min_percent.unwrap_or(0.0);
     // A recording is walked as it is read, never held whole.
-    let streamed = match a.select.streamable() {
-        Some(threads) => input::stream_analysis(&a.input, threads, false, true)?,
-        None => None,
-    };
+    let streamed = input::stream_analysis(&a.input, &a.select, false, true)?;
     let (s, tree) = match streamed {
-        Some((s, _, Some(tree))) => (s, tree),
+        Some((s, _, Some(tree), _)) => (s, tree),
         _ => {
             let s = open_loaded(&a.input)?.session;
             let opts = a.select.options(&s)?;

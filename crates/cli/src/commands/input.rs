@@ -21,25 +21,46 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
     Ok(loaded)
 }
 
-/// A session without calls and what was computed from its calls as they were read.
+/// A session without calls, what was computed from its calls as they were
+/// read, and the selection they were read with.
 pub type Streamed = (
     Session,
     Option<tracekit_analysis::Profile>,
     Option<tracekit_analysis::CallTree>,
+    tracekit_analysis::ProfileOptions,
 );
 
 /// Streams the input's calls into a profile and/or call tree when its
 /// format allows (recording directories), so that memory does not grow
-/// with the number of events; `None` when it must be loaded whole. With
-/// `threads` (`--thread` values) only the matching threads' calls count.
-pub fn stream_analysis(name: &Path, threads: &[String], profile: bool, tree: bool) -> Result<Option<Streamed>> {
+/// with the number of events; `None` when it must be loaded whole. The
+/// selection is applied as the calls stream: `--thread` hands over only
+/// the named threads' calls, and `--when` is evaluated on the recording's
+/// context before the first call (a condition that cannot be evaluated
+/// there, e.g. on a track the calls bring, falls back to the whole load).
+pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: bool) -> Result<Option<Streamed>> {
     struct Feed<'a> {
         analysis: tracekit_analysis::StreamAnalysis,
         threads: &'a [String],
+        when: Option<&'a str>,
+        /// `--when` could not be evaluated on the context alone.
+        unevaluated: bool,
     }
     impl tracekit_io::CallStream for Feed<'_> {
         fn wants(&mut self, t: &tracekit_model::Thread) -> bool {
-            self.threads.is_empty() || self.threads.iter().any(|w| thread_matches(t, w))
+            !self.unevaluated && (self.threads.is_empty() || self.threads.iter().any(|w| thread_matches(t, w)))
+        }
+        fn wants_context(&self) -> bool {
+            self.when.is_some()
+        }
+        fn context(&mut self, context: &Session) {
+            let Some(when) = self.when else { return };
+            // The session's end is not known yet: the last interval is
+            // left open, which counts the same time (no call lies past it).
+            let window = tracekit_analysis::Condition::parse(when).and_then(|c| c.intervals(context, i64::MAX / 4));
+            match window {
+                Ok(w) => self.analysis.set_window(w),
+                Err(_) => self.unevaluated = true,
+            }
         }
         fn begin_thread(&mut self, _: ThreadId, _: u64) {
             self.analysis.begin_thread();
@@ -51,9 +72,15 @@ pub fn stream_analysis(name: &Path, threads: &[String], profile: bool, tree: boo
             self.analysis.end_thread();
         }
     }
+    if let Some(w) = &select.when {
+        // A condition that does not parse is refused before any reading.
+        tracekit_analysis::Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?;
+    }
     let mut feed = Feed {
         analysis: tracekit_analysis::StreamAnalysis::new(profile, tree),
-        threads,
+        threads: &select.threads.threads,
+        when: select.when.as_deref(),
+        unevaluated: false,
     };
     let opened = {
         let _reading = reading_bar(name);
@@ -62,11 +89,15 @@ pub fn stream_analysis(name: &Path, threads: &[String], profile: bool, tree: boo
     let Some(loaded) = opened else {
         return Ok(None);
     };
+    if feed.unevaluated {
+        return Ok(None);
+    }
     announce(&loaded);
-    // A `--thread` that matched nothing is an error naming the threads.
-    self::threads(&loaded.session, threads)?;
+    // Names every thread when a `--thread` matched none, and gives the
+    // window on the whole session's horizon for the report.
+    let opts = select.options(&loaded.session)?;
     let (p, t) = feed.analysis.finish(loaded.session.clocks);
-    Ok(Some((loaded.session, p, t)))
+    Ok(Some((loaded.session, p, t, opts)))
 }
 
 /// Opens the input handing its calls to `sink` as they are read, when its
@@ -204,13 +235,6 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// The `--thread` values when the selection can be applied while the
-    /// input streams (no `--when`, whose condition needs the context
-    /// first); `None` when the input must be loaded whole.
-    pub fn streamable(&self) -> Option<&[String]> {
-        self.when.is_none().then_some(self.threads.threads.as_slice())
-    }
-
     /// Resolves the selection against a session.
     pub fn options(&self, s: &Session) -> Result<tracekit_analysis::ProfileOptions> {
         use tracekit_analysis::{problems::horizon, Condition};

@@ -102,9 +102,9 @@ impl EnergyColumns {
 pub fn run(a: Args) -> Result<()> {
     // A recording is profiled as it is read, never held whole.
     let power = a.energy || a.charge.power.is_some() || a.charge.power_profile.is_some();
-    if let (Some(threads), false, false) = (a.select.streamable(), a.per_thread, power) {
-        if let Some((s, Some(p), _)) = input::stream_analysis(&a.input, threads, true, false)? {
-            return print(&a, &s, &p, &[], &ProfileOptions::default(), None);
+    if !a.per_thread && !power {
+        if let Some((s, Some(p), _, opts)) = input::stream_analysis(&a.input, &a.select, true, false)? {
+            return print(&a, &s, &p, &[], &opts, None);
         }
     }
     let mut s = open(&a.input)?;
