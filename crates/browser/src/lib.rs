@@ -20,6 +20,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -81,6 +82,9 @@ impl Browser {
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--window-size={width},{height}"))
             .arg("about:blank")
+            // Its own process group, so that dropping the browser ends its
+            // helper processes too (they write into the profile).
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -312,9 +316,20 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.ws.close(None);
+        // The whole group: Chromium's helpers outlive a killed browser
+        // process for a moment and would write into the removed profile.
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            // SAFETY: signals our own child's process group.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(&self.profile).is_ok() || !self.profile.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 

@@ -4,22 +4,17 @@ use std::path::PathBuf;
 
 mod common;
 use common::{ok_stdout, tracekit};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const SEED_CFG: &str = r#"{"methods": [{"name": "m", "entry": "A", "exit": "D",
   "edges": [["A","B"], ["B","C"], ["C","B"], ["C","D"]]}]}"#;
 const SEED_PATH: &str = "A,B,C,B,C,B,C,B,C,B,C,D";
 
-/// A fresh scratch directory for one test.
-fn scratch() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "tracekit-paths-e2e-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch directory for one test, removed when it ends.
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("tracekit-paths-e2e-")
+        .tempdir()
+        .unwrap()
 }
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
@@ -58,8 +53,9 @@ fn decode(cfg: &str, scheme: &str, width: &str, trace: &str, extra: &[&str]) -> 
 
 #[test]
 fn seed_pap_example_exactly() {
-    let d = scratch();
-    let cfg = write(&d, "seed.json", SEED_CFG);
+    let scratch = scratch();
+    let d = scratch.path();
+    let cfg = write(d, "seed.json", SEED_CFG);
     let cfg = cfg.to_str().unwrap();
     let out = ok_stdout(&[
         "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", "pap", "--width", "3", "--path", SEED_PATH,
@@ -74,8 +70,9 @@ fn seed_pap_example_exactly() {
 /// first execution and 3 bits in the second (3-bit PathIDs), against PAP's 8.
 #[test]
 fn seed_adaptracer_first_and_second_execution() {
-    let d = scratch();
-    let cfg = write(&d, "seed.json", SEED_CFG);
+    let scratch = scratch();
+    let d = scratch.path();
+    let cfg = write(d, "seed.json", SEED_CFG);
     let cfg = cfg.to_str().unwrap();
     let model = d.join("model.tsv");
     let model = model.to_str().unwrap();
@@ -99,9 +96,10 @@ fn seed_adaptracer_first_and_second_execution() {
 
 #[test]
 fn every_scheme_roundtrips_through_the_binary() {
-    let d = scratch();
+    let scratch = scratch();
+    let d = scratch.path();
     let cfg = write(
-        &d,
+        d,
         "sw.json",
         r#"{"methods": [{"name": "m", "entry": "E",
           "edges": [["E","L"], ["L","S"], ["S","c0"], ["S","c1"], ["S","c2"], ["S","c3"],
@@ -129,10 +127,11 @@ fn every_scheme_roundtrips_through_the_binary() {
 
 #[test]
 fn adaptracer_model_file_makes_the_next_run_smaller() {
-    let d = scratch();
+    let scratch = scratch();
+    let d = scratch.path();
     // A loop around a branch that goes one way 9 times in 10.
     let cfg = write(
-        &d,
+        d,
         "loop.json",
         r#"{"methods": [{"name": "m", "entry": "A", "exit": "X", "edges": [["A","H"], ["H","F"],
           ["H","T"], ["T","J"], ["F","J"], ["J","H"], ["J","X"]]}]}"#,
@@ -196,9 +195,10 @@ fn adaptracer_model_file_makes_the_next_run_smaller() {
 
 #[test]
 fn interprocedural_adaptracer() {
-    let d = scratch();
+    let scratch = scratch();
+    let d = scratch.path();
     let cfg = write(
-        &d,
+        d,
         "calls.json",
         r#"{"methods": [
           {"name": "m", "entry": "A", "exit": "X", "edges": [["A","B"], ["B","A"], ["B","X"]],
@@ -214,8 +214,9 @@ fn interprocedural_adaptracer() {
 
 #[test]
 fn text_output_is_readable() {
-    let d = scratch();
-    let cfg = write(&d, "seed.json", SEED_CFG);
+    let scratch = scratch();
+    let d = scratch.path();
+    let cfg = write(d, "seed.json", SEED_CFG);
     let cfg = cfg.to_str().unwrap();
     let out = ok_stdout(&[
         "paths", "encode", "--cfg", cfg, "--method", "m", "--scheme", "pap", "--width", "3", "--path", SEED_PATH,
@@ -229,10 +230,11 @@ fn text_output_is_readable() {
 
 #[test]
 fn clear_errors() {
-    let d = scratch();
-    let good = write(&d, "seed.json", SEED_CFG);
+    let scratch = scratch();
+    let d = scratch.path();
+    let good = write(d, "seed.json", SEED_CFG);
     let good = good.to_str().unwrap();
-    let bad = write(&d, "bad.json", "{\"methods\": [\n  {\"name\": \"m\", \"entry\": 5}]}");
+    let bad = write(d, "bad.json", "{\"methods\": [\n  {\"name\": \"m\", \"entry\": 5}]}");
     let bad = bad.to_str().unwrap();
 
     let e = err_text(&[

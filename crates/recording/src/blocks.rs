@@ -169,9 +169,8 @@ mod tests {
             let p = HEADER_SIZE + pos.min(b.len() - HEADER_SIZE - 1);
             b[p] = val;
             b.truncate((HEADER_SIZE + cut).min(b.len()));
-            let dir = std::env::temp_dir().join(format!("tracekit-blocks-fuzz-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            let f = dir.join("t.tkt");
+            let dir = tempfile::Builder::new().prefix("tracekit-blocks-fuzz-").tempdir().unwrap();
+            let f = dir.path().join("t.tkt");
             std::fs::write(&f, &b).unwrap();
             let _ = read_thread_file(&f);
             let _ = thread_stats(&f);

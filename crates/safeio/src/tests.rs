@@ -1,16 +1,18 @@
 use super::*;
 use std::io::Write;
 
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tracekit-safeio-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory removed when the test ends.
+fn scratch(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tracekit-safeio-{tag}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
 fn regular_files_are_read() {
-    let d = scratch("regular");
+    let scratch = scratch("regular");
+    let d = scratch.path();
     let p = d.join("a.txt");
     std::fs::write(&p, "héllo\n").unwrap();
     assert_eq!(read_text(&p).unwrap(), "héllo\n");
@@ -21,8 +23,9 @@ fn regular_files_are_read() {
 fn devices_directories_and_fifos_are_refused() {
     let e = read_bytes(Path::new("/dev/zero")).unwrap_err();
     assert!(e.to_string().starts_with("/dev/zero: not a regular file"), "{e}");
-    let d = scratch("kinds");
-    let e = read_text(&d).unwrap_err();
+    let scratch = scratch("kinds");
+    let d = scratch.path();
+    let e = read_text(d).unwrap_err();
     assert!(e.to_string().contains("is a directory"), "{e}");
     let fifo = d.join("fifo");
     let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
@@ -42,7 +45,8 @@ fn devices_directories_and_fifos_are_refused() {
 
 #[test]
 fn invalid_text_names_the_offset_and_line() {
-    let d = scratch("utf8");
+    let scratch = scratch("utf8");
+    let d = scratch.path();
     let p = d.join("bad.txt");
     let mut f = std::fs::File::create(&p).unwrap();
     f.write_all(b"ok\nfine \xff rest\n").unwrap();
@@ -90,7 +94,8 @@ proptest::proptest! {
 
 #[test]
 fn same_file_sees_through_spellings() {
-    let d = scratch("same");
+    let scratch = scratch("same");
+    let d = scratch.path();
     let a = d.join("a.jar");
     std::fs::write(&a, "x").unwrap();
     std::fs::hard_link(&a, d.join("b.jar")).unwrap();

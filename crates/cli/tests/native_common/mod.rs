@@ -10,11 +10,33 @@ pub fn src(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native").join(name)
 }
 
-pub fn work_dir(tag: &str) -> PathBuf {
+/// A test's scratch directory, removed when the test ends (passed or not).
+pub struct WorkDir(PathBuf);
+
+impl std::ops::Deref for WorkDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for WorkDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn work_dir(tag: &str) -> WorkDir {
     let d = std::env::temp_dir().join(format!("tracekit-native-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    WorkDir(d)
 }
 
 pub fn run(cmd: &mut Command) -> String {
