@@ -201,9 +201,11 @@ impl Stage {
         pack.finish()?;
         let whole = self.raw.join(tracekit_emu_format::PACK_FILE);
         std::fs::rename(&partial, &whole).map_err(io_err(&whole))?;
-        std::fs::remove_dir_all(&self.dir).map_err(io_err(&self.dir))?;
+        // The run is whole in `raw/` from here: the marker goes first, so a
+        // staging directory that cannot be removed never hides the pack.
         let marker = self.raw.join(MARKER);
         std::fs::remove_file(&marker).map_err(io_err(&marker))?;
+        std::fs::remove_dir_all(&self.dir).map_err(io_err(&self.dir))?;
         pids.sort_unstable();
         Ok(pids)
     }
