@@ -78,6 +78,18 @@ pub enum RawFile {
     Sizes(u32),
 }
 
+impl RawFile {
+    /// The file's name in `raw/` (the inverse of [`parse_raw_file`]).
+    pub fn file_name(self) -> String {
+        match self {
+            RawFile::Counts(pid) => counts_file(pid),
+            RawFile::Blocks(pid) => blocks_file(pid),
+            RawFile::Perfmap(pid) => perfmap_file(pid),
+            RawFile::Sizes(pid) => sizes_file(pid),
+        }
+    }
+}
+
 /// What the file called `name` in `raw/` is, or `None` when it is not one
 /// of the plugin's.
 pub fn parse_raw_file(name: &str) -> Option<RawFile> {
@@ -110,6 +122,14 @@ mod tests {
         assert_eq!(parse_raw_file("pid-x.blocks"), None);
         assert_eq!(parse_raw_file("pid-+7.blocks"), None);
         assert_eq!(parse_raw_file("run.json"), None);
+        for kind in [
+            RawFile::Counts(3),
+            RawFile::Blocks(3),
+            RawFile::Perfmap(3),
+            RawFile::Sizes(3),
+        ] {
+            assert_eq!(parse_raw_file(&kind.file_name()), Some(kind));
+        }
         assert_eq!(analysis_file("armv7-cortex-a8"), "analysis-armv7-cortex-a8.json");
     }
 }

@@ -195,11 +195,6 @@ impl Pack {
         })
     }
 
-    /// The pack's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The files held, in pack order.
     pub fn entries(&self) -> &[PackEntry] {
         &self.entries

@@ -62,11 +62,6 @@ impl RawFiles {
         })
     }
 
-    /// The directory read.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Every file present, loose or packed, in order (by kind, then pid).
     pub fn kinds(&self) -> Vec<RawFile> {
         let mut kinds: Vec<RawFile> = self.loose.keys().copied().collect();
@@ -139,20 +134,9 @@ impl RawFiles {
             .as_ref()
             .and_then(|p| p.entry(kind).map(|e| (p, e)))
             .ok_or_else(|| EmuError::Io {
-                path: self.dir.join(raw_name(kind)),
+                path: self.dir.join(kind.file_name()),
                 error: std::io::Error::new(std::io::ErrorKind::NotFound, "missing: the plugin did not write it"),
             })
-    }
-}
-
-/// The file name of `kind`.
-pub fn raw_name(kind: RawFile) -> String {
-    use tracekit_emu_format::*;
-    match kind {
-        RawFile::Counts(pid) => counts_file(pid),
-        RawFile::Blocks(pid) => blocks_file(pid),
-        RawFile::Perfmap(pid) => perfmap_file(pid),
-        RawFile::Sizes(pid) => sizes_file(pid),
     }
 }
 

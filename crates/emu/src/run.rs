@@ -298,6 +298,7 @@ pub fn run(req: &RunRequest) -> Result<(RunRecord, RunTotals)> {
     let raw = std::fs::canonicalize(&raw).map_err(io_err(&raw))?;
     remove_matching(&raw, tracekit_emu_format::PID_PREFIX)?;
     remove_matching(&raw, crate::stage::MARKER)?;
+    // The pack, and by its prefix a partial one a killed run left.
     remove_matching(&raw, tracekit_emu_format::PACK_FILE)?;
     remove_matching(&req.out, tracekit_emu_format::ANALYSIS_PREFIX)?;
     let stage = crate::stage::Stage::create(&raw)?;

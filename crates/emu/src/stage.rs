@@ -168,14 +168,11 @@ impl Stage {
         let mut pids = Vec::new();
         for name in names {
             let from = self.dir.join(&name);
-            let packed_name = name
-                .to_str()
-                .filter(|_| matches!(kind(&from), Some(RawFile::Blocks(_) | RawFile::Counts(_))));
-            match (kind(&from), packed_name) {
+            match (kind(&from), name.to_str()) {
                 // Only the totals at the end of the run read the size
                 // tables, and they are taken before the pack is written.
                 (Some(RawFile::Sizes(_)), _) => {}
-                (Some(kind), Some(packed_name)) => {
+                (Some(kind @ (RawFile::Blocks(_) | RawFile::Counts(_))), Some(packed_name)) => {
                     let file = File::open(&from).map_err(io_err(&from))?;
                     let len = file.metadata().map_err(io_err(&from))?.len();
                     if let RawFile::Blocks(pid) = kind {

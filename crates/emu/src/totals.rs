@@ -79,8 +79,12 @@ fn sum(sizes: &[u32], counts: &[u64], per_insn: bool) -> (u64, u64) {
 /// error.
 pub fn sizes_of(files: &RawFiles, pid: u32) -> Result<Vec<u32>> {
     let kind = RawFile::Sizes(pid);
-    let (path, head, len) = files.prefix(kind, 4)?;
-    let Ok(head) = <[u8; 4]>::try_from(head.as_slice()) else {
+    // One read holds the whole table of most processes; a larger one is
+    // read again at its size (a killed process's table is a 32 MiB sparse
+    // file, so the file's length says nothing).
+    const FIRST_READ: u64 = 64 << 10;
+    let (path, mut bytes, len) = files.prefix(kind, FIRST_READ)?;
+    let Some(&head) = bytes.first_chunk::<4>() else {
         return Err(EmuError::Invalid(format!(
             "{}: truncated at byte {len}: no header",
             path.display()
@@ -94,7 +98,10 @@ pub fn sizes_of(files: &RawFiles, pid: u32) -> Result<Vec<u32>> {
             used * 4
         )));
     }
-    let (_, bytes, _) = files.prefix(kind, used * 4)?;
+    if used * 4 > bytes.len() as u64 {
+        bytes = files.prefix(kind, used * 4)?.1;
+    }
+    bytes.truncate((used * 4) as usize);
     Ok(bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
