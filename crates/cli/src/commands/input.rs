@@ -41,7 +41,7 @@ pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: boo
     struct Feed<'a> {
         analysis: tracekit_analysis::StreamAnalysis,
         threads: &'a [String],
-        when: Option<&'a str>,
+        when: Option<tracekit_analysis::Condition>,
         /// `--when` could not be evaluated on the context alone.
         unevaluated: bool,
     }
@@ -53,10 +53,10 @@ pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: boo
             self.when.is_some()
         }
         fn context(&mut self, context: &Session) {
-            let Some(when) = self.when else { return };
+            let Some(when) = &self.when else { return };
             // The session's end is not known yet: the last interval is
             // left open, which counts the same time (no call lies past it).
-            let window = tracekit_analysis::Condition::parse(when).and_then(|c| c.intervals(context, i64::MAX / 4));
+            let window = when.intervals(context, i64::MAX / 4);
             match window {
                 Ok(w) => self.analysis.set_window(w),
                 Err(_) => self.unevaluated = true,
@@ -72,14 +72,15 @@ pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: boo
             self.analysis.end_thread();
         }
     }
-    if let Some(w) = &select.when {
-        // A condition that does not parse is refused before any reading.
-        tracekit_analysis::Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?;
-    }
+    // A condition that does not parse is refused before any reading.
+    let when = match &select.when {
+        Some(w) => Some(tracekit_analysis::Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?),
+        None => None,
+    };
     let mut feed = Feed {
         analysis: tracekit_analysis::StreamAnalysis::new(profile, tree),
         threads: &select.threads.threads,
-        when: select.when.as_deref(),
+        when,
         unevaluated: false,
     };
     let opened = {
