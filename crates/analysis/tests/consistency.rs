@@ -60,24 +60,33 @@ fn agrees_with_the_event_walk_on_example_sessions() {
     }
 }
 
+/// The profile and call tree of `s`'s events fed one at a time, thread by
+/// thread, optionally in a window set before the first event.
+fn streamed(s: &Session, window: Option<IntervalSet>) -> (Profile, tracekit_analysis::CallTree) {
+    let mut a = tracekit_analysis::StreamAnalysis::new(true, true);
+    if let Some(w) = window {
+        a.set_window(w);
+    }
+    for (_, _, calls) in s.thread_calls() {
+        a.begin_thread();
+        for e in calls.iter() {
+            a.event(&e);
+        }
+        a.end_thread();
+    }
+    let (p, t) = a.finish(s.clocks);
+    (p.unwrap(), t.unwrap())
+}
+
 /// Events fed one at a time ([`StreamAnalysis`], how recordings are
 /// profiled without loading them) give exactly the session walk's profile
 /// and call tree.
 #[test]
 fn streamed_events_give_the_same_profile_and_call_tree() {
-    use tracekit_analysis::{CallTree, StreamAnalysis};
+    use tracekit_analysis::CallTree;
     for seed in [3, 11] {
         let s = tracekit_example::browser_session(&tracekit_example::Options { seed, duration_s: 10.0 });
-        let mut a = StreamAnalysis::new(true, true);
-        for (_, _, calls) in s.thread_calls() {
-            a.begin_thread();
-            for e in calls.iter() {
-                a.event(&e);
-            }
-            a.end_thread();
-        }
-        let (p, t) = a.finish(s.clocks);
-        let (p, t) = (p.unwrap(), t.unwrap());
+        let (p, t) = streamed(&s, None);
         let want = Profile::of(&s, &ProfileOptions::default());
         assert_eq!(p.methods, want.methods, "seed {seed}");
         assert_eq!(p.edges, want.edges, "seed {seed}");
@@ -95,7 +104,7 @@ fn streamed_events_give_the_same_profile_and_call_tree() {
 /// at the end, evaluated before the session's end is known).
 #[test]
 fn streamed_events_in_a_window_give_the_windowed_profile_and_call_tree() {
-    use tracekit_analysis::{CallTree, StreamAnalysis};
+    use tracekit_analysis::CallTree;
     let s = tracekit_example::browser_session(&tracekit_example::Options {
         seed: 5,
         duration_s: 10.0,
@@ -113,17 +122,7 @@ fn streamed_events_in_a_window_give_the_windowed_profile_and_call_tree() {
     let want_profile = Profile::of(&s, &want);
     let want_tree = CallTree::of(&s, None, Some(&bounded));
     for window in [bounded.clone(), open_ended] {
-        let mut st = StreamAnalysis::new(true, true);
-        st.set_window(window);
-        for (_, _, calls) in s.thread_calls() {
-            st.begin_thread();
-            for e in calls.iter() {
-                st.event(&e);
-            }
-            st.end_thread();
-        }
-        let (p, t) = st.finish(s.clocks);
-        let (p, t) = (p.unwrap(), t.unwrap());
+        let (p, t) = streamed(&s, Some(window));
         assert_eq!(p.methods, want_profile.methods);
         assert_eq!(p.total_real_ns, want_profile.total_real_ns);
         assert_eq!(t.nodes, want_tree.nodes);
