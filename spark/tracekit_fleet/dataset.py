@@ -96,14 +96,25 @@ def spark_session(master=None, app="tracekit-fleet"):
 
 def _ship_package(spark):
     """Sends this package to the executors (a cluster's workers do not have it)."""
+    import atexit
     import tempfile
     import zipfile
 
     here = os.path.dirname(os.path.abspath(__file__))
     fd, archive = tempfile.mkstemp(prefix="tracekit_fleet-", suffix=".zip")
     os.close(fd)
+    # Executors fetch the archive from the driver while the job runs, so it
+    # stays until this process exits, and not longer.
+    atexit.register(_remove_quietly, archive)
     with zipfile.ZipFile(archive, "w") as z:
         for f in sorted(os.listdir(here)):
             if f.endswith(".py"):
                 z.write(os.path.join(here, f), os.path.join("tracekit_fleet", f))
     spark.sparkContext.addPyFile(archive)
+
+
+def _remove_quietly(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -10,11 +10,12 @@ use serde_json::Value;
 
 const TK: &str = env!("CARGO_BIN_EXE_tracekit");
 
-fn workdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tk-paths-jvm-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory removed when the test ends, pass or fail.
+fn workdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tk-paths-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn data(name: &str) -> PathBuf {
@@ -119,8 +120,9 @@ fn invocations_of<'a>(v: &'a Value, method: &str) -> Vec<&'a Value> {
 
 #[test]
 fn every_scheme_decodes_to_the_raw_ground_truth() {
-    let dir = workdir("schemes");
-    let jar = shapes_jar(&dir);
+    let tmp = workdir("schemes");
+    let dir = tmp.path();
+    let jar = shapes_jar(dir);
     for (variant, args, exits_ok) in [
         ("throw", &["Shapes", "25", "throw"][..], false),
         ("exit", &["Shapes", "25", "exit"][..], true),
@@ -193,8 +195,9 @@ fn every_scheme_decodes_to_the_raw_ground_truth() {
 
 #[test]
 fn adaptive_model_shrinks_the_next_run() {
-    let dir = workdir("adaptive");
-    let jar = shapes_jar(&dir);
+    let tmp = workdir("adaptive");
+    let dir = tmp.path();
+    let jar = shapes_jar(dir);
     let run1 = dir.join("run1.jar");
     instrument(&jar, &run1, "adaptracer", &["--context", "none"]);
     let log1 = dir.join("run1.log");
@@ -223,8 +226,9 @@ fn adaptive_model_shrinks_the_next_run() {
 
 #[test]
 fn compare_runs_every_scheme_and_reports() {
-    let dir = workdir("compare");
-    let jar = shapes_jar(&dir);
+    let tmp = workdir("compare");
+    let dir = tmp.path();
+    let jar = shapes_jar(dir);
     let out = ok(tk(&[
         "paths",
         "compare",
@@ -270,8 +274,9 @@ fn compare_runs_every_scheme_and_reports() {
 
 #[test]
 fn bad_logs_and_jars_fail_with_clear_errors() {
-    let dir = workdir("errors");
-    let jar = shapes_jar(&dir);
+    let tmp = workdir("errors");
+    let dir = tmp.path();
+    let jar = shapes_jar(dir);
     let decode_log = |log: &Path, jar: &Path| {
         tk(&[
             "paths",
@@ -379,8 +384,9 @@ fn bad_logs_and_jars_fail_with_clear_errors() {
 
 #[test]
 fn instrumenting_never_destroys_its_input_and_fails_in_one_line() {
-    let dir = workdir("safety");
-    let jar = shapes_jar(&dir);
+    let tmp = workdir("safety");
+    let dir = tmp.path();
+    let jar = shapes_jar(dir);
     let before = std::fs::read(&jar).unwrap();
     // Output = input, however it is spelled: refused, the jar intact.
     std::fs::create_dir_all(dir.join("sub")).unwrap();
@@ -477,7 +483,6 @@ fn instrumenting_never_destroys_its_input_and_fails_in_one_line() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("run.log") && err.contains("byte 0"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A real third-party program from Debian (Rhino, package `rhino`) runs
@@ -489,7 +494,8 @@ fn rhino_interpreter_decodes_exactly_under_every_scheme() {
         rhino.exists(),
         "Rhino is missing: run scripts/setup (scripts/deps/jvm.apt lists it)"
     );
-    let dir = workdir("rhino");
+    let tmp = workdir("rhino");
+    let dir = tmp.path();
     let script = dir.join("tiny.js");
     std::fs::write(&script, "var s = 0; for (var i = 0; i < 30; i++) { s += (i % 3 === 0) ? i : -1; }\ntry { null.x; } catch (e) { s++; }\nprint(s);\n").unwrap();
     let out = ok(tk(&[
@@ -521,8 +527,9 @@ fn rhino_interpreter_decodes_exactly_under_every_scheme() {
 /// with `TRACEKIT_BLESS=1`.
 #[test]
 fn report_matches_golden_file() {
-    let dir = workdir("golden");
-    let jar = shapes_jar(&dir);
+    let tmp = workdir("golden");
+    let dir = tmp.path();
+    let jar = shapes_jar(dir);
     let out = dir.join("at.jar");
     instrument(&jar, &out, "adaptracer", &["--width", "32", "--context", "none"]);
     let log = dir.join("at.log");

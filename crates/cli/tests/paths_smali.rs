@@ -8,11 +8,12 @@ use std::process::Command;
 
 const TK: &str = env!("CARGO_BIN_EXE_tracekit");
 
-fn workdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tk-paths-smali-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory removed when the test ends, pass or fail.
+fn workdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tk-paths-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn corpus() -> PathBuf {
@@ -21,7 +22,8 @@ fn corpus() -> PathBuf {
 
 #[test]
 fn instruments_a_smali_directory_under_each_scheme() {
-    let dir = workdir("ok");
+    let tmp = workdir("ok");
+    let dir = tmp.path();
     for (scheme, extra) in [
         ("blpp", &[][..]),
         ("pap", &["--verify"][..]),
@@ -45,12 +47,12 @@ fn instruments_a_smali_directory_under_each_scheme() {
         let tables = std::fs::read_to_string(out.join("tracekit-resources/tracekit/tables.txt")).unwrap();
         assert!(tables.starts_with(&format!("scheme {scheme} ")), "{}", &tables[..40]);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn malformed_smali_names_file_line_and_column() {
-    let dir = workdir("bad");
+    let tmp = workdir("bad");
+    let dir = tmp.path();
     let src = dir.join("in");
     std::fs::create_dir_all(&src).unwrap();
     let text = std::fs::read_to_string(corpus().join("workload-main.smali")).unwrap();
@@ -74,5 +76,4 @@ fn malformed_smali_names_file_line_and_column() {
     );
     let line = text.lines().position(|l| l.contains("if-nez v0, :ok")).unwrap() + 1;
     assert!(err.contains(&format!("Bad.smali:{line}:16:")), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
