@@ -39,8 +39,8 @@ const MAX_LENGTH: u64 = 1 << 32;
 /// Writes a pack, entry by entry.
 #[derive(Debug)]
 pub struct PackWriter {
-    /// Buffered: a pack is many small entries, and each write to a disk
-    /// file system costs more than its bytes.
+    /// Buffered for the entries written from memory; a copied file is
+    /// written past the buffer, after flushing it.
     file: std::io::BufWriter<File>,
     path: PathBuf,
 }
@@ -49,7 +49,7 @@ impl PackWriter {
     /// Creates (or truncates) the pack at `path` and writes its first line.
     pub fn create(path: &Path) -> Result<PackWriter> {
         let file = File::create(path).map_err(io_err(path))?;
-        let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut file = std::io::BufWriter::with_capacity(16 << 10, file);
         file.write_all(MAGIC).map_err(io_err(path))?;
         Ok(PackWriter {
             file,
@@ -66,26 +66,33 @@ impl PackWriter {
         self.file.write_all(stored).map_err(io_err(&self.path))
     }
 
-    /// Appends the file `name` as the first `len` bytes of `file` (opened
-    /// from `from`), copied through `buf` (a block log: text, so nothing
-    /// to leave out).
-    pub fn add_file(&mut self, name: &str, (from, file): (&Path, &File), len: u64, buf: &mut [u8]) -> Result<()> {
-        use std::os::unix::fs::FileExt;
+    /// Appends the file `name` of `length` bytes, of which the first
+    /// `stored` are copied from `file` (opened from `from`) and the rest
+    /// are zeros. The bytes go from file to file in the kernel
+    /// (`copy_file_range` or `sendfile`), never through this process.
+    pub fn add_file(&mut self, name: &str, (from, file): (&Path, &File), stored: u64, length: u64) -> Result<()> {
+        use std::io::{Read, Seek};
         debug_assert!(parse_raw_file(name).is_some(), "{name}");
-        let header = format!("{name} {len} {len}\n");
+        debug_assert!(stored <= length);
+        let header = format!("{name} {stored} {length}\n");
         self.file.write_all(header.as_bytes()).map_err(io_err(&self.path))?;
-        let mut at = 0u64;
-        while at < len {
-            let want = ((len - at) as usize).min(buf.len());
-            let got = file.read_at(&mut buf[..want], at).map_err(io_err(from))?;
-            if got == 0 {
-                return Err(EmuError::Invalid(format!(
-                    "{}: shrank while it was packed, at byte {at}",
-                    from.display()
-                )));
+        self.file.flush().map_err(io_err(&self.path))?;
+        // From the start, whatever `SEEK_DATA`/`SEEK_HOLE` did to the position.
+        let mut file = file;
+        file.rewind().map_err(io_err(from))?;
+        let copied = std::io::copy(&mut file.take(stored), self.file.get_mut()).map_err(|e| {
+            // Either side may have failed; the source is named when it is
+            // readable no more, the pack otherwise.
+            EmuError::Io {
+                path: from.to_owned(),
+                error: e,
             }
-            self.file.write_all(&buf[..got]).map_err(io_err(&self.path))?;
-            at += got as u64;
+        })?;
+        if copied < stored {
+            return Err(EmuError::Invalid(format!(
+                "{}: shrank while it was packed, at byte {copied}",
+                from.display()
+            )));
         }
         Ok(())
     }

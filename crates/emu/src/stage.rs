@@ -164,7 +164,6 @@ impl Stage {
         names.sort();
         let partial = self.raw.join(tracekit_emu_format::PACK_PARTIAL);
         let mut pack = PackWriter::create(&partial)?;
-        let mut buf = Vec::new();
         let mut pids = Vec::new();
         for name in names {
             let from = self.dir.join(&name);
@@ -175,19 +174,22 @@ impl Stage {
                 (Some(kind @ (RawFile::Blocks(_) | RawFile::Counts(_))), Some(packed_name)) => {
                     let file = File::open(&from).map_err(io_err(&from))?;
                     let len = file.metadata().map_err(io_err(&from))?.len();
-                    if let RawFile::Blocks(pid) = kind {
-                        // Streamed: a JVM's log can be large.
+                    let stored = if let RawFile::Blocks(pid) = kind {
                         pids.push(pid);
-                        let len = crate::run::text_end(&file, len).map_err(io_err(&from))?;
-                        buf.resize(256 << 10, 0);
-                        pack.add_file(packed_name, (&from, &file), len, &mut buf)?;
+                        crate::run::text_end(&file, len)
                     } else {
                         // Counters end in a long run of zeros (unused
                         // slots, or a sparse mapping): left out.
-                        read_data(&file, len, &mut buf).map_err(io_err(&from))?;
-                        let stored = buf.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-                        pack.add(packed_name, &buf[..stored], len)?;
+                        zeros_from(&file, len)
                     }
+                    .map_err(io_err(&from))?;
+                    // A log keeps only its text: a killed process's zero tail goes.
+                    let length = if matches!(kind, RawFile::Blocks(_)) {
+                        stored
+                    } else {
+                        len
+                    };
+                    pack.add_file(packed_name, (&from, &file), stored, length)?;
                 }
                 _ => {
                     let mut copy_buf = vec![0u8; 256 << 10];
@@ -208,21 +210,29 @@ impl Stage {
     }
 }
 
-/// Reads the first `len` bytes of `file` into `buf`, up to the end of its
-/// last data range: only the ranges that hold data are read (holes read as
-/// zeros), so a mostly empty sparse file costs what it holds.
-fn read_data(file: &File, len: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    buf.clear();
-    let mut at = 0u64;
-    while at < len {
-        let Some((start, end)) = next_data(file, at, len)? else {
-            break;
-        };
-        buf.resize(end as usize, 0);
-        file.read_exact_at(&mut buf[start as usize..end as usize], start)?;
-        at = end;
+/// Where the trailing zeros of `file` (of `len` bytes) start: the end of
+/// its last data range (holes read as zeros), then back over zero bytes,
+/// read a chunk at a time from the end. A counter file's used slots are at
+/// its start, so one read of its last data usually finds the answer.
+fn zeros_from(file: &File, len: u64) -> std::io::Result<u64> {
+    let mut end = 0;
+    while end < len {
+        match next_data(file, end, len)? {
+            Some((_, data_end)) if data_end > end => end = data_end,
+            _ => break,
+        }
     }
-    Ok(())
+    let mut buf = vec![0u8; 16 << 10];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        file.read_exact_at(chunk, start)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b != 0) {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 /// Copies `from` to a new `to` of the same length, writing only the
@@ -328,6 +338,32 @@ mod tests {
             std::fs::metadata(&to).unwrap().blocks() * 512 < 1 << 20,
             "holes stay holes"
         );
+    }
+
+    #[test]
+    fn the_zero_tail_of_a_sparse_file_is_found_past_holes_and_zero_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let rw = |name: &str| {
+            let path = dir.path().join(name);
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)
+                .unwrap()
+        };
+        let f = rw("c");
+        f.set_len(64 << 20).unwrap();
+        assert_eq!(zeros_from(&f, 64 << 20).unwrap(), 0, "all hole");
+        f.write_all_at(&[1], 5).unwrap();
+        f.write_all_at(&[7], 3 << 20).unwrap();
+        // Zeros written as data after the last count, over two chunks.
+        f.write_all_at(&vec![0u8; 40 << 10], (3 << 20) + 1).unwrap();
+        assert_eq!(zeros_from(&f, 64 << 20).unwrap(), (3 << 20) + 1);
+        let g = rw("d");
+        g.write_all_at(b"\x01\0\0", 0).unwrap();
+        assert_eq!(zeros_from(&g, 3).unwrap(), 1, "not sparse");
     }
 
     #[test]
