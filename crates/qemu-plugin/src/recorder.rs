@@ -45,8 +45,7 @@ use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
 
-use rustc_hash::FxBuildHasher;
-
+use crate::block_table::{BlockTable, Known};
 use crate::maps::{guest_limit, parse_host_maps, write_snapshot, Coverage};
 use crate::store::{CounterStore, MappedLog, SizeTable};
 
@@ -74,10 +73,6 @@ pub struct Placement {
     pub overflow: bool,
 }
 
-/// Block identity (address, then each instruction's length and bytes) →
-/// (slot, logged instructions). Keys are compared in full.
-type BlockMap = HashMap<Box<[u8]>, (u64, usize), FxBuildHasher>;
-
 /// Per-process recording state.
 pub struct Recorder {
     opts: Options,
@@ -87,15 +82,17 @@ pub struct Recorder {
     sizes: SizeTable,
     log: MappedLog,
     /// The blocks this process translated itself (see [`BlockMap`]).
-    known: BlockMap,
+    known: BlockTable,
     /// The tables of this process's ancestors, oldest first, frozen at
     /// each fork: a child adds its own blocks to a fresh `known` rather than
     /// inserting into the inherited table, whose pages it would otherwise
     /// copy-on-write all over (most of a short child's page faults).
-    inherited: Vec<BlockMap>,
+    inherited: Vec<BlockTable>,
     key: Vec<u8>,
     texts: HashMap<(char, Vec<u8>), String>,
-    record: String,
+    /// The log record being formatted (bytes: the log is ASCII but for
+    /// QEMU's disassembly, which is copied as it is).
+    record: Vec<u8>,
     coverage: Option<Coverage>,
     /// The last memory-map snapshot, as logged.
     snapshot: String,
@@ -124,11 +121,11 @@ impl Recorder {
             log,
             // Not pre-sized: a large table's pages are touched by inserts
             // all over, which made forked children copy them.
-            known: BlockMap::default(),
+            known: BlockTable::default(),
             inherited: Vec::new(),
             key: Vec::new(),
             texts: HashMap::new(),
-            record: String::new(),
+            record: Vec::new(),
             coverage: None,
             snapshot: String::new(),
             snapshot_owed: false,
@@ -218,10 +215,10 @@ impl Recorder {
             .known
             .get(key)
             .or_else(|| self.inherited.iter().rev().find_map(|m| m.get(key)));
-        if let Some(&(slot, n)) = seen {
+        if let Some(Known { slot, insns }) = seen {
             return Ok(Placement {
                 slot,
-                insns: n,
+                insns,
                 overflow: false,
             });
         }
@@ -262,40 +259,45 @@ impl Recorder {
             });
         };
         self.sizes.set(slot, n as u32, self.store.used());
-        self.known.insert(self.key.clone().into_boxed_slice(), (slot, n));
+        self.known.insert(&self.key, Known { slot, insns: n });
         let text = &mut self.record;
         text.clear();
         // Formatted by hand rather than with `write!`: this runs for every new block.
-        text.push_str("B ");
+        text.extend_from_slice(b"B ");
         push_dec(text, slot);
-        text.push(' ');
+        text.push(b' ');
         push_hex_number(text, vaddr);
-        text.push(' ');
+        text.push(b' ');
         push_dec(text, n as u64);
-        text.push(' ');
-        text.push(mode);
-        text.push('\n');
+        text.push(b' ');
+        text.push(mode as u8);
+        text.push(b'\n');
         let mut next = vaddr;
         for (i, insn) in insns.iter().enumerate() {
             let disas = texts.get(i).and_then(|t| t.as_deref());
-            text.push_str("I ");
+            text.extend_from_slice(b"I ");
             // The short form (bytes only) when the address follows and no
             // text comes after: half the bytes of the log.
             if insn.vaddr != next || disas.is_some() || insn.bytes.is_empty() {
                 push_hex_number(text, insn.vaddr);
-                text.push(' ');
+                text.push(b' ');
             }
             push_hex(text, insn.bytes);
             if let Some(d) = disas {
-                text.push(' ');
-                text.extend(d.trim().chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
+                text.push(b' ');
+                // Line breaks are single bytes in UTF-8, never inside a character.
+                text.extend(
+                    d.trim()
+                        .bytes()
+                        .map(|c| if c == b'\n' || c == b'\r' { b' ' } else { c }),
+                );
             }
-            text.push('\n');
+            text.push(b'\n');
             next = insn.vaddr.wrapping_add(insn.bytes.len() as u64);
         }
         // One append per new block: the log is complete up to the last
         // translation whatever way the process ends.
-        self.log.append(self.record.as_bytes())?;
+        self.log.append(&self.record)?;
         Ok(Placement {
             slot,
             insns: n,
@@ -372,16 +374,16 @@ impl Recorder {
 }
 
 /// Appends `v` in lowercase hex without leading zeros (as `{:x}`).
-fn push_hex_number(out: &mut String, v: u64) {
+fn push_hex_number(out: &mut Vec<u8>, v: u64) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
     for i in (0..digits).rev() {
-        out.push(DIGITS[((v >> (4 * i)) & 15) as usize] as char);
+        out.push(DIGITS[((v >> (4 * i)) & 15) as usize]);
     }
 }
 
 /// Appends `v` in decimal (as `{}`).
-fn push_dec(out: &mut String, v: u64) {
+fn push_dec(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     let mut v = v;
@@ -393,14 +395,14 @@ fn push_dec(out: &mut String, v: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&buf[i..]).expect("ASCII digits"));
+    out.extend_from_slice(&buf[i..]);
 }
 
-fn push_hex(out: &mut String, bytes: &[u8]) {
+fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 15) as usize]);
     }
 }
 
