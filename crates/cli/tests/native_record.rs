@@ -564,20 +564,27 @@ fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
     let exe = build(&dir, "threads.c", &[]);
     let rec = dir.join("rec");
     record_and_replay(&rec, &[], &[exe.to_str().unwrap()]);
-    // Without options the recording is streamed; --per-thread loads it
-    // whole: the session-wide rows must be the same.
-    let json = |extra: &[&str]| -> Value {
-        serde_json::from_str(&run(Command::new(TRACEKIT)
-            .arg("profile")
-            .arg(&rec)
-            .arg("--json")
-            .args(extra)))
-        .unwrap()
+    // The recording is streamed; TRACEKIT_LOAD_WHOLE loads it whole, the
+    // reference every streamed result must equal.
+    let profile = |extra: &[&str], whole: bool| -> Value {
+        let mut c = Command::new(TRACEKIT);
+        c.arg("profile").arg(&rec).arg("--json").args(extra);
+        if whole {
+            c.env("TRACEKIT_LOAD_WHOLE", "1");
+        } else {
+            c.env_remove("TRACEKIT_LOAD_WHOLE");
+        }
+        serde_json::from_str(&run(&mut c)).unwrap()
     };
+    let json = |extra: &[&str]| profile(extra, false);
     let streamed = json(&[]);
-    let loaded = json(&["--per-thread"]);
+    let loaded = profile(&["--per-thread"], true);
     assert_eq!(streamed["methods"], loaded["methods"]);
     assert!(streamed["methods"].as_array().unwrap().len() >= 4, "{streamed}");
+    // --per-thread streams too, one profile per thread as it is read.
+    let per_thread = json(&["--per-thread"]);
+    assert_eq!(per_thread["methods"], loaded["methods"]);
+    assert_eq!(per_thread["threads"], loaded["threads"]);
     // --thread streams too, reading only that thread's calls: each one's
     // rows equal its rows in the loaded --per-thread profile.
     let threads = loaded["threads"].as_array().unwrap();
@@ -585,6 +592,8 @@ fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
     for t in threads {
         let one = json(&["--thread", &t["tid"].to_string()]);
         assert_eq!(one["methods"], t["methods"], "thread {}", t["tid"]);
+        let one_per_thread = json(&["--thread", &t["tid"].to_string(), "--per-thread"]);
+        assert_eq!(one_per_thread["threads"].as_array().unwrap(), &vec![t.clone()]);
     }
     // A selection that names nothing fails, saying why on stderr.
     let refused = |extra: &[&str]| -> String {
@@ -619,9 +628,11 @@ fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
     )
     .unwrap();
     let when = json(&["--when", "Phase == 2"]);
-    let loaded = json(&["--when", "Phase == 2", "--per-thread"]);
+    let loaded = profile(&["--when", "Phase == 2", "--per-thread"], true);
     assert_eq!(when["methods"], loaded["methods"]);
     assert_eq!(when["window_us"], loaded["window_us"]);
+    let when_per_thread = json(&["--when", "Phase == 2", "--per-thread"]);
+    assert_eq!(when_per_thread["threads"], loaded["threads"]);
     assert_ne!(
         when["methods"], streamed["methods"],
         "the window selects part of the run"

@@ -72,9 +72,17 @@ pub fn run(a: Args) -> Result<()> {
 fn tree(a: &Args, json: bool) -> Result<()> {
     let min_percent = a.min_percent.unwrap_or(0.0);
     // A recording is walked as it is read, never held whole.
-    let streamed = input::stream_analysis(&a.input, &a.select, false, true)?;
+    let wanted = input::Wanted {
+        tree: true,
+        ..Default::default()
+    };
+    let streamed = input::stream_analysis(&a.input, &a.select, wanted)?;
     let (s, tree) = match streamed {
-        Some((s, _, Some(tree), _)) => (s, tree),
+        Some(input::Streamed {
+            session,
+            tree: Some(tree),
+            ..
+        }) => (session, tree),
         _ => {
             let s = open_loaded(&a.input)?.session;
             let opts = a.select.options(&s)?;

@@ -23,12 +23,34 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
 
 /// A session without calls, what was computed from its calls as they were
 /// read, and the selection they were read with.
-pub type Streamed = (
-    Session,
-    Option<tracekit_analysis::Profile>,
-    Option<tracekit_analysis::CallTree>,
-    tracekit_analysis::ProfileOptions,
-);
+pub struct Streamed {
+    /// The session, without its calls.
+    pub session: Session,
+    /// The profile of the selected calls, when asked for.
+    pub profile: Option<tracekit_analysis::Profile>,
+    /// The call tree of the selected calls, when asked for.
+    pub tree: Option<tracekit_analysis::CallTree>,
+    /// Each selected thread's own profile, in thread order, when asked for.
+    pub per_thread: Vec<(ThreadId, tracekit_analysis::Profile)>,
+    /// The selection, as the loaded path would have made it.
+    pub options: tracekit_analysis::ProfileOptions,
+}
+
+/// What [`stream_analysis`] computes as the calls stream.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wanted {
+    /// The profile of the selection.
+    pub profile: bool,
+    /// The call tree of the selection.
+    pub tree: bool,
+    /// A profile of each selected thread on its own.
+    pub per_thread: bool,
+}
+
+/// Set (to anything) to load every input whole, as formats that cannot
+/// stream are: the reference the streamed results are tested against, and
+/// a way to rule streaming out when a result looks wrong.
+pub const LOAD_WHOLE_ENV: &str = "TRACEKIT_LOAD_WHOLE";
 
 /// Streams the input's calls into a profile and/or call tree when its
 /// format allows (recording directories), so that memory does not grow
@@ -37,13 +59,23 @@ pub type Streamed = (
 /// the named threads' calls, and `--when` is evaluated on the recording's
 /// context before the first call (a condition that cannot be evaluated
 /// there, e.g. on a track the calls bring, falls back to the whole load).
-pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: bool) -> Result<Option<Streamed>> {
+/// Per-thread profiles cost memory per thread and method, never per event.
+pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Result<Option<Streamed>> {
+    use tracekit_analysis::StreamAnalysis;
     struct Feed<'a> {
-        analysis: tracekit_analysis::StreamAnalysis,
+        analysis: StreamAnalysis,
         threads: &'a [String],
         when: Option<tracekit_analysis::Condition>,
+        window: Option<tracekit_analysis::IntervalSet>,
         /// `--when` could not be evaluated on the context alone.
         unevaluated: bool,
+        /// Each thread's own analysis, when per-thread profiles are wanted.
+        per_thread: Option<Vec<(ThreadId, StreamAnalysis)>>,
+    }
+    impl Feed<'_> {
+        fn own(&mut self) -> Option<&mut StreamAnalysis> {
+            self.per_thread.as_mut().and_then(|v| v.last_mut()).map(|(_, a)| a)
+        }
     }
     impl tracekit_io::CallStream for Feed<'_> {
         fn wants(&mut self, t: &tracekit_model::Thread) -> bool {
@@ -56,21 +88,41 @@ pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: boo
             let Some(when) = &self.when else { return };
             // The session's end is not known yet: the last interval is
             // left open, which counts the same time (no call lies past it).
-            let window = when.intervals(context, i64::MAX / 4);
-            match window {
-                Ok(w) => self.analysis.set_window(w),
+            match when.intervals(context, i64::MAX / 4) {
+                Ok(w) => {
+                    self.analysis.set_window(w.clone());
+                    self.window = Some(w);
+                }
                 Err(_) => self.unevaluated = true,
             }
         }
-        fn begin_thread(&mut self, _: ThreadId, _: u64) {
+        fn begin_thread(&mut self, id: ThreadId, _: u64) {
             self.analysis.begin_thread();
+            let window = self.window.clone();
+            if let Some(v) = &mut self.per_thread {
+                let mut own = StreamAnalysis::new(true, false);
+                if let Some(w) = window {
+                    own.set_window(w);
+                }
+                own.begin_thread();
+                v.push((id, own));
+            }
         }
         fn call(&mut self, e: tracekit_model::CallEvent) {
             self.analysis.event(&e);
+            if let Some(own) = self.own() {
+                own.event(&e);
+            }
         }
         fn end_thread(&mut self, _: ThreadId) {
             self.analysis.end_thread();
+            if let Some(own) = self.own() {
+                own.end_thread();
+            }
         }
+    }
+    if std::env::var_os(LOAD_WHOLE_ENV).is_some() {
+        return Ok(None);
     }
     // A condition that does not parse is refused before any reading.
     let when = match &select.when {
@@ -78,10 +130,12 @@ pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: boo
         None => None,
     };
     let mut feed = Feed {
-        analysis: tracekit_analysis::StreamAnalysis::new(profile, tree),
+        analysis: StreamAnalysis::new(wanted.profile, wanted.tree),
         threads: &select.threads.threads,
         when,
+        window: None,
         unevaluated: false,
+        per_thread: wanted.per_thread.then(Vec::new),
     };
     let opened = {
         let _reading = reading_bar(name);
@@ -96,9 +150,34 @@ pub fn stream_analysis(name: &Path, select: &Selection, profile: bool, tree: boo
     announce(&loaded);
     // Names every thread when a `--thread` matched none, and gives the
     // window on the whole session's horizon for the report.
-    let opts = select.options(&loaded.session)?;
-    let (p, t) = feed.analysis.finish(loaded.session.clocks);
-    Ok(Some((loaded.session, p, t, opts)))
+    let options = select.options(&loaded.session)?;
+    let clocks = loaded.session.clocks;
+    let mut per_thread: Vec<(ThreadId, tracekit_analysis::Profile)> = Vec::new();
+    if let Some(own) = feed.per_thread {
+        per_thread = own
+            .into_iter()
+            .map(|(id, a)| (id, a.finish(clocks).0.expect("profile")))
+            .collect();
+        // Every selected thread has a row, as in the loaded profile, even
+        // one whose calls were empty or not streamed.
+        for (id, _, _) in loaded.session.thread_calls() {
+            let selected = options.threads.as_ref().is_none_or(|t| t.contains(&id));
+            if selected && !per_thread.iter().any(|(t, _)| *t == id) {
+                let empty = StreamAnalysis::new(true, false).finish(clocks).0.expect("profile");
+                per_thread.push((id, empty));
+            }
+        }
+        per_thread.retain(|(id, _)| options.threads.as_ref().is_none_or(|t| t.contains(id)));
+        per_thread.sort_by_key(|(id, _)| *id);
+    }
+    let (profile, tree) = feed.analysis.finish(clocks);
+    Ok(Some(Streamed {
+        session: loaded.session,
+        profile,
+        tree,
+        per_thread,
+        options,
+    }))
 }
 
 /// Opens the input handing its calls to `sink` as they are read, when its

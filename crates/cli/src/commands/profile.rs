@@ -102,9 +102,15 @@ impl EnergyColumns {
 pub fn run(a: Args) -> Result<()> {
     // A recording is profiled as it is read, never held whole.
     let power = a.energy || a.charge.power.is_some() || a.charge.power_profile.is_some();
-    if !a.per_thread && !power {
-        if let Some((s, Some(p), _, opts)) = input::stream_analysis(&a.input, &a.select, true, false)? {
-            return print(&a, &s, &p, &[], &opts, None);
+    if !power {
+        let wanted = input::Wanted {
+            profile: true,
+            per_thread: a.per_thread,
+            ..Default::default()
+        };
+        if let Some(st) = input::stream_analysis(&a.input, &a.select, wanted)? {
+            let p = st.profile.expect("asked for");
+            return print(&a, &st.session, &p, &st.per_thread, &st.options, None);
         }
     }
     let mut s = open(&a.input)?;
