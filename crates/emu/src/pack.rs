@@ -81,12 +81,12 @@ impl PackWriter {
         let mut file = file;
         file.rewind().map_err(io_err(from))?;
         let copied = std::io::copy(&mut file.take(stored), self.file.get_mut()).map_err(|e| {
-            // Either side may have failed; the source is named when it is
-            // readable no more, the pack otherwise.
-            EmuError::Io {
-                path: from.to_owned(),
-                error: e,
-            }
+            // Either side may have failed: both are named.
+            EmuError::Invalid(format!(
+                "{}: cannot be copied into {}: {e}",
+                from.display(),
+                self.path.display()
+            ))
         })?;
         if copied < stored {
             return Err(EmuError::Invalid(format!(

@@ -184,6 +184,9 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
 /// format allows (recording directories), and prints what [`open`] prints;
 /// `None` when it must be loaded whole.
 pub fn open_streaming(name: &Path, sink: &mut impl tracekit_io::CallStream) -> Result<Option<tracekit_io::Loaded>> {
+    if std::env::var_os(LOAD_WHOLE_ENV).is_some() {
+        return Ok(None);
+    }
     let opened = {
         let _reading = reading_bar(name);
         tracekit_io::open_streaming(name, sink)?
