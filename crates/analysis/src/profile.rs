@@ -79,6 +79,35 @@ pub(crate) struct Acc {
     edges: FxHashMap<(u32, u32), EdgeProfile>,
 }
 
+impl Acc {
+    /// Adds `other`'s rows and edges to these: every field is a sum, so
+    /// the profile of threads walked apart and merged equals the profile of
+    /// the same threads walked into one accumulator.
+    pub(crate) fn merge(&mut self, other: &Acc) {
+        if self.rows.len() < other.rows.len() {
+            self.rows.resize(other.rows.len(), MethodProfile::default());
+        }
+        for (r, o) in self.rows.iter_mut().zip(&other.rows) {
+            r.calls += o.calls;
+            r.recursive_calls += o.recursive_calls;
+            r.incl_real_ns += o.incl_real_ns;
+            r.excl_real_ns += o.excl_real_ns;
+            r.incl_cpu_ns += o.incl_cpu_ns;
+            r.excl_cpu_ns += o.excl_cpu_ns;
+        }
+        for (key, o) in &other.edges {
+            let e = self.edges.entry(*key).or_insert_with(|| EdgeProfile {
+                parent: o.parent,
+                child: o.child,
+                ..Default::default()
+            });
+            e.calls += o.calls;
+            e.incl_real_ns += o.incl_real_ns;
+            e.incl_cpu_ns += o.incl_cpu_ns;
+        }
+    }
+}
+
 impl Visitor for Acc {
     fn enter(&mut self, _: MethodId, _: usize, _: bool) {}
 

@@ -55,6 +55,10 @@ pub struct StreamAnalysis {
     out: Both,
     has_cpu: bool,
     window: Option<IntervalSet>,
+    /// Each ended thread's own rows, when kept apart (`out.profile` then
+    /// holds only the current thread's, and `total` the ended ones').
+    threads: Option<Vec<Acc>>,
+    total: Acc,
 }
 
 impl StreamAnalysis {
@@ -68,7 +72,18 @@ impl StreamAnalysis {
             },
             has_cpu: false,
             window: None,
+            threads: None,
+            total: Acc::default(),
         }
+    }
+
+    /// Also keeps each thread's own profile, for
+    /// [`StreamAnalysis::finish_with_threads`]: one walk gives both, each
+    /// thread's rows added to the whole profile's when the thread ends. Set
+    /// before the first thread, on an analysis that builds the profile.
+    pub fn keep_thread_profiles(&mut self) {
+        debug_assert!(self.out.profile.is_some(), "thread profiles need the profile");
+        self.threads = Some(Vec::new());
     }
 
     /// Counts only the time inside `window` (`--when`), as
@@ -103,13 +118,35 @@ impl StreamAnalysis {
     /// Ends the current thread (closing what is still open at its last time).
     pub fn end_thread(&mut self) {
         self.walker.end(&mut self.out);
+        if let (Some(threads), Some(acc)) = (&mut self.threads, &mut self.out.profile) {
+            let own = std::mem::take(acc);
+            self.total.merge(&own);
+            threads.push(own);
+        }
     }
 
     /// The results, on the session's clocks.
     pub fn finish(self, clocks: Clocks) -> (Option<Profile>, Option<CallTree>) {
+        let (profile, tree, _) = self.finish_with_threads(clocks);
+        (profile, tree)
+    }
+
+    /// The results and, when kept ([`StreamAnalysis::keep_thread_profiles`]),
+    /// each thread's own profile in the order the threads were fed.
+    pub fn finish_with_threads(mut self, clocks: Clocks) -> (Option<Profile>, Option<CallTree>, Vec<Profile>) {
+        let mut own = Vec::new();
+        if let Some(threads) = self.threads.take() {
+            if let Some(acc) = &mut self.out.profile {
+                // A thread that was begun and never ended counts as well.
+                self.total.merge(acc);
+                *acc = std::mem::take(&mut self.total);
+            }
+            own = threads.into_iter().map(|a| Profile::from_acc(a, clocks)).collect();
+        }
         (
             self.out.profile.map(|a| Profile::from_acc(a, clocks)),
             self.out.tree.map(CallTree::from_builder),
+            own,
         )
     }
 }

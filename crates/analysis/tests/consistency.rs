@@ -129,3 +129,58 @@ fn streamed_events_in_a_window_give_the_windowed_profile_and_call_tree() {
     }
     assert!(want_profile.methods.iter().any(|m| m.calls > 0));
 }
+
+/// Each thread's own profile, kept apart in the same streamed walk, equals
+/// the session walk's profile of that thread alone, and the whole profile
+/// is still the session's.
+#[test]
+fn streamed_events_give_each_threads_own_profile_in_the_same_walk() {
+    let s = tracekit_example::browser_session(&tracekit_example::Options {
+        seed: 7,
+        duration_s: 10.0,
+    });
+    let (a, b) = s.time_span().unwrap();
+    let half = IntervalSet::single(a as i64, (a + (b - a) / 2) as i64);
+    for window in [None, Some(half)] {
+        let mut st = tracekit_analysis::StreamAnalysis::new(true, false);
+        st.keep_thread_profiles();
+        if let Some(w) = &window {
+            st.set_window(w.clone());
+        }
+        let mut ids = Vec::new();
+        for (id, _, calls) in s.thread_calls() {
+            ids.push(id);
+            st.begin_thread();
+            for e in calls.iter() {
+                st.event(&e);
+            }
+            st.end_thread();
+        }
+        let (whole, _, own) = st.finish_with_threads(s.clocks);
+        let whole = whole.unwrap();
+        let want = Profile::of(
+            &s,
+            &ProfileOptions {
+                threads: None,
+                window: window.clone(),
+            },
+        );
+        assert_eq!(whole.methods, want.methods);
+        assert_eq!(whole.edges, want.edges);
+        assert_eq!(whole.total_real_ns, want.total_real_ns);
+        assert_eq!(own.len(), ids.len());
+        assert!(ids.len() >= 2, "several threads");
+        for (id, p) in ids.iter().zip(&own) {
+            let one = Profile::of(
+                &s,
+                &ProfileOptions {
+                    threads: Some(vec![*id]),
+                    window: window.clone(),
+                },
+            );
+            assert_eq!(p.methods, one.methods, "thread {id:?}");
+            assert_eq!(p.edges, one.edges, "thread {id:?}");
+            assert_eq!(p.total_cpu_ns, one.total_cpu_ns, "thread {id:?}");
+        }
+    }
+}

@@ -66,16 +66,10 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         analysis: StreamAnalysis,
         threads: &'a [String],
         when: Option<tracekit_analysis::Condition>,
-        window: Option<tracekit_analysis::IntervalSet>,
         /// `--when` could not be evaluated on the context alone.
         unevaluated: bool,
-        /// Each thread's own analysis, when per-thread profiles are wanted.
-        per_thread: Option<Vec<(ThreadId, StreamAnalysis)>>,
-    }
-    impl Feed<'_> {
-        fn own(&mut self) -> Option<&mut StreamAnalysis> {
-            self.per_thread.as_mut().and_then(|v| v.last_mut()).map(|(_, a)| a)
-        }
+        /// The threads fed, in order (their profiles come out in this order).
+        fed: Vec<ThreadId>,
     }
     impl tracekit_io::CallStream for Feed<'_> {
         fn wants(&mut self, t: &tracekit_model::Thread) -> bool {
@@ -89,36 +83,19 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
             // The session's end is not known yet: the last interval is
             // left open, which counts the same time (no call lies past it).
             match when.intervals(context, i64::MAX / 4) {
-                Ok(w) => {
-                    self.analysis.set_window(w.clone());
-                    self.window = Some(w);
-                }
+                Ok(w) => self.analysis.set_window(w),
                 Err(_) => self.unevaluated = true,
             }
         }
         fn begin_thread(&mut self, id: ThreadId, _: u64) {
             self.analysis.begin_thread();
-            let window = self.window.clone();
-            if let Some(v) = &mut self.per_thread {
-                let mut own = StreamAnalysis::new(true, false);
-                if let Some(w) = window {
-                    own.set_window(w);
-                }
-                own.begin_thread();
-                v.push((id, own));
-            }
+            self.fed.push(id);
         }
         fn call(&mut self, e: tracekit_model::CallEvent) {
             self.analysis.event(&e);
-            if let Some(own) = self.own() {
-                own.event(&e);
-            }
         }
         fn end_thread(&mut self, _: ThreadId) {
             self.analysis.end_thread();
-            if let Some(own) = self.own() {
-                own.end_thread();
-            }
         }
     }
     if std::env::var_os(LOAD_WHOLE_ENV).is_some() {
@@ -129,13 +106,16 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         Some(w) => Some(tracekit_analysis::Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?),
         None => None,
     };
+    let mut analysis = StreamAnalysis::new(wanted.profile || wanted.per_thread, wanted.tree);
+    if wanted.per_thread {
+        analysis.keep_thread_profiles();
+    }
     let mut feed = Feed {
-        analysis: StreamAnalysis::new(wanted.profile, wanted.tree),
+        analysis,
         threads: &select.threads.threads,
         when,
-        window: None,
         unevaluated: false,
-        per_thread: wanted.per_thread.then(Vec::new),
+        fed: Vec::new(),
     };
     let opened = {
         let _reading = reading_bar(name);
@@ -152,12 +132,9 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
     // window on the whole session's horizon for the report.
     let options = select.options(&loaded.session)?;
     let clocks = loaded.session.clocks;
-    let mut per_thread: Vec<(ThreadId, tracekit_analysis::Profile)> = Vec::new();
-    if let Some(own) = feed.per_thread {
-        per_thread = own
-            .into_iter()
-            .map(|(id, a)| (id, a.finish(clocks).0.expect("profile")))
-            .collect();
+    let (profile, tree, own) = feed.analysis.finish_with_threads(clocks);
+    let mut per_thread: Vec<(ThreadId, tracekit_analysis::Profile)> = feed.fed.into_iter().zip(own).collect();
+    if wanted.per_thread {
         // Every selected thread has a row, as in the loaded profile, even
         // one whose calls were empty or not streamed.
         for (id, _, _) in loaded.session.thread_calls() {
@@ -170,7 +147,6 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         per_thread.retain(|(id, _)| options.threads.as_ref().is_none_or(|t| t.contains(id)));
         per_thread.sort_by_key(|(id, _)| *id);
     }
-    let (profile, tree) = feed.analysis.finish(clocks);
     Ok(Some(Streamed {
         session: loaded.session,
         profile,
