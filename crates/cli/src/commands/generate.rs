@@ -175,10 +175,13 @@ pub fn options_reference() -> String {
             let usage = cmd.clone().bin_name(&path).render_usage().to_string();
             let usage = usage.trim_start_matches("Usage: ").trim();
             out.push_str(&format!("```text\n{usage}\n```\n\n"));
-            let args: Vec<&Arg> = cmd
+            let mut args: Vec<&Arg> = cmd
                 .get_arguments()
                 .filter(|a| !a.is_hide_set() && a.get_id() != "help" && a.get_id() != "version")
                 .collect();
+            // A command's own options first, then the global ones it
+            // inherits, however late its own were built.
+            args.sort_by_key(|a| a.is_global_set());
             for a in args {
                 out.push_str(&format!("- `{}`", arg_spelling(a)));
                 if let Some(help) = a.get_long_help().or(a.get_help()) {

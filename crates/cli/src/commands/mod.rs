@@ -2,11 +2,13 @@
 //! `tracekit --help`, the exit statuses, and how messages are printed.
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use deferred::Deferred;
 
 mod calltree;
 mod charge;
 mod choices;
 mod context;
+mod deferred;
 mod demo;
 mod diff;
 mod emu;
@@ -67,58 +69,61 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Generate the bundled example session and analyse it (the main job).
-    Demo(demo::Args),
+    Demo(Deferred<demo::Args>),
     /// Write the bundled example session (NAME.trace + NAME.clog).
-    Example(example::Args),
+    Example(Deferred<example::Args>),
     /// Summarise a session: threads, methods, clocks, context items, repairs.
-    Info(info::Args),
+    Info(Deferred<info::Args>),
     /// Traceview's profile: inclusive/exclusive time per method on each clock.
-    Profile(profile::Args),
+    Profile(Deferred<profile::Args>),
     /// dmtracedump's call tree with inclusive/exclusive times.
-    Calltree(calltree::Args),
+    Calltree(Deferred<calltree::Args>),
     /// The value of every context item at an instant.
-    Context(context::Args),
+    Context(Deferred<context::Args>),
     /// Occurrences of a problem (BRB, or a method under a context condition) and ranked context hints.
-    Problems(problems::Args),
+    Problems(Deferred<problems::Args>),
     /// List every call of a trace, indented, with durations.
-    Replay(replay::Args),
+    Replay(Deferred<replay::Args>),
     /// Energy, mean power and charge of a capture, a window, a slice's instances or a condition's intervals.
-    Energy(energy::Args),
+    Energy(Deferred<energy::Args>),
     /// Compare runs: which methods, paths or categories regressed, with confidence; differential flame graph.
-    Diff(diff::Args),
+    Diff(Deferred<diff::Args>),
     /// Write the self-contained HTML timeline viewer (report INPUT --html -o FILE).
-    Report(report::Args),
+    Report(Deferred<report::Args>),
     /// Serve the timeline viewer on 127.0.0.1 (for traces too large for one file).
-    Ui(ui::Args),
+    Ui(Deferred<ui::Args>),
     /// Convert any trace for another viewer: Perfetto, Chrome JSON, speedscope, Firefox, folded, Android, object trace.
-    Convert(convert::Args),
+    Convert(Deferred<convert::Args>),
     /// SQL over traces or a Parquet dataset of many sessions (-q QUERY, -f FILE, or a prompt).
     #[cfg(feature = "sql")]
-    Sql(sql::Args),
+    Sql(Deferred<sql::Args>),
     /// Write sessions into a Parquet dataset partitioned by session (export --parquet DIR INPUT...).
     #[cfg(feature = "sql")]
-    Export(export::Args),
+    Export(Deferred<export::Args>),
     /// Draw the UML sequence diagram of an object trace or recording; report deadlocks.
-    Seqdiag(seqdiag::Args),
+    Seqdiag(Deferred<seqdiag::Args>),
     /// Record a native program (built with -finstrument-functions or using the tracekit C API).
-    Record(record::Args),
+    Record(Deferred<record::Args>),
     /// Sample battery, RAPL and hwmon power on Linux (and write the phone-side sampler script).
-    Power(power::Args),
+    Power(Deferred<power::Args>),
     /// Path profiling: encode and decode paths with BLPP, PAP or AdapTracer; Java programs.
-    Paths(paths::Args),
+    Paths(Deferred<paths::Args>),
     /// Instruction profiling under QEMU's user-mode emulator.
-    Emu(emu::Args),
+    Emu(Deferred<emu::Args>),
     /// Print version information.
-    Version(version::Args),
+    Version(Deferred<version::Args>),
     /// The context sampler process that `record` starts (internal).
     #[command(hide = true)]
-    ContextSampler(record::SamplerArgs),
+    ContextSampler(Deferred<record::SamplerArgs>),
     /// Shell completions, manual pages and the guide's option reference (for packagers).
     #[command(hide = true)]
-    Generate(generate::Args),
+    Generate(Deferred<generate::Args>),
 }
 
 /// The views and exports (SQL's commands only when built with them).
+/// What clap's own `help` subcommand says of itself.
+const HELP_ABOUT: &str = "Print this message or the help of the given subcommand(s)";
+
 const VIEWS: &[&str] = if cfg!(feature = "sql") {
     &["report", "ui", "convert", "seqdiag", "sql", "export"]
 } else {
@@ -144,18 +149,20 @@ const GROUPS: &[(&str, &[&str])] = &[
 /// The command line with `--help` grouped by area (clap lists subcommands
 /// in one block; the template lists them under [`GROUPS`] instead).
 pub fn command() -> clap::Command {
-    let mut cmd = Cli::command();
-    cmd.build();
+    // Not built here: building runs every subcommand's deferred arguments
+    // ([`Deferred`]), most of the start-up time of a command that uses one.
+    let cmd = Cli::command();
     let width = cmd.get_subcommands().map(|s| s.get_name().len()).max().unwrap_or(8) + 2;
     let mut listing = String::new();
     for (heading, names) in GROUPS {
         listing.push_str(&format!("{heading}:\n"));
         for name in *names {
-            let about = cmd
-                .find_subcommand(name)
-                .and_then(|s| s.get_about())
-                .map(|a| a.to_string())
-                .unwrap_or_default();
+            let about = match cmd.find_subcommand(name) {
+                Some(s) => s.get_about().map(|a| a.to_string()).unwrap_or_default(),
+                // The one clap adds when the command is built.
+                None if *name == "help" => HELP_ABOUT.to_owned(),
+                None => String::new(),
+            };
             listing.push_str(&format!("  {name:<width$}{about}\n"));
         }
         listing.push('\n');
@@ -204,31 +211,31 @@ pub fn parse() -> Cli {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     crate::progress::set_quiet(cli.quiet);
     match cli.command {
-        Command::Demo(a) => demo::run(a),
-        Command::Example(a) => example::run(a),
-        Command::Info(a) => info::run(a),
-        Command::Profile(a) => profile::run(a),
-        Command::Calltree(a) => calltree::run(a),
-        Command::Context(a) => context::run(a),
-        Command::Problems(a) => problems::run(a),
-        Command::Energy(a) => energy::run(a),
-        Command::Diff(a) => diff::run(a),
-        Command::Power(a) => power::run(a),
-        Command::Replay(a) => replay::run(a),
-        Command::Report(a) => report::run(a),
-        Command::Ui(a) => ui::run(a),
-        Command::Convert(a) => convert::run(a),
-        Command::Seqdiag(a) => seqdiag::run(a),
+        Command::Demo(a) => demo::run(a.0),
+        Command::Example(a) => example::run(a.0),
+        Command::Info(a) => info::run(a.0),
+        Command::Profile(a) => profile::run(a.0),
+        Command::Calltree(a) => calltree::run(a.0),
+        Command::Context(a) => context::run(a.0),
+        Command::Problems(a) => problems::run(a.0),
+        Command::Energy(a) => energy::run(a.0),
+        Command::Diff(a) => diff::run(a.0),
+        Command::Power(a) => power::run(a.0),
+        Command::Replay(a) => replay::run(a.0),
+        Command::Report(a) => report::run(a.0),
+        Command::Ui(a) => ui::run(a.0),
+        Command::Convert(a) => convert::run(a.0),
+        Command::Seqdiag(a) => seqdiag::run(a.0),
         #[cfg(feature = "sql")]
-        Command::Sql(a) => sql::run(a),
+        Command::Sql(a) => sql::run(a.0),
         #[cfg(feature = "sql")]
-        Command::Export(a) => export::run(a),
-        Command::Record(a) => record::run(a),
-        Command::Paths(a) => paths::run(a),
-        Command::Emu(a) => emu::run(a),
-        Command::Version(a) => version::run(a),
-        Command::ContextSampler(a) => record::run_sampler(a),
-        Command::Generate(a) => generate::run(a),
+        Command::Export(a) => export::run(a.0),
+        Command::Record(a) => record::run(a.0),
+        Command::Paths(a) => paths::run(a.0),
+        Command::Emu(a) => emu::run(a.0),
+        Command::Version(a) => version::run(a.0),
+        Command::ContextSampler(a) => record::run_sampler(a.0),
+        Command::Generate(a) => generate::run(a.0),
     }
 }
 
