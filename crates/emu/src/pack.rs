@@ -39,17 +39,16 @@ const MAX_LENGTH: u64 = 1 << 32;
 /// Writes a pack, entry by entry.
 #[derive(Debug)]
 pub struct PackWriter {
-    /// Buffered for the entries written from memory; a copied file is
-    /// written past the buffer, after flushing it.
-    file: std::io::BufWriter<File>,
+    /// Unbuffered: a staged file's bytes are copied in the kernel right
+    /// after its header, so a buffer would be flushed at every entry.
+    file: File,
     path: PathBuf,
 }
 
 impl PackWriter {
     /// Creates (or truncates) the pack at `path` and writes its first line.
     pub fn create(path: &Path) -> Result<PackWriter> {
-        let file = File::create(path).map_err(io_err(path))?;
-        let mut file = std::io::BufWriter::with_capacity(16 << 10, file);
+        let mut file = File::create(path).map_err(io_err(path))?;
         file.write_all(MAGIC).map_err(io_err(path))?;
         Ok(PackWriter {
             file,
@@ -76,11 +75,10 @@ impl PackWriter {
         debug_assert!(stored <= length);
         let header = format!("{name} {stored} {length}\n");
         self.file.write_all(header.as_bytes()).map_err(io_err(&self.path))?;
-        self.file.flush().map_err(io_err(&self.path))?;
         // From the start, whatever `SEEK_DATA`/`SEEK_HOLE` did to the position.
         let mut file = file;
         file.rewind().map_err(io_err(from))?;
-        let copied = std::io::copy(&mut file.take(stored), self.file.get_mut()).map_err(|e| {
+        let copied = std::io::copy(&mut file.take(stored), &mut self.file).map_err(|e| {
             // Either side may have failed: both are named.
             EmuError::Invalid(format!(
                 "{}: cannot be copied into {}: {e}",
@@ -95,12 +93,6 @@ impl PackWriter {
             )));
         }
         Ok(())
-    }
-
-    /// Finishes the pack (like the loose files it replaces, it is not
-    /// synced: the page cache keeps it whatever happens to the process).
-    pub fn finish(mut self) -> Result<()> {
-        self.file.flush().map_err(io_err(&self.path))
     }
 }
 
@@ -240,7 +232,6 @@ mod tests {
         for (name, bytes, len) in entries {
             w.add(name, bytes, *len).unwrap();
         }
-        w.finish().unwrap();
         std::fs::read(&path).unwrap()
     }
 

@@ -158,7 +158,7 @@ mod tests {
         let mut w = PackWriter::create(&packed.path().join(PACK_FILE)).unwrap();
         w.add("pid-3.blocks", b"log\n", 4).unwrap();
         w.add("pid-3.counts", &[5], 12).unwrap();
-        w.finish().unwrap();
+        drop(w);
         for dir in [loose.path(), packed.path()] {
             let raw = RawFiles::open(dir).unwrap();
             assert_eq!(raw.kinds(), [RawFile::Counts(3), RawFile::Blocks(3)]);

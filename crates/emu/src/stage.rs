@@ -174,20 +174,16 @@ impl Stage {
                 (Some(kind @ (RawFile::Blocks(_) | RawFile::Counts(_))), Some(packed_name)) => {
                     let file = File::open(&from).map_err(io_err(&from))?;
                     let len = file.metadata().map_err(io_err(&from))?.len();
-                    let stored = if let RawFile::Blocks(pid) = kind {
-                        pids.push(pid);
-                        crate::run::text_end(&file, len)
-                    } else {
-                        // Counters end in a long run of zeros (unused
-                        // slots, or a sparse mapping): left out.
-                        zeros_from(&file, len)
-                    }
-                    .map_err(io_err(&from))?;
-                    // A log keeps only its text: a killed process's zero tail goes.
-                    let length = if matches!(kind, RawFile::Blocks(_)) {
-                        stored
-                    } else {
-                        len
+                    // A log keeps only its text (a killed process's zero
+                    // tail goes); counters end in a long run of zeros
+                    // (unused slots, or a sparse mapping), left out.
+                    let (stored, length) = match kind {
+                        RawFile::Blocks(pid) => {
+                            pids.push(pid);
+                            let end = crate::run::text_end(&file, len).map_err(io_err(&from))?;
+                            (end, end)
+                        }
+                        _ => (zeros_from(&file, len).map_err(io_err(&from))?, len),
                     };
                     pack.add_file(packed_name, (&from, &file), stored, length)?;
                 }
@@ -197,7 +193,7 @@ impl Stage {
                 }
             }
         }
-        pack.finish()?;
+        drop(pack);
         let whole = self.raw.join(tracekit_emu_format::PACK_FILE);
         std::fs::rename(&partial, &whole).map_err(io_err(&whole))?;
         // The run is whole in `raw/` from here: the marker goes first, so a

@@ -35,14 +35,21 @@ pub struct BlockTable {
     index: HashTable<Entry>,
 }
 
-fn hash_of(key: &[u8]) -> u64 {
+/// The hash a table files `key` under: computed once per translation and
+/// handed to [`BlockTable::get_hashed`] of every table searched and to
+/// [`BlockTable::insert_hashed`].
+pub fn hash_of(key: &[u8]) -> u64 {
     FxBuildHasher.hash_one(key)
 }
 
 impl BlockTable {
     /// The block with identity `key`, if known.
     pub fn get(&self, key: &[u8]) -> Option<Known> {
-        let hash = hash_of(key);
+        self.get_hashed(hash_of(key), key)
+    }
+
+    /// [`BlockTable::get`] with `key`'s [`hash_of`] already computed.
+    pub fn get_hashed(&self, hash: u64, key: &[u8]) -> Option<Known> {
         self.index
             .find(hash, |e| e.hash == hash && &self.keys[e.start..e.start + e.len] == key)
             .map(|e| e.known)
@@ -50,8 +57,12 @@ impl BlockTable {
 
     /// Records a block not known before.
     pub fn insert(&mut self, key: &[u8], known: Known) {
-        debug_assert!(self.get(key).is_none());
-        let hash = hash_of(key);
+        self.insert_hashed(hash_of(key), key, known);
+    }
+
+    /// [`BlockTable::insert`] with `key`'s [`hash_of`] already computed.
+    pub fn insert_hashed(&mut self, hash: u64, key: &[u8], known: Known) {
+        debug_assert!(self.get_hashed(hash, key).is_none());
         let start = self.keys.len();
         self.keys.extend_from_slice(key);
         let entry = Entry {

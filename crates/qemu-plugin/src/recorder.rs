@@ -45,7 +45,7 @@ use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
 
-use crate::block_table::{BlockTable, Known};
+use crate::block_table::{hash_of, BlockTable, Known};
 use crate::maps::{guest_limit, parse_host_maps, write_snapshot, Coverage};
 use crate::store::{CounterStore, MappedLog, SizeTable};
 
@@ -211,10 +211,12 @@ impl Recorder {
             self.key.extend_from_slice(i.bytes);
         }
         let key = self.key.as_slice();
+        // Hashed once for every table searched and for the insert below.
+        let hash = hash_of(key);
         let seen = self
             .known
-            .get(key)
-            .or_else(|| self.inherited.iter().rev().find_map(|m| m.get(key)));
+            .get_hashed(hash, key)
+            .or_else(|| self.inherited.iter().rev().find_map(|m| m.get_hashed(hash, key)));
         if let Some(Known { slot, insns }) = seen {
             return Ok(Placement {
                 slot,
@@ -259,7 +261,7 @@ impl Recorder {
             });
         };
         self.sizes.set(slot, n as u32, self.store.used());
-        self.known.insert(&self.key, Known { slot, insns: n });
+        self.known.insert_hashed(hash, &self.key, Known { slot, insns: n });
         let text = &mut self.record;
         text.clear();
         // Formatted by hand rather than with `write!`: this runs for every new block.
