@@ -23,6 +23,7 @@
 //! the documented API; no QEMU (GPL) source is part of this crate.
 
 pub mod api_v1;
+pub mod block_record;
 pub mod block_table;
 pub mod maps;
 pub mod options;

@@ -262,41 +262,8 @@ impl Recorder {
         };
         self.sizes.set(slot, n as u32, self.store.used());
         self.known.insert_hashed(hash, &self.key, Known { slot, insns: n });
-        let text = &mut self.record;
-        text.clear();
-        // Formatted by hand rather than with `write!`: this runs for every new block.
-        text.extend_from_slice(b"B ");
-        push_dec(text, slot);
-        text.push(b' ');
-        push_hex_number(text, vaddr);
-        text.push(b' ');
-        push_dec(text, n as u64);
-        text.push(b' ');
-        text.push(mode as u8);
-        text.push(b'\n');
-        let mut next = vaddr;
-        for (i, insn) in insns.iter().enumerate() {
-            let disas = texts.get(i).and_then(|t| t.as_deref());
-            text.extend_from_slice(b"I ");
-            // The short form (bytes only) when the address follows and no
-            // text comes after: half the bytes of the log.
-            if insn.vaddr != next || disas.is_some() || insn.bytes.is_empty() {
-                push_hex_number(text, insn.vaddr);
-                text.push(b' ');
-            }
-            push_hex(text, insn.bytes);
-            if let Some(d) = disas {
-                text.push(b' ');
-                // Line breaks are single bytes in UTF-8, never inside a character.
-                text.extend(
-                    d.trim()
-                        .bytes()
-                        .map(|c| if c == b'\n' || c == b'\r' { b' ' } else { c }),
-                );
-            }
-            text.push(b'\n');
-            next = insn.vaddr.wrapping_add(insn.bytes.len() as u64);
-        }
+        self.record.clear();
+        crate::block_record::append(&mut self.record, slot, vaddr, mode, insns, &texts);
         // One append per new block: the log is complete up to the last
         // translation whatever way the process ends.
         self.log.append(&self.record)?;
@@ -372,39 +339,6 @@ impl Recorder {
         self.log.finish()?;
         self.sizes.trim(self.store.used())?;
         self.store.trim()
-    }
-}
-
-/// Appends `v` in lowercase hex without leading zeros (as `{:x}`).
-fn push_hex_number(out: &mut Vec<u8>, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
-    for i in (0..digits).rev() {
-        out.push(DIGITS[((v >> (4 * i)) & 15) as usize]);
-    }
-}
-
-/// Appends `v` in decimal (as `{}`).
-fn push_dec(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
-}
-
-fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize]);
-        out.push(DIGITS[(b & 15) as usize]);
     }
 }
 

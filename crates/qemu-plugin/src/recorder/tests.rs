@@ -34,16 +34,6 @@ fn instructions_without_text_that_follow_on_are_logged_as_bytes_alone() {
 }
 
 #[test]
-fn hand_written_numbers_match_the_formatter() {
-    for v in [0u64, 1, 9, 10, 15, 16, 255, 4096, 0xdead_beef, u64::MAX, 12_345_678_901] {
-        let (mut h, mut d) = (Vec::new(), Vec::new());
-        push_hex_number(&mut h, v);
-        push_dec(&mut d, v);
-        assert_eq!((h, d), (format!("{v:x}").into_bytes(), v.to_string().into_bytes()));
-    }
-}
-
-#[test]
 fn new_blocks_are_logged_once_and_retranslations_reuse_the_slot() {
     let dir = tempfile::tempdir().unwrap();
     let mut rec = Recorder::start(opts(dir.path(), "tb"), "mipsel").unwrap();
