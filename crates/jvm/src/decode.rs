@@ -276,7 +276,12 @@ struct BlockDecoder<'a> {
     pap: Vec<Option<Pap<'a>>>,
     head_bits: u32,
     nodes: Vec<u32>,
+    /// A decoder's path, reused from record to record (as is `words`).
     path: Vec<BlockId>,
+    /// An AdapTracer record's words.
+    words: Vec<u64>,
+    /// A PAP record's values and breakpoints.
+    items: Vec<PapItem>,
     replay: Replay,
 }
 
@@ -299,6 +304,8 @@ impl<'a> BlockDecoder<'a> {
             head_bits: bits_for(n + 1),
             nodes: Vec::new(),
             path: Vec::new(),
+            words: Vec::new(),
+            items: Vec::new(),
             replay: Replay {
                 ideal_bits: 0.0,
                 choices: 0,
@@ -333,15 +340,14 @@ impl<'a> BlockDecoder<'a> {
             let (m, cur) = self.head(&mut r).with_context(|| format!("record {}", k + 1))?;
             summary.method_ref_bits += r.position() - start;
             let mcfg = &self.stored.program.methods[m].cfg;
-            let mut record_words = Vec::new();
+            let mut record_words = std::mem::take(&mut self.words);
             match (self.stored.config.scheme, &mut words) {
                 (Scheme::Adaptracer, Some(stream)) => {
                     let model = t.model.get_or_insert_with(|| self.core.initial_model().clone());
-                    let p = self
-                        .at
-                        .decode_next(stream, model, MethodId(m as u32))
+                    self.at
+                        .decode_next_into(stream, model, MethodId(m as u32), &mut self.path)
                         .map_err(|e| anyhow!("record {}: {e}", k + 1))?;
-                    self.set_path(&p);
+                    self.nodes_from_path();
                 }
                 _ => self
                     .record(t, m, mcfg, &mut r, &mut record_words)
@@ -369,6 +375,7 @@ impl<'a> BlockDecoder<'a> {
             if self.options.replay && self.stored.config.scheme == Scheme::Adaptracer {
                 self.replay_record(t, m, replay_enc.as_mut(), &record_words)?;
             }
+            self.words = record_words;
             let d = Decoding {
                 thread: b.thread,
                 thread_name: &thread_name,
@@ -410,9 +417,10 @@ impl<'a> BlockDecoder<'a> {
         Ok((m, Some(c)))
     }
 
-    fn set_path(&mut self, p: &[BlockId]) {
+    /// `self.nodes` from the path a decoder left in `self.path`.
+    fn nodes_from_path(&mut self) {
         self.nodes.clear();
-        self.nodes.extend(p.iter().map(|b| b.0));
+        self.nodes.extend(self.path.iter().map(|b| b.0));
     }
 
     /// Decodes one record's body (records mode) into `self.nodes`.
@@ -458,19 +466,23 @@ impl<'a> BlockDecoder<'a> {
                     self.pap[m] = Some(Pap::new(self.core.program().cfg(mid), width).map_err(|e| anyhow!("{e}"))?);
                 }
                 let breaks = r.gamma().ok_or_else(cut)? - 1;
+                if breaks > r.remaining() {
+                    bail!("{breaks} breakpoints in {} bits", r.remaining());
+                }
                 let nb = bits_for(cfg.node_count());
-                let mut items = Vec::with_capacity(2 * breaks as usize + 1);
+                let items = &mut self.items;
+                items.clear();
                 for _ in 0..breaks {
                     items.push(PapItem::Value(r.get(width).ok_or_else(cut)?));
                     items.push(PapItem::Node(BlockId(r.get(nb).ok_or_else(cut)? as u32)));
                 }
                 items.push(PapItem::Value(r.get(width).ok_or_else(cut)?));
-                let p = self.pap[m]
+                self.pap[m]
                     .as_ref()
                     .expect("made above")
-                    .decode(&items)
+                    .decode_into(items, &mut self.path)
                     .map_err(|e| anyhow!("{e}"))?;
-                self.set_path(&p);
+                self.nodes_from_path();
             }
             Scheme::Adaptracer => {
                 let n = r.gamma().ok_or_else(cut)? - 1;
@@ -482,8 +494,10 @@ impl<'a> BlockDecoder<'a> {
                     words_out.push(r.get(width).ok_or_else(cut)?);
                 }
                 let model = t.model.get_or_insert_with(|| self.core.initial_model().clone());
-                let p = self.at.decode(model, mid, words_out).map_err(|e| anyhow!("{e}"))?;
-                self.set_path(&p);
+                self.at
+                    .decode_into(model, mid, words_out, &mut self.path)
+                    .map_err(|e| anyhow!("{e}"))?;
+                self.nodes_from_path();
             }
         }
         Ok(())

@@ -81,8 +81,22 @@ impl<'p> AdapTracer<'p> {
     /// Decodes one invocation of `method` (callees ignored), updating `model`
     /// as the encoder did. On error the model is partly updated.
     pub fn decode(&self, model: &mut AdaptiveModel, method: MethodId, words: &[u64]) -> Result<Vec<BlockId>> {
+        let mut path = Vec::new();
+        self.decode_into(model, method, words, &mut path)?;
+        Ok(path)
+    }
+
+    /// [`AdapTracer::decode`] into `path` (cleared first), whose allocation a
+    /// decoder of millions of invocations reuses.
+    pub fn decode_into(
+        &self,
+        model: &mut AdaptiveModel,
+        method: MethodId,
+        words: &[u64],
+        path: &mut Vec<BlockId>,
+    ) -> Result<()> {
         let mut stream = self.stream(words)?;
-        self.decode_next(&mut stream, model, method)
+        self.decode_next_into(&mut stream, model, method, path)
     }
 
     /// Starts decoding a word list that holds several invocations coded one
@@ -108,11 +122,25 @@ impl<'p> AdapTracer<'p> {
         model: &mut AdaptiveModel,
         method: MethodId,
     ) -> Result<Vec<BlockId>> {
+        let mut path = Vec::new();
+        self.decode_next_into(stream, model, method, &mut path)?;
+        Ok(path)
+    }
+
+    /// [`AdapTracer::decode_next`] into `path` (cleared first).
+    pub fn decode_next_into(
+        &self,
+        stream: &mut PathStream<'_>,
+        model: &mut AdaptiveModel,
+        method: MethodId,
+        path: &mut Vec<BlockId>,
+    ) -> Result<()> {
         self.check_model(model)?;
         self.check_live(method)?;
         let cfg = self.program.cfg(method);
         let mut cur = cfg.entry();
-        let mut path = vec![cur];
+        path.clear();
+        path.push(cur);
         while cur != cfg.exit() {
             if path.len() > self.max_steps {
                 return Err(self.too_long(method));
@@ -120,7 +148,7 @@ impl<'p> AdapTracer<'p> {
             cur = self.next_block(model, &mut stream.dec, method, cur)?;
             path.push(cur);
         }
-        Ok(path)
+        Ok(())
     }
 
     /// Encodes an interprocedural path rooted at `root`: callees' choices go

@@ -24,12 +24,18 @@ impl Io<'_, '_> {
     /// `sym`, or decodes and returns it.
     fn pick(&mut self, counts: &[u32], excluded: &[usize], sym: usize) -> usize {
         let live = |i: usize| counts[i] > 0 && !excluded.contains(&i);
-        let total: u64 = (0..counts.len())
-            .filter(|&i| live(i))
-            .map(|i| u64::from(counts[i]))
-            .sum();
-        if (0..counts.len()).filter(|&i| live(i)).count() == 1 {
-            return (0..counts.len()).find(|&i| live(i)).expect("one symbol left");
+        // One pass for the total, the number of live symbols and the last
+        // of them: this runs for every coded decision.
+        let (mut total, mut live_symbols, mut last) = (0u64, 0usize, 0usize);
+        for (i, &c) in counts.iter().enumerate() {
+            if c > 0 && !excluded.contains(&i) {
+                total += u64::from(c);
+                live_symbols += 1;
+                last = i;
+            }
+        }
+        if live_symbols == 1 {
+            return last;
         }
         match self {
             Io::Enc(enc, ideal) => {

@@ -118,38 +118,55 @@ impl<'c> Pap<'c> {
 
     /// Decodes a trace backwards into the path.
     pub fn decode(&self, items: &[PapItem]) -> Result<Vec<BlockId>> {
+        let mut path = Vec::new();
+        self.decode_into(items, &mut path)?;
+        Ok(path)
+    }
+
+    /// [`Pap::decode`] into `path` (cleared first), whose allocation a
+    /// decoder of millions of invocations reuses.
+    pub fn decode_into(&self, items: &[PapItem], path: &mut Vec<BlockId>) -> Result<()> {
         let bad = |message: String| PathError::InvalidTrace {
             method: self.cfg.name().to_string(),
             message,
         };
-        let mut values = Vec::new();
-        let mut nodes = Vec::new();
+        // Items alternate value, breakpoint block, value, ..., value.
         for (i, it) in items.iter().enumerate() {
             match (i % 2, it) {
-                (0, PapItem::Value(v)) => values.push(*v),
-                (1, PapItem::Node(b)) if b.index() < self.cfg.block_count() => nodes.push(*b),
+                (0, PapItem::Value(_)) => {}
+                (1, PapItem::Node(b)) if b.index() < self.cfg.block_count() => {}
                 (0, _) => return Err(bad(format!("item {i} should be a value"))),
                 _ => return Err(bad(format!("item {i} should be a breakpoint block"))),
             }
         }
-        if values.len() != nodes.len() + 1 {
+        if items.len() % 2 == 0 {
             return Err(bad("a trace must end with a value".into()));
         }
+        let value = |k: usize| match items[2 * k] {
+            PapItem::Value(v) => v,
+            PapItem::Node(_) => unreachable!("checked above"),
+        };
+        let node = |k: usize| match items[2 * k + 1] {
+            PapItem::Node(b) => b,
+            PapItem::Value(_) => unreachable!("checked above"),
+        };
         if !self.cfg.is_live(self.cfg.entry()) {
             return Err(bad("the exit is not reachable from the entry".into()));
         }
         let guard = (self.width as usize + 2) * (self.cfg.block_count() + 1) + 16;
-        let mut reversed = vec![self.cfg.exit()];
+        // Built backwards, then reversed.
+        path.clear();
+        path.push(self.cfg.exit());
         let mut end = self.cfg.exit();
-        for k in (0..values.len()).rev() {
-            let start = if k == 0 { self.cfg.entry() } else { nodes[k - 1] };
+        for k in (0..items.len().div_ceil(2)).rev() {
+            let start = if k == 0 { self.cfg.entry() } else { node(k - 1) };
             if !self.cfg.is_live(start) {
                 return Err(bad(format!(
                     "breakpoint block {:?} is not on any path",
                     self.cfg.block_name(start)
                 )));
             }
-            let mut r = values[k];
+            let mut r = value(k);
             let mut cur = end;
             let mut steps = 0usize;
             while !(cur == start && r == 0) {
@@ -161,6 +178,12 @@ impl<'c> Pap<'c> {
                 let pred = match order.len() {
                     0 => None,
                     1 => order[0],
+                    // Most joins have two ways in: a shift, not a division.
+                    2 => {
+                        let idx = (r & 1) as usize;
+                        r >>= 1;
+                        order[idx]
+                    }
                     n => {
                         let n = n as u64;
                         let idx = (r % n) as usize;
@@ -173,13 +196,13 @@ impl<'c> Pap<'c> {
                         "segment {k} reaches the method start with value left over"
                     )));
                 };
-                reversed.push(p);
+                path.push(p);
                 cur = p;
             }
             end = start;
         }
-        reversed.reverse();
-        Ok(reversed)
+        path.reverse();
+        Ok(())
     }
 }
 
