@@ -295,21 +295,37 @@ impl<'p> ContextBlockDecoder<'p> {
         })
     }
 
-    /// Decodes the `count` invocations of one block, handing each to `f`.
+    /// Decodes the `count` invocations of one block, handing each to `f`
+    /// (one invocation's buffer serves the whole block).
     pub fn decode_block(
         &mut self,
         words: &[u64],
         count: usize,
-        mut f: impl FnMut(StreamInvocation) -> Result<()>,
+        mut f: impl FnMut(&StreamInvocation) -> Result<()>,
     ) -> Result<()> {
         let mut dec = Decoder::new(words, self.width);
+        let mut inv = StreamInvocation {
+            method: MethodId(0),
+            path: Vec::new(),
+            aborted_after: None,
+            ideal_bits: 0.0,
+        };
         for _ in 0..count {
-            let inv = next_invocation(self.program, self.layout, &mut self.model, &mut dec, self.max_steps)?
-                .ok_or_else(|| PathError::InvalidTrace {
+            let more = next_invocation_into(
+                self.program,
+                self.layout,
+                &mut self.model,
+                &mut dec,
+                self.max_steps,
+                &mut inv,
+            )?;
+            if !more {
+                return Err(PathError::InvalidTrace {
                     method: String::new(),
                     message: "end marker inside a block".into(),
-                })?;
-            f(inv)?;
+                });
+            }
+            f(&inv)?;
         }
         Ok(())
     }
@@ -323,17 +339,39 @@ fn next_invocation(
     dec: &mut Decoder<'_>,
     max_steps: usize,
 ) -> Result<Option<StreamInvocation>> {
+    let mut inv = StreamInvocation {
+        method: MethodId(0),
+        path: Vec::new(),
+        aborted_after: None,
+        ideal_bits: 0.0,
+    };
+    let more = next_invocation_into(program, layout, model, dec, max_steps, &mut inv)?;
+    Ok(more.then_some(inv))
+}
+
+/// Decodes one invocation into `inv`, reusing its path's allocation;
+/// false at the end marker.
+fn next_invocation_into(
+    program: &Program,
+    layout: &ContextLayout,
+    model: &mut ThreadModel,
+    dec: &mut Decoder<'_>,
+    max_steps: usize,
+    inv: &mut StreamInvocation,
+) -> Result<bool> {
     let mut bits = 0.0;
     let mut io = Io::Dec(dec, &mut bits);
     let m = model.method(&mut io, 0)?;
     if m as usize >= program.len() {
-        return Ok(None);
+        return Ok(false);
     }
     let method = MethodId(m);
     let aborted_after = model.end(&mut io, m as usize, None)?;
     let cfg = program.cfg(method);
     let mut v = cfg.entry();
-    let mut path = vec![v];
+    let path = &mut inv.path;
+    path.clear();
+    path.push(v);
     while v != cfg.exit() {
         let succ = cfg.successors(v);
         v = match succ.len() {
@@ -354,12 +392,10 @@ fn next_invocation(
             });
         }
     }
-    Ok(Some(StreamInvocation {
-        method,
-        path,
-        aborted_after,
-        ideal_bits: bits,
-    }))
+    inv.method = method;
+    inv.aborted_after = aborted_after;
+    inv.ideal_bits = bits;
+    Ok(true)
 }
 
 /// Decodes one thread's word list back into its invocations.
