@@ -94,6 +94,11 @@ fn log_of(scheme: Scheme, mode: u8, body: &[u8]) -> Vec<u8> {
 
 /// Decodes a log of the Shapes program; only errors, never panics.
 fn decode_bytes(scheme: Scheme, mode: u8, log: &[u8]) {
+    let _ = decode_result(scheme, mode, log);
+}
+
+/// Decodes a log of the Shapes program, with the decoder's verdict.
+fn decode_result(scheme: Scheme, mode: u8, log: &[u8]) -> anyhow::Result<()> {
     let stored = StoredProgram {
         config: Config {
             scheme,
@@ -109,16 +114,41 @@ fn decode_bytes(scheme: Scheme, mode: u8, log: &[u8]) {
         fingerprint: 0,
     };
     let core = CoreProgram::new(&stored).unwrap();
-    if let Ok(reader) = LogReader::new(log) {
-        let _ = decode_stream(
-            &stored,
-            &core,
-            reader,
-            None::<SidecarReader<&[u8]>>,
-            Options { replay: true },
-            |_| Ok(()),
-        );
+    let reader = LogReader::new(log)?;
+    decode_stream(
+        &stored,
+        &core,
+        reader,
+        None::<SidecarReader<&[u8]>>,
+        Options { replay: true },
+        |_| Ok(()),
+    )
+    .map(|_| ())
+}
+
+#[test]
+fn a_huge_pap_breakpoint_count_is_an_error_not_an_allocation() {
+    // One record: method 0, then the Elias-gamma code of 2^40 breakpoints
+    // + 1, in a block far too short to hold them (120 bits: `log_of` writes
+    // the bit count as one varint byte). The count once sized a
+    // vector before any breakpoint was read.
+    let head_bits = tracekit_jvm::decode::bits_for(shapes().methods.len() + 1) as usize;
+    let mut bits = "0".repeat(head_bits);
+    bits += &"0".repeat(40);
+    bits.push('1');
+    bits += &"0".repeat(40);
+    while bits.len() < 120 {
+        bits.push('0');
     }
+    let records: Vec<u8> = bits
+        .as_bytes()
+        .chunks(8)
+        .map(|c| u8::from_str_radix(std::str::from_utf8(c).unwrap(), 2).unwrap())
+        .collect();
+    let mut body = records.clone();
+    body.resize(2 * records.len(), 0);
+    let err = decode_result(Scheme::Pap, 0, &log_of(Scheme::Pap, 0, &body)).unwrap_err();
+    assert!(format!("{err:#}").contains("breakpoints in"), "{err:#}");
 }
 
 proptest! {
