@@ -29,14 +29,8 @@ case $WORKLOAD in
   *) echo "WORKLOAD must be hsqldb or h2" >&2; exit 2 ;;
 esac
 
-flags() {
-  case $1 in
-    raw|blpp|pap) echo "--scheme $1" ;;
-    adaptracer) echo "--scheme adaptracer --context none" ;;
-    adaptracer-stream) echo "--scheme adaptracer --stream" ;;
-    adaptracer-context) echo "" ;; # the default
-  esac
-}
+# shellcheck source=scripts/bench/paths-schemes.sh
+source "$root/scripts/bench/paths-schemes.sh"
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 

@@ -48,14 +48,8 @@ for w in $WORKLOADS; do
   esac
 done
 
-flags() {
-  case $1 in
-    raw|blpp|pap) echo "--scheme $1" ;;
-    adaptracer) echo "--scheme adaptracer --context none" ;;
-    adaptracer-stream) echo "--scheme adaptracer --stream" ;;
-    adaptracer-context) echo "" ;; # the default
-  esac
-}
+# shellcheck source=scripts/bench/paths-schemes.sh
+source "$root/scripts/bench/paths-schemes.sh"
 
 run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + system, all threads)
   local cp=$1; shift
