@@ -1,9 +1,18 @@
 package tracekit.rt;
 
-/** Bits packed most significant first into a growable byte array (the log's bit fields). */
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * Bits packed most significant first (the log's bit fields). Whole 64-bit
+ * words go into a growable long array, the bits of the word in progress wait
+ * in an accumulator: one array store per 64 bits, where a byte array took a
+ * store and a bounds check per byte. {@link #writeTo} gives the bytes.
+ */
 final class BitOut {
-    byte[] bytes = new byte[1 << 10];
-    int len;
+    private long[] words = new long[1 << 7];
+    private int full;
+    /** The word in progress: its low {@code filled} bits are the newest (bits above them are stale). */
     private long acc;
     private int filled;
     /** Bits written so far. */
@@ -11,31 +20,21 @@ final class BitOut {
 
     /** Appends the low {@code n} bits of {@code v} (0 ≤ n ≤ 64), most significant first. */
     void put(long v, int n) {
-        if (n == 64 && filled == 0) {
-            // A whole word on a byte boundary: eight bytes.
-            if (len + 8 > bytes.length) bytes = java.util.Arrays.copyOf(bytes, Math.max(len * 2, len + 8));
-            for (int i = 56; i >= 0; i -= 8) bytes[len++] = (byte) (v >>> i);
-            bits += 64;
+        if (n == 0) return;
+        if (n < 64) v &= (1L << n) - 1;
+        bits += n;
+        int free = 64 - filled;
+        if (n < free) {
+            acc = (acc << n) | v;
+            filled += n;
             return;
         }
-        if (n > 32) {
-            put32(v >>> 32, n - 32);
-            put32(v, 32);
-        } else {
-            put32(v, n);
-        }
-    }
-
-    private void put32(long v, int n) {
-        if (n == 0) return;
-        acc = (acc << n) | (v & ((1L << n) - 1));
-        filled += n;
-        bits += n;
-        while (filled >= 8) {
-            filled -= 8;
-            if (len == bytes.length) bytes = java.util.Arrays.copyOf(bytes, len * 2);
-            bytes[len++] = (byte) (acc >>> filled);
-        }
+        int rest = n - free;
+        long word = free == 64 ? v : (acc << free) | (v >>> rest);
+        if (full == words.length) words = java.util.Arrays.copyOf(words, full * 2);
+        words[full++] = word;
+        acc = v;
+        filled = rest;
     }
 
     /** Elias gamma code of {@code x} ≥ 1: ⌊log2 x⌋ zeros, then x in ⌊log2 x⌋ + 1 bits. */
@@ -56,11 +55,36 @@ final class BitOut {
 
     /** Pads the last byte with zeros. */
     void align() {
-        if (filled > 0) put(0, 8 - filled);
+        int over = (int) (bits & 7);
+        if (over > 0) put(0, 8 - over);
+    }
+
+    /** Bytes {@link #writeTo} writes: the bits written, rounded up to whole bytes. */
+    int byteLen() {
+        return (int) ((bits + 7) >>> 3);
+    }
+
+    /** Writes the bits as bytes, most significant first, the last byte padded with zeros. */
+    void writeTo(OutputStream out) throws IOException {
+        int tail = (filled + 7) >>> 3;
+        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(full * 8 + 8);
+        bytes.asLongBuffer().put(words, 0, full);
+        if (filled > 0) bytes.putLong(full * 8, acc << (64 - filled));
+        out.write(bytes.array(), 0, full * 8 + tail);
+    }
+
+    /** Makes this (whatever it held) a copy of {@code other}. */
+    void copyFrom(BitOut other) {
+        if (words.length < other.full + 1) words = new long[other.full + 1];
+        System.arraycopy(other.words, 0, words, 0, other.full);
+        full = other.full;
+        acc = other.acc;
+        filled = other.filled;
+        bits = other.bits;
     }
 
     void reset() {
-        len = 0;
+        full = 0;
         acc = 0;
         filled = 0;
         bits = 0;

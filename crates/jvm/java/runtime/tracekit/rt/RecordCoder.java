@@ -273,9 +273,7 @@ final class RecordCoder {
         if (!t.context) {
             head.varint(rec.bits);
             rec.align();
-            body.bytes = java.util.Arrays.copyOf(rec.bytes, Math.max(rec.len, 1));
-            body.len = rec.len;
-            body.bits = (long) rec.len * 8;
+            body.copyFrom(rec);
         }
         rec.reset();
         if (t.stream) {

@@ -17,12 +17,12 @@ package tracekit.rt;
 import java.util.ArrayList;
 
 public final class Rt {
-    static final Tables TABLES = Tables.load();
     static final ArrayList<ThreadState> THREADS = new ArrayList<>();
     static final ThreadLocal<ThreadState> CURRENT = new ThreadLocal<>();
     /** The thread state last looked up: one compare instead of a ThreadLocal lookup on single-threaded stretches. */
     static ThreadState last;
-    static final Sink SINK = Sink.open(TABLES);
+    /** The coder thread (it loads the tables itself: the program's first probe does not wait for them). */
+    static final Sink SINK = Sink.open();
 
     /** Record kinds (bits 56.. of a record's first long). */
     static final long NORMAL = 0, ABORTED = 1L << 56, VERIFY = 2L << 56;
@@ -44,7 +44,7 @@ public final class Rt {
         ThreadState s = CURRENT.get();
         if (s == null) {
             synchronized (THREADS) {
-                s = new ThreadState(THREADS.size(), t, TABLES);
+                s = new ThreadState(THREADS.size(), t);
                 THREADS.add(s);
             }
             CURRENT.set(s);
@@ -69,15 +69,32 @@ public final class Rt {
         return a;
     }
 
-    /** Normal end of an invocation of {@code method}: {@code n} spilled words, then the final state. */
+    /**
+     * Normal end of an invocation of {@code method}: {@code n} spilled words,
+     * then the final state. Inlined at every return of every probed method,
+     * so it is kept small: the common case (the thread seen last, no spilled
+     * words, room in the buffer) is a few loads and two stores; the rest is
+     * {@link #exitSlow}.
+     */
     public static void exit(int method, long state, long[] spill, int n) {
-        ThreadState ts = current();
-        long[] b = ts.buf;
-        int p = ts.pos;
-        if (p + n + 2 > b.length) {
-            b = ts.room(n + 2);
-            p = ts.pos;
+        ThreadState ts = last;
+        if (n == 0 && ts != null && ts.thread == Thread.currentThread()) {
+            long[] b = ts.buf;
+            int p = ts.pos;
+            if (p + 2 <= b.length) {
+                b[p] = method;
+                b[p + 1] = state;
+                ts.pos = p + 2;
+                return;
+            }
         }
+        exitSlow(method, state, spill, n);
+    }
+
+    private static void exitSlow(int method, long state, long[] spill, int n) {
+        ThreadState ts = current();
+        long[] b = ts.room(n + 2);
+        int p = ts.pos;
         b[p] = method | ((long) n << 32);
         if (n > 0) System.arraycopy(spill, 0, b, p + 1, n);
         b[p + n + 1] = state;

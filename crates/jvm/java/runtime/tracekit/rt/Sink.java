@@ -35,20 +35,50 @@ final class Sink implements Runnable {
 
     private static final Batch STOP = new Batch(null, null, 0);
 
-    final Tables t;
+    /** The program's tables: loaded by the coder thread before it codes anything (null until then, and if they cannot be read). */
+    Tables t;
     private final String path;
     private OutputStream out;
     private OutputStream side;
     private final ArrayBlockingQueue<Batch> queue = new ArrayBlockingQueue<>(QUEUE);
+    /** Coded buffers of the full size, for the threads to fill again. */
+    private final ArrayBlockingQueue<long[]> spares = new ArrayBlockingQueue<>(QUEUE + 8);
     private final Thread worker;
-    private final RecordCoder coder;
+    private RecordCoder coder;
     private final BitOut head = new BitOut();
     private boolean failed;
 
+    /** Starts the coder thread; it uses {@code t}, or loads the jar's tables when it is null. */
     Sink(Tables t, String path) {
         this.t = t;
         this.path = path;
-        this.coder = new RecordCoder(t);
+        worker = new Thread(this, "tracekit-paths-coder");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    static Sink open() {
+        String path = System.getenv("TRACEKIT_PATHS_LOG");
+        if (path == null || path.isEmpty()) path = "tracekit-paths.log";
+        return new Sink(null, path);
+    }
+
+    /**
+     * Coder thread, first thing: the tables, the coder, the log's header.
+     * False when the tables cannot be read; then nothing is written and
+     * the records are dropped (the program runs on).
+     */
+    private boolean start() {
+        if (t == null) {
+            try {
+                t = Tables.load();
+            } catch (RuntimeException e) {
+                System.err.println(e.getMessage() + "; no path log is written");
+                failed = true;
+                return false;
+            }
+        }
+        coder = new RecordCoder(t);
         try {
             out = new BufferedOutputStream(new FileOutputStream(path), 1 << 16);
             head.reset();
@@ -63,31 +93,28 @@ final class Sink implements Runnable {
             long run = (System.nanoTime() ^ System.currentTimeMillis() * 0x9E3779B97F4A7C15L) >>> 1;
             head.varint(run);
             out.write(MAGIC);
-            out.write(head.bytes, 0, head.len);
+            head.writeTo(out);
             if (t.verify) {
                 side = new BufferedOutputStream(new FileOutputStream(path + ".verify"), 1 << 16);
                 side.write(SIDE_MAGIC);
                 head.reset();
                 head.varint(run);
-                side.write(head.bytes, 0, head.len);
+                head.writeTo(side);
             }
         } catch (IOException e) {
             fail(e);
         }
-        worker = new Thread(this, "tracekit-paths-coder");
-        worker.setDaemon(true);
-        worker.start();
-    }
-
-    static Sink open(Tables t) {
-        String path = System.getenv("TRACEKIT_PATHS_LOG");
-        if (path == null || path.isEmpty()) path = "tracekit-paths.log";
-        return new Sink(t, path);
+        return true;
     }
 
     private void fail(Exception e) {
         if (!failed) System.err.println("tracekit: cannot write path log " + path + ": " + e);
         failed = true;
+    }
+
+    /** A coded buffer of {@code size} longs to fill again, or null (then the caller makes one). */
+    long[] spare(int size) {
+        return size == ThreadState.MAX_BUFFER ? spares.poll() : null;
     }
 
     /** Queues a thread's filled buffer (waits while the coder is behind). */
@@ -110,6 +137,7 @@ final class Sink implements Runnable {
 
     @Override
     public void run() {
+        boolean ready = start();
         while (true) {
             Batch b;
             try {
@@ -118,12 +146,14 @@ final class Sink implements Runnable {
                 continue;
             }
             if (b == STOP) return;
+            if (!ready) continue;
             code(b);
+            if (b.buf.length == ThreadState.MAX_BUFFER) spares.offer(b.buf);
         }
     }
 
     private void code(Batch b) {
-        ThreadState ts = b.ts;
+        ThreadState ts = b.ts.attach(t);
         int p = 0;
         while (p < b.len && !ts.broken) {
             try {
@@ -149,7 +179,7 @@ final class Sink implements Runnable {
                 byte[] name = ts.name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
                 head.varint(name.length);
                 if (!failed) {
-                    out.write(head.bytes, 0, head.len);
+                    head.writeTo(out);
                     out.write(name);
                 }
                 ts.announced = true;
@@ -160,8 +190,8 @@ final class Sink implements Runnable {
             head.varint(ts.blockCount);
             BitOut body = coder.finishBlock(ts, head);
             if (!failed) {
-                out.write(head.bytes, 0, head.len);
-                out.write(body.bytes, 0, body.len);
+                head.writeTo(out);
+                body.writeTo(out);
             }
             if (side != null) {
                 ts.sidecar.align();
@@ -169,10 +199,10 @@ final class Sink implements Runnable {
                 head.put(BLOCK, 8);
                 head.varint(ts.index);
                 head.varint(ts.blockCount);
-                head.varint(ts.sidecar.len);
+                head.varint(ts.sidecar.byteLen());
                 if (!failed) {
-                    side.write(head.bytes, 0, head.len);
-                    side.write(ts.sidecar.bytes, 0, ts.sidecar.len);
+                    head.writeTo(side);
+                    ts.sidecar.writeTo(side);
                 }
                 ts.sidecar.reset();
             }
@@ -190,6 +220,7 @@ final class Sink implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (coder == null) return;
         for (ThreadState ts : threads) writeBlock(ts);
         try {
             if (!failed) {

@@ -6,21 +6,27 @@ package tracekit.rt;
  */
 final class ThreadState {
     static final int MIN_BUFFER = 1 << 8;
-    static final int MAX_BUFFER = 1 << 16;
+    /**
+     * Longs in a full buffer: 128 KiB, so a buffer the coder takes over is
+     * still in the shared cache, and full buffers go round (Sink.spare)
+     * rather than being made and zeroed afresh.
+     */
+    static final int MAX_BUFFER = 1 << 14;
 
     final int index;
     final Thread thread;
     final long javaId;
     final String name;
-    final Tables tables;
 
     /** Raw records: see Rt (written by the thread, handed over whole). */
     long[] buf = new long[MIN_BUFFER];
     int pos;
 
     // ---- coder-thread state ----
+    /** The program's tables (set by {@link #attach} before the coder first codes this thread's records). */
+    Tables tables;
     /** Per method: this thread's adaptive edge counters (AdapTracer), made on first use. */
-    final int[][] counters;
+    int[][] counters;
     /** The block being written: record bits (or method references in stream mode). */
     final BitOut block = new BitOut();
     /** Records (invocations) in the current block. */
@@ -36,13 +42,21 @@ final class ThreadState {
     /** Set when the coder found a record it cannot code; later records are dropped. */
     boolean broken;
 
-    ThreadState(int index, Thread thread, Tables tables) {
+    /** A thread's state, made on its first probe (it needs no tables: the probes only fill the buffer). */
+    ThreadState(int index, Thread thread) {
         this.index = index;
         this.thread = thread;
         this.javaId = thread.getId();
         this.name = thread.getName();
-        this.tables = tables;
-        this.counters = new int[tables.methodCount()][];
+    }
+
+    /** Coder thread: gives this thread's coding state the program's tables (once). */
+    ThreadState attach(Tables tables) {
+        if (this.tables == null) {
+            this.tables = tables;
+            this.counters = new int[tables.methodCount()][];
+        }
+        return this;
     }
 
     /** A buffer with room for {@code need} more longs (hands the full one over). */
@@ -59,7 +73,8 @@ final class ThreadState {
     synchronized void handOff(boolean last) {
         if (pos > 0) {
             Rt.SINK.submit(this, buf, pos);
-            buf = new long[last ? MIN_BUFFER : Math.max(MIN_BUFFER, Math.min(buf.length, MAX_BUFFER))];
+            long[] spare = last ? null : Rt.SINK.spare(Math.min(buf.length, MAX_BUFFER));
+            buf = spare != null ? spare : new long[last ? MIN_BUFFER : Math.max(MIN_BUFFER, Math.min(buf.length, MAX_BUFFER))];
             pos = 0;
         }
     }

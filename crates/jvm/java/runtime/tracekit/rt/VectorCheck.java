@@ -19,15 +19,15 @@ import java.nio.charset.StandardCharsets;
 public final class VectorCheck {
     public static void main(String[] args) throws Exception {
         Tables t;
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(new FileInputStream(args[0]), StandardCharsets.UTF_8))) {
-            t = Tables.parse(r);
+        try (InputStream in = new FileInputStream(args[0])) {
+            t = Tables.parse(in);
         }
         if (args[1].equals("-")) {
             direct(t);
             return;
         }
         Sink sink = new Sink(t, args[1]);
-        ThreadState ts = new ThreadState(0, Thread.currentThread(), t);
+        ThreadState ts = new ThreadState(0, Thread.currentThread()).attach(t);
         LongList buf = new LongList();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
@@ -63,7 +63,7 @@ public final class VectorCheck {
      * ContextEncoder::finish codes it. Prints "w WORDS…".
      */
     static void direct(Tables t) throws IOException {
-        ThreadState ts = new ThreadState(0, Thread.currentThread(), t);
+        ThreadState ts = new ThreadState(0, Thread.currentThread()).attach(t);
         Coder coder = new Coder(t);
         CtxModel ctx = new CtxModel(ts);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
