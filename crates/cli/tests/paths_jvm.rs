@@ -567,7 +567,9 @@ fn context_stream_is_exact_on_the_suite() {
         "{} is missing: run scripts/deps/jvm.sh (part of scripts/setup)",
         jar.display()
     );
-    for wl in ["Exceptions", "Method", "HeapSort"] {
+    // OneBlock: methods of one block get the probes' short form (Rt.exit0,
+    // Rt.abort0), returning, throwing and passing exceptions on.
+    for wl in ["Exceptions", "OneBlock", "Method", "HeapSort"] {
         let class = format!("tkbench.{wl}");
         let out = ok(tk(&[
             "paths",

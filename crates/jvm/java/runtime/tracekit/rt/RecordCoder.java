@@ -46,7 +46,8 @@ final class RecordCoder {
         }
         if (m < 0 || m >= t.methodCount()) throw new IllegalStateException("method id " + m + " out of range");
         boolean aborted = kind == Rt.ABORTED;
-        long state = b[p + 1 + n];
+        boolean straight = kind == Rt.STRAIGHT;
+        long state = straight ? 0 : b[p + 1 + n];
         int sh = aborted ? (int) b[p + n + 2] : 0;
         int cur = aborted ? (int) (b[p + n + 2] >>> 32) : -1;
         ts.blockCount++;
@@ -62,7 +63,7 @@ final class RecordCoder {
             }
             default: adaptracer(ts, m, b, p + 1, n, state, aborted, sh, cur);
         }
-        return p + n + (aborted ? 3 : 2);
+        return straight ? p + 1 : p + n + (aborted ? 3 : 2);
     }
 
     /** A record's head: the method id, or for an aborted one the escape value, the method id and the block. */

@@ -24,8 +24,12 @@ public final class Rt {
     /** The coder thread (it loads the tables itself: the program's first probe does not wait for them). */
     static final Sink SINK = Sink.open();
 
-    /** Record kinds (bits 56.. of a record's first long). */
-    static final long NORMAL = 0, ABORTED = 1L << 56, VERIFY = 2L << 56;
+    /**
+     * Record kinds (bits 56.. of a record's first long). STRAIGHT is a
+     * normal end of a method with one path: state 0, no spilled words, the
+     * record is its first long alone.
+     */
+    static final long NORMAL = 0, ABORTED = 1L << 56, VERIFY = 2L << 56, STRAIGHT = 3L << 56;
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(Rt::close, "tracekit-paths-log"));
@@ -91,6 +95,34 @@ public final class Rt {
         exitSlow(method, state, spill, n);
     }
 
+    /**
+     * Normal end of an invocation of a method with one block and no edge
+     * work (a getter, a setter): its path is the method itself. The probes
+     * of such a method are this call and {@link #abort0}, small enough that
+     * the JIT compilers still inline the method where they inlined it
+     * uninstrumented.
+     */
+    public static void exit0(int method) {
+        ThreadState ts = last;
+        if (ts != null && ts.thread == Thread.currentThread()) {
+            long[] b = ts.buf;
+            int p = ts.pos;
+            if (p < b.length) {
+                b[p] = method | STRAIGHT;
+                ts.pos = p + 1;
+                return;
+            }
+        }
+        ts = current();
+        long[] b = ts.room(1);
+        b[ts.pos++] = method | STRAIGHT;
+    }
+
+    /** An invocation of a one-block method (see {@link #exit0}) ended by an exception. */
+    public static void abort0(int method) {
+        abort(method, 0, 0, null, 0, 1);
+    }
+
     private static void exitSlow(int method, long state, long[] spill, int n) {
         ThreadState ts = current();
         long[] b = ts.room(n + 2);
@@ -130,6 +162,13 @@ public final class Rt {
             b[k] = (i & 1) == 0 ? v : b[k] | (v << 32);
         }
         ts.pos = p + 1 + words;
+    }
+
+    private static final int[] FIRST_BLOCK = {1};
+
+    /** Verification sidecar of a one-block method (see {@link #exit0}): it reached its block. */
+    public static void verify1(int method) {
+        verify(method, FIRST_BLOCK, 1);
     }
 
     /** Shutdown: every thread's last records to the coder, then the log is finished. */
