@@ -18,19 +18,27 @@ final class BitOut {
     /** Bits written so far. */
     long bits;
 
-    /** Appends the low {@code n} bits of {@code v} (0 ≤ n ≤ 64), most significant first. */
+    /**
+     * Appends the low {@code n} bits of {@code v} (0 ≤ n ≤ 64), most
+     * significant first. One branch, whether the word in progress fills,
+     * and it goes both ways within the first few records: a branch that
+     * first goes the other way after C2 compiled the coder (say, the first
+     * zero-width field) would deoptimise it back to the profiling tier for
+     * the rest of a short run.
+     */
     void put(long v, int n) {
-        if (n == 0) return;
-        if (n < 64) v &= (1L << n) - 1;
+        // The low n bits: all of them for n = 64, none for n = 0 (shifts are mod 64).
+        v &= (-1L >>> (64 - n)) & -(long) ((n + 63) >>> 6);
         bits += n;
-        int free = 64 - filled;
-        if (n < free) {
+        int total = filled + n;
+        if (total < 64) {
             acc = (acc << n) | v;
-            filled += n;
+            filled = total;
             return;
         }
-        int rest = n - free;
-        long word = free == 64 ? v : (acc << free) | (v >>> rest);
+        int rest = total - 64;
+        // acc << (64 - filled), 0 when filled = 0; then the top bits of v.
+        long word = ((acc << (63 - filled)) << 1) | (v >>> rest);
         if (full == words.length) words = java.util.Arrays.copyOf(words, full * 2);
         words[full++] = word;
         acc = v;

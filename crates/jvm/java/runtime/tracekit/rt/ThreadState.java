@@ -62,6 +62,16 @@ final class ThreadState {
     /** A buffer with room for {@code need} more longs (hands the full one over). */
     long[] room(int need) {
         if (pos + need <= buf.length) return buf;
+        return makeRoom(need);
+    }
+
+    /**
+     * The rare half of {@link #room}, a method of its own: too big for the
+     * JIT to inline at a cold call site, so its branches (growing, handing
+     * over, finding no spare buffer) cannot deoptimise the program's
+     * compiled methods, into which room is inlined.
+     */
+    private long[] makeRoom(int need) {
         if (pos > 0 && buf.length >= MAX_BUFFER) handOff(false);
         int size = buf.length;
         while (size < pos + need) size *= 2;
