@@ -215,7 +215,14 @@ pub fn run(cmd: JvmCommand) -> Result<()> {
                 super::note(format_args!("replacing {}", a.output.display()));
             }
             let r = tracekit_jvm::instrument_jar(&a.input, &a.output, &cfg, a.model.as_deref(), &a.classpath)?;
-            eprint!("{}", tracekit_safeio::terminal_lines(&r.log));
+            // The instrumenter's own lines: what it left uninstrumented is
+            // always shown; its closing count is a note, which --quiet drops.
+            for line in r.log.lines() {
+                match line.strip_prefix("tracekit: ") {
+                    Some(count) if count.starts_with("instrumented ") => super::note(count),
+                    _ => eprintln!("{}", tracekit_safeio::terminal_lines(line)),
+                }
+            }
             super::note(format_args!(
                 "{} methods instrumented ({} skipped), {} -> {}",
                 r.methods,
