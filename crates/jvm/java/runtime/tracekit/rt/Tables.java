@@ -74,10 +74,10 @@ final class Tables {
     }
 
     /**
-     * The rows of tables.txt, read byte by byte. The tables are parsed when
-     * the program first reaches a probe, before the JIT has compiled
-     * anything: splitting lines into strings took 0.15–0.4 s there on a
-     * 4,600-method jar, a scanner over the bytes a few milliseconds.
+     * The rows of tables.txt, read byte by byte. The coder thread parses
+     * them as the program starts, before the JIT has compiled anything:
+     * splitting lines into strings took 0.24–0.26 s there on a 4,600-method
+     * jar, this scanner 0.09 s (BENCHMARKS.md, stop 29).
      */
     private static final class Rows {
         private final byte[] b;
