@@ -42,6 +42,7 @@ root, runs, scale, busybox, floor = sys.argv[1], int(sys.argv[2]), sys.argv[3], 
 tk = f"{root}/target/release/tracekit"
 plugin = f"{root}/target/release/libtracekit_qemu_plugin.so"
 java = "/usr/lib/jvm/java-17-openjdk-arm64/bin/java"
+arm_java = "/opt/tracekit/guest-jvm/armhf/usr/lib/jvm/java-17-openjdk-armhf/bin/java"
 jar = f"{root}/workloads/jvm/build/tkbench.jar"
 lib = f"{root}/target/workloads/emu/aarch64/libtkkernels.so"
 suite = f"{root}/target/workloads/emu/aarch64/suite"
@@ -55,10 +56,10 @@ def cpu(cmd, stdin=None):
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
-def kernels(k, form, sc, extra=()):
-    args = [java, *extra]
+def kernels(k, form, sc, extra=(), jvm=None, jni_lib=None):
+    args = [jvm or java, *extra]
     if form == "jni":
-        args.append(f"-Dtkkernels.lib={lib}")
+        args.append(f"-Dtkkernels.lib={jni_lib or lib}")
     return args + ["-cp", jar, "tkbench.emu.Kernels", k, form, str(sc)]
 
 # Inputs for the real programs: a 4 MB file of deterministic text.
@@ -76,7 +77,7 @@ print(f"qemu: {subprocess.run(['qemu-aarch64', '--version'], capture_output=True
 print(f"guest JVM: {java} ({subprocess.run(['qemu-aarch64', java, '-version'], capture_output=True, text=True).stderr.splitlines()[0]})")
 print(f"runs per configuration: {runs}; medians of CPU seconds\n")
 
-print("### Slowdown against plain qemu-aarch64\n")
+print("### Slowdown against plain QEMU (qemu-aarch64; qemu-arm for the armhf rows)\n")
 print("| workload | plain qemu (s) | inline-add floor (s) | slowdown | + plugin (s) | slowdown | `tracekit emu run` (s) | slowdown |")
 print("|---|---|---|---|---|---|---|---|")
 cases = [
@@ -91,14 +92,23 @@ cases = [
     ("busybox md5sum (4 MB)", [busybox, "md5sum", data], None),
     ("busybox sh: 14 processes", [busybox, "sh", script], None),
 ]
+# The ARMv7 JVM (unpacked by emu-jvm.sh; libc from the cross toolchain).
+arm_qemu = ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]
+if os.path.exists(arm_java):
+    cases += [
+        ("armhf: JVM start", [arm_java, "-version"], None),
+        ("armhf: Java `sor java 20`", kernels("sor", "java", 20, jvm=arm_java), None),
+    ]
 ratios = {"floor": [], "plugin": [], "run": []}
 for name, cmd, stdin in cases:
     raw = os.path.join(work, "raw")
+    arm = name.startswith("armhf")
+    qemu, arch = (arm_qemu, "arm") if arm else (["qemu-aarch64"], "aarch64")
     configs = {
-        "plain": ["qemu-aarch64", *cmd],
-        "floor": ["qemu-aarch64", "-plugin", floor, *cmd],
-        "plugin": ["qemu-aarch64", "-plugin", f"{plugin},out={raw}", *cmd],
-        "run": [tk, "emu", "run", "--arch", "aarch64", "-o", os.path.join(work, "run"), "--", *cmd],
+        "plain": [*qemu, *cmd],
+        "floor": [*qemu, "-plugin", floor, *cmd],
+        "plugin": [*qemu, "-plugin", f"{plugin},out={raw}", *cmd],
+        "run": [tk, "emu", "run", "--arch", arch, "-o", os.path.join(work, "run"), "--", *cmd],
     }
     samples = {k: [] for k in configs}
     for _ in range(runs):
@@ -117,19 +127,24 @@ if os.environ.get("SKIP_STUDY"):
     shutil.rmtree(work, ignore_errors=True)
     sys.exit(0)
 
-# The study: every kernel in every form, JIT on and off.
+# The study: every kernel in every form, JIT on and off, on every arch with
+# a guest JVM (arm64 through multiarch, armhf unpacked by emu-jvm.sh); the
+# bare name `java` is resolved by `tracekit emu run` for the guest's arch.
 study = f"{root}/target/emu-study"
 shutil.rmtree(study, ignore_errors=True)
-for k in ["fft", "lu", "sor", "mc", "sparse", "crypto"]:
-    for name, cmd in [
-        ("java", kernels(k, "java", scale)),
-        ("java-int", kernels(k, "java", scale, ["-Xint"])),
-        ("jni", kernels(k, "jni", scale)),
-        ("jni-int", kernels(k, "jni", scale, ["-Xint"])),
-        ("c", [suite, k, scale]),
-    ]:
-        subprocess.run([tk, "emu", "run", "--arch", "aarch64", "-o", f"{study}/aarch64-{k}-{name}", "--", *cmd],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+for arch in ["aarch64", "arm"]:
+    arch_lib = f"{root}/target/workloads/emu/{arch}/libtkkernels.so"
+    arch_suite = f"{root}/target/workloads/emu/{arch}/suite"
+    for k in ["fft", "lu", "sor", "mc", "sparse", "crypto"]:
+        for name, cmd in [
+            ("java", kernels(k, "java", scale, jvm="java")),
+            ("java-int", kernels(k, "java", scale, ["-Xint"], jvm="java")),
+            ("jni", kernels(k, "jni", scale, jvm="java", jni_lib=arch_lib)),
+            ("jni-int", kernels(k, "jni", scale, ["-Xint"], jvm="java", jni_lib=arch_lib)),
+            ("c", [arch_suite, k, scale]),
+        ]:
+            subprocess.run([tk, "emu", "run", "--arch", arch, "-o", f"{study}/{arch}-{k}-{name}", "--", *cmd],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
 print(f"### The study (`tracekit emu study target/emu-study`, kernels at scale {scale})\n")
 print(subprocess.run([tk, "emu", "study", study], capture_output=True, text=True, check=True).stdout)
 shutil.rmtree(work, ignore_errors=True)

@@ -1,6 +1,7 @@
 //! End-to-end tests of `tracekit emu` on managed code: Debian's OpenJDK for
 //! arm64 under qemu-aarch64 (installed through multiarch by
-//! `scripts/deps/emu-jvm.sh`), code written at run time (a mini JIT with
+//! `scripts/deps/emu-jvm.sh`) and for armhf under qemu-arm (unpacked by the
+//! same script), code written at run time (a mini JIT with
 //! known counts on every ISA, and a HotSpot C1 loop of known length), code
 //! regions, the study tables, a killed JVM, and guests that cannot start.
 //! Workloads are tiny: a JVM under QEMU takes a second or two to start.
@@ -269,6 +270,64 @@ fn java_jni_interpreted_and_c_forms_split_by_region_and_make_the_study() {
     args.extend(dirs.iter().map(String::as_str));
     let cmp = String::from_utf8(ok(tracekit(&args)).stdout).unwrap();
     assert!(cmp.contains("in jit") && cmp.contains("in app-native"), "{cmp}");
+}
+
+/// The armhf JDK `scripts/deps/emu-jvm.sh` unpacks (no multiarch).
+const ARM_JAVA: &str = "/opt/tracekit/guest-jvm/armhf/usr/lib/jvm/java-17-openjdk-armhf/bin/java";
+
+#[test]
+fn an_armv7_jvm_runs_from_its_unpacked_jdk_and_the_study_sets_the_arches_side_by_side() {
+    built();
+    assert!(
+        Path::new(ARM_JAVA).is_file(),
+        "{ARM_JAVA} missing: run scripts/setup (scripts/deps/emu-jvm.sh unpacks openjdk-17-jre-headless:armhf)"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let study = tmp.path().join("study");
+    let j = jar();
+    let mut outputs = Vec::new();
+    for (arch, form) in [("arm", "java"), ("arm", "jni"), ("aarch64", "java")] {
+        let lib = format!("-Dtkkernels.lib={}", workload(arch, "libtkkernels.so").display());
+        // The bare name: `emu run` finds the guest's java for the arch.
+        let command = ["java", &lib, "-cp", &j, "tkbench.emu.Kernels", "sor", form, "1"];
+        let dir = study.join(format!("{arch}-{form}"));
+        let out = ok(emu_run(arch, "tb", &dir, &command));
+        outputs.push(String::from_utf8_lossy(&out.stdout).trim().to_owned());
+        let report = json(&["emu", "report", dir.to_str().unwrap(), "--json"]);
+        let (vm, interp, app, system) = (
+            region(&report, "vm"),
+            region(&report, "interpreter"),
+            region(&report, "app-native"),
+            region(&report, "system"),
+        );
+        assert!(vm > 0 && interp > 0, "{arch} {form}: vm {vm}, interpreter {interp}");
+        if form == "java" {
+            // libgcc_s and the like from the cross toolchain's root are system libraries.
+            assert_eq!(app, 0, "{arch}: a pure Java run has no application native code");
+        } else {
+            assert!(app > 0, "{arch}: the JNI library's instructions: {app}");
+        }
+        if arch == "arm" {
+            assert!(system > 0, "the cross root's libgcc_s runs on ARMv7 (64-bit division)");
+        }
+    }
+    assert!(outputs.iter().all(|o| o == &outputs[0]), "same checksum: {outputs:?}");
+    let s = json(&["emu", "study", study.to_str().unwrap(), "--json"]);
+    let mut arches: Vec<&str> = s["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["arch"].as_str().unwrap())
+        .collect();
+    arches.dedup();
+    assert_eq!(arches, ["aarch64", "arm"]);
+    let text = String::from_utf8(ok(tracekit(&["emu", "study", study.to_str().unwrap()])).stdout).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| sor | java |"))
+        .unwrap_or_else(|| panic!("no arch-against-arch row for sor in Java:\n{text}"));
+    assert!(text.contains("## aarch64 against arm"), "{text}");
+    assert!(row.split('|').filter(|c| !c.trim().is_empty()).count() >= 9, "{row}");
 }
 
 #[test]

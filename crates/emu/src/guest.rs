@@ -8,8 +8,10 @@
 //! (`dpkg --add-architecture arm64`, what `scripts/deps/emu-jvm.sh` sets
 //! up) they live in the host's own `/lib/<triplet>`, so QEMU finds them with
 //! no prefix; with only a cross toolchain's libc they live under
-//! `/usr/<triplet>`, which is passed to QEMU as `-L`. Anything else is an
-//! error here, before QEMU starts, naming the missing file.
+//! `/usr/<triplet>`, which is passed to QEMU as `-L`: that is how a JDK
+//! unpacked under [`GUEST_JVM_ROOT`] runs (its own libraries, zlib among
+//! them, sit beside it). Anything else is an error here, before QEMU
+//! starts, naming the missing file.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,10 @@ use object::{Object, ObjectSegment};
 use crate::error::{EmuError, Result};
 use crate::run::Arch;
 use crate::symbols::elf_kind;
+
+/// Where `scripts/deps/emu-jvm.sh` unpacks a guest JDK that is not
+/// installed through multiarch: `<root>/<debian arch>/usr/lib/jvm/…`.
+pub const GUEST_JVM_ROOT: &str = "/opt/tracekit/guest-jvm";
 
 /// Debian's multiarch triplet and architecture name for an arch.
 pub fn debian_names(arch: Arch) -> (&'static str, &'static str) {
@@ -35,8 +41,9 @@ fn matches_arch(path: &Path, arch: Arch) -> bool {
 
 /// Resolves the program to run: a path is taken as given; a bare name is
 /// searched on `PATH` for an executable *of the guest's architecture*, then
-/// among the JDKs of that architecture (`/usr/lib/jvm/*-<debian arch>/bin`)
-/// and the cross toolchain's `/usr/<triplet>/bin`.
+/// among the JDKs of that architecture (`/usr/lib/jvm/*-<debian arch>/bin`,
+/// then the unpacked ones under [`GUEST_JVM_ROOT`]) and the cross
+/// toolchain's `/usr/<triplet>/bin`.
 pub fn resolve_program(program: &Path, arch: Arch) -> Result<PathBuf> {
     let name = program.to_string_lossy();
     if name.contains('/') {
@@ -49,7 +56,11 @@ pub fn resolve_program(program: &Path, arch: Arch) -> Result<PathBuf> {
     let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).map(|d| d.join(program)).collect())
         .unwrap_or_default();
-    if let Ok(entries) = std::fs::read_dir("/usr/lib/jvm") {
+    let unpacked = Path::new(GUEST_JVM_ROOT).join(debarch).join("usr/lib/jvm");
+    for jvm_dir in [Path::new("/usr/lib/jvm"), unpacked.as_path()] {
+        let Ok(entries) = std::fs::read_dir(jvm_dir) else {
+            continue;
+        };
         let mut jdks: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(debarch)))

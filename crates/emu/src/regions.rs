@@ -142,6 +142,19 @@ fn is_system(path: &str) -> bool {
     ]
     .iter()
     .any(|p| path.starts_with(p))
+        || cross_library(path)
+}
+
+/// A library of a cross toolchain's guest root, `/usr/<triplet>/lib…/…`
+/// (what QEMU's `-L` prefix maps the guest's `/lib` to).
+fn cross_library(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/usr/") else {
+        return false;
+    };
+    let Some((triplet, below)) = rest.split_once('/') else {
+        return false;
+    };
+    triplet.contains("-linux-") && below.starts_with("lib")
 }
 
 /// Classifies the blocks of one process.
@@ -345,5 +358,25 @@ mod tests {
         assert_eq!(c.region(&no_map.blocks[5]), Region::Generated);
         let namer = Namer::new(None);
         assert_eq!(namer.describe(&cap, &cap.blocks[5]).as_deref(), Some("Interpreter"));
+    }
+
+    #[test]
+    fn a_cross_toolchains_libraries_are_system_ones() {
+        for p in [
+            "/usr/arm-linux-gnueabihf/lib/libgcc_s.so.1",
+            "/usr/mipsel-linux-gnu/lib/libstdc++.so.6",
+            "/usr/lib/aarch64-linux-gnu/libz.so.1",
+        ] {
+            assert!(is_system(p), "{p}");
+        }
+        for p in [
+            "/usr/arm-linux-gnueabihf/bin/x",
+            "/usr/local/bin/libx.so",
+            "/usr/share/lib/x.so",
+            "/usr",
+            "/opt/app/lib/libtkkernels.so",
+        ] {
+            assert!(!is_system(p), "{p}");
+        }
     }
 }

@@ -335,16 +335,24 @@ fn render_regions(s: &mut String, p: &ProcessStats, top: usize) {
     if p.regions.iter().all(|r| r.region == Region::Unmapped) {
         return;
     }
+    let label = |r: &Region| format!("{} — {}", r.name(), r.describe());
+    // Wide enough for the longest label shown, so the numbers line up.
+    let width = p
+        .regions
+        .iter()
+        .map(|r| label(&r.region).chars().count())
+        .max()
+        .unwrap_or(0);
     let _ = writeln!(
         s,
-        "{:<38} {:>14} {:>7} {:>14} {:>10}",
+        "{:<width$} {:>14} {:>7} {:>14} {:>10}",
         "region", "instructions", "%", "block execs", "distinct"
     );
     for r in &p.regions {
         let _ = writeln!(
             s,
-            "{:<38} {:>14} {:>6.2}% {:>14} {:>10}",
-            format!("{} — {}", r.region.name(), r.region.describe()),
+            "{:<width$} {:>14} {:>6.2}% {:>14} {:>10}",
+            label(&r.region),
             r.instructions,
             pct(r.instructions, p.instructions),
             r.blocks,
