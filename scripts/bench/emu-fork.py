@@ -9,8 +9,13 @@ CONFIG is `plain`, a QEMU plugin argument (`/path/floor.so`, `/path/plugin.so,ou
 TRACEKIT_STAGE_DIR=STAGE (`none` writes straight into raw/, empty is the default) and that
 tracekit binary (default target/release/tracekit). Prints the median CPU seconds
 (user + system of QEMU, tracekit and every process they start) and the ratio to `plain`.
+
+WORKLOAD=md5sum runs the table's other short row instead, `busybox md5sum` of a 4 MB file
+(the same deterministic text as emu-managed.sh's); GUEST="PROGRAM ARGS..." runs any AArch64
+guest command (e.g. a JVM row: GUEST="/usr/lib/jvm/java-17-openjdk-arm64/bin/java -cp
+workloads/jvm/build/tkbench.jar tkbench.emu.Kernels crypto java 20").
 """
-import os, resource, shutil, statistics, subprocess, sys, tempfile
+import os, resource, shlex, shutil, statistics, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 busybox = os.path.join(root, "target/emu-busybox/bin/busybox")
@@ -20,6 +25,13 @@ work = tempfile.mkdtemp(prefix="tracekit-emu-fork-")
 script = os.path.join(work, "fork14.sh")
 with open(script, "w") as f:
     f.write("for i in 1 2 3 4 5 6 7; do echo $i | cat >/dev/null; done\n")  # 14 forked processes
+guest = [busybox, "sh", script]
+if os.environ.get("GUEST"):
+    guest = shlex.split(os.environ["GUEST"])
+elif os.environ.get("WORKLOAD") == "md5sum":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from emu_inputs import write_text_4mb
+    guest = [busybox, "md5sum", write_text_4mb(os.path.join(work, "data.txt"))]
 
 def cpu(cmd, env):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -33,7 +45,7 @@ for _ in range(runs):
     for c in configs:
         env = dict(os.environ)
         if c == "plain":
-            cmd = ["qemu-aarch64", busybox, "sh", script]
+            cmd = ["qemu-aarch64", *guest]
         elif c.startswith("run:"):
             parts = c[4:].split("@")
             env["TRACEKIT_QEMU_PLUGIN"] = parts[0]
@@ -41,13 +53,13 @@ for _ in range(runs):
             if len(parts) > 2 and parts[2]:
                 env["TRACEKIT_STAGE_DIR"] = parts[2]
             binary = parts[3] if len(parts) > 3 else tracekit
-            cmd = [binary, "emu", "run", "--arch", "aarch64", "-o", parts[1], "--", busybox, "sh", script]
+            cmd = [binary, "emu", "run", "--arch", "aarch64", "-o", parts[1], "--", *guest]
         else:
             out = c.partition(",out=")[2]
             if out:
                 shutil.rmtree(out, ignore_errors=True)
                 os.makedirs(out)
-            cmd = ["qemu-aarch64", "-plugin", c, busybox, "sh", script]
+            cmd = ["qemu-aarch64", "-plugin", c, *guest]
         samples[c].append(cpu(cmd, env))
 med = {c: statistics.median(v) for c, v in samples.items()}
 base = med.get("plain", 1.0)

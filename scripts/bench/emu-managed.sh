@@ -63,12 +63,9 @@ def kernels(k, form, sc, extra=(), jvm=None, jni_lib=None):
     return args + ["-cp", jar, "tkbench.emu.Kernels", k, form, str(sc)]
 
 # Inputs for the real programs: a 4 MB file of deterministic text.
-data = os.path.join(work, "data.txt")
-with open(data, "w") as f:
-    x = 12345
-    while f.tell() < 4 << 20:
-        x = (x * 1103515245 + 12345) & 0x7fffffff
-        f.write(f"{x:010d} line {x % 977}\n")
+sys.path.insert(0, f"{root}/scripts/bench")
+from emu_inputs import write_text_4mb
+data = write_text_4mb(os.path.join(work, "data.txt"))
 script = os.path.join(work, "fork14.sh")
 with open(script, "w") as f:
     f.write("for i in 1 2 3 4 5 6 7; do echo $i | cat >/dev/null; done\n")  # 14 forked processes

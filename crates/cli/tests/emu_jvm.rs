@@ -308,7 +308,10 @@ fn an_armv7_jvm_runs_from_its_unpacked_jdk_and_the_study_sets_the_arches_side_by
             assert!(app > 0, "{arch}: the JNI library's instructions: {app}");
         }
         if arch == "arm" {
-            assert!(system > 0, "the cross root's libgcc_s runs on ARMv7 (64-bit division)");
+            assert!(
+                system > 0,
+                "ARMv7 HotSpot divides in the cross root's libgcc_s (__aeabi_uidiv)"
+            );
         }
     }
     assert!(outputs.iter().all(|o| o == &outputs[0]), "same checksum: {outputs:?}");
