@@ -26,6 +26,19 @@ fn narrow(low: &mut u64, high: &mut u64, cum_low: u64, freq: u64, total: u64) {
     *low += range * cum_low / total;
 }
 
+/// [`narrow`] to the first (`[0, first)`) or second (`[first, total)`)
+/// symbol of two. The second's high end is `low + range·total/total − 1`,
+/// which is `high` itself, so one division gives both cases.
+#[inline]
+fn narrow_bit(low: &mut u64, high: &mut u64, first: u64, total: u64, one: bool) {
+    let split = *low + (*high - *low + 1) * first / total;
+    if one {
+        *low = split;
+    } else {
+        *high = split - 1;
+    }
+}
+
 /// Packs bits, most significant first, into `width`-bit words.
 #[derive(Debug, Clone)]
 pub struct BitWriter {
@@ -150,6 +163,23 @@ impl Encoder {
     pub fn encode(&mut self, cum_low: u64, freq: u64, total: u64) {
         debug_assert!(freq > 0 && cum_low + freq <= total && total <= MAX_TOTAL);
         narrow(&mut self.low, &mut self.high, cum_low, freq, total);
+        self.renormalise();
+    }
+
+    /// Codes one bit of a pair of counts: `encode(0, first, total)` for
+    /// `false`, `encode(first, total - first, total)` for `true`, with the
+    /// same result and one division instead of three.
+    #[inline]
+    pub fn encode_bit(&mut self, first: u64, total: u64, one: bool) {
+        debug_assert!(0 < first && first < total && total <= MAX_TOTAL);
+        narrow_bit(&mut self.low, &mut self.high, first, total, one);
+        self.renormalise();
+    }
+
+    /// Shifts out the settled bits of `low` and `high`, each followed by
+    /// the pending ones.
+    #[inline]
+    fn renormalise(&mut self) {
         loop {
             if self.high < HALF {
                 self.out.put(false);
@@ -231,6 +261,25 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn consume(&mut self, cum_low: u64, freq: u64, total: u64) {
         narrow(&mut self.low, &mut self.high, cum_low, freq, total);
+        self.renormalise();
+    }
+
+    /// Decodes what [`Encoder::encode_bit`] coded: `target(total) >= first`
+    /// without its division (`⌊(x − 1) / range⌋ ≥ first` exactly when
+    /// `x > first · range`, for `x = (value − low + 1) · total ≥ 1`), then
+    /// consumes it.
+    #[inline]
+    pub fn decode_bit(&mut self, first: u64, total: u64) -> bool {
+        debug_assert!(0 < first && first < total && total <= MAX_TOTAL);
+        let range = self.high - self.low + 1;
+        let one = (self.value - self.low + 1) * total > first * range;
+        narrow_bit(&mut self.low, &mut self.high, first, total, one);
+        self.renormalise();
+        one
+    }
+
+    #[inline]
+    fn renormalise(&mut self) {
         loop {
             if self.high < HALF {
             } else if self.low >= HALF {
@@ -301,6 +350,33 @@ mod tests {
         }
         for w in 3..=64 {
             roundtrip(&syms, w);
+        }
+    }
+
+    proptest::proptest! {
+        /// The one-division bit is the two-symbol `encode`/`consume`, word
+        /// for word, mixed with general symbols.
+        #[test]
+        fn bits_code_as_two_symbol_picks(
+            steps in proptest::collection::vec((1u64..=65535, 1u64..=65535, proptest::bool::ANY, 0u64..4), 1..400),
+            width in 1u32..=64,
+        ) {
+            let (mut general, mut fast) = (Encoder::new(width), Encoder::new(width));
+            for &(c0, c1, one, other) in &steps {
+                let total = c0 + c1;
+                if one { general.encode(c0, c1, total) } else { general.encode(0, c0, total) }
+                fast.encode_bit(c0, total, one);
+                general.encode(other, 1, 5);
+                fast.encode(other, 1, 5);
+            }
+            let words = general.finish();
+            proptest::prop_assert_eq!(&words, &fast.finish());
+            let mut d = Decoder::new(&words, width);
+            for &(c0, c1, one, other) in &steps {
+                proptest::prop_assert_eq!(d.decode_bit(c0, c0 + c1), one);
+                proptest::prop_assert_eq!(d.target(5), other);
+                d.consume(other, 1, 5);
+            }
         }
     }
 
