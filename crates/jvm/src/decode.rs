@@ -283,6 +283,28 @@ struct BlockDecoder<'a> {
     /// A PAP record's values and breakpoints.
     items: Vec<PapItem>,
     replay: Replay,
+    /// Per method: whether its core CFG (which the context stream's decoder
+    /// walks) was found to have the stored CFG's blocks, ends and edges.
+    /// A path walked along an agreeing CFG needs no [`check_path`].
+    same_cfg: Vec<Option<bool>>,
+}
+
+/// Whether `core` has exactly `stored`'s blocks, entry, exit and edges, so
+/// that a path walked along `core`'s edges is a path of `stored`.
+fn cfgs_agree(core: &tracekit_paths::Cfg, stored: &MethodCfg) -> bool {
+    let n = stored.node_count();
+    if core.block_count() != n || core.entry().index() != 0 || core.exit().index() != stored.exit() as usize {
+        return false;
+    }
+    (0..n).all(|v| {
+        let (mut a, mut b): (Vec<u32>, Vec<u32>) = (
+            core.successors(BlockId(v as u32)).iter().map(|w| w.0).collect(),
+            stored.succs[v].clone(),
+        );
+        a.sort_unstable();
+        b.sort_unstable();
+        a == b
+    })
 }
 
 impl<'a> BlockDecoder<'a> {
@@ -311,6 +333,7 @@ impl<'a> BlockDecoder<'a> {
                 choices: 0,
                 words_equal: true,
             },
+            same_cfg: vec![None; n],
         })
     }
 
@@ -551,6 +574,7 @@ impl<'a> BlockDecoder<'a> {
         let mut replay = t.replay_context.take();
         let before = replay.as_ref().map(|e| (e.ideal_bits(), e.choices()));
         let nodes = &mut self.nodes;
+        let same_cfg = &mut self.same_cfg;
         let thread_name = summary.threads.get(b.thread).cloned().unwrap_or_default();
         t.context
             .as_mut()
@@ -559,8 +583,11 @@ impl<'a> BlockDecoder<'a> {
                 nodes.clear();
                 nodes.extend(inv.path.iter().map(|v| v.0));
                 let m = inv.method.index();
-                check_path(&methods[m].cfg, nodes)
-                    .map_err(|e| tracekit_paths::PathError::InvalidParameter(format!("{e:#}")))?;
+                let agree = *same_cfg[m].get_or_insert_with(|| cfgs_agree(program.cfg(inv.method), &methods[m].cfg));
+                if !agree {
+                    check_path(&methods[m].cfg, nodes)
+                        .map_err(|e| tracekit_paths::PathError::InvalidParameter(format!("{e:#}")))?;
+                }
                 if let Some(enc) = &mut replay {
                     enc.append(inv.method, &inv.path, inv.aborted_after)?;
                 }
@@ -635,6 +662,30 @@ pub fn open_log(path: &Path) -> Result<LogReader<BufReader<File>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_core_cfg_made_from_the_stored_one_agrees_and_a_changed_one_does_not() {
+        let block = |offset| crate::cfg::Block {
+            first_insn: offset / 2,
+            offset,
+            lines: (0, 0),
+        };
+        // entry -> b0 -> {b1, exit}; b1 -> b0
+        let stored = MethodCfg {
+            blocks: vec![block(0), block(4)],
+            insn_count: 6,
+            succs: vec![vec![1], vec![2, 3], vec![1], vec![]],
+        };
+        let core = crate::schemes::core_cfg("m", &stored).unwrap();
+        assert!(cfgs_agree(&core, &stored));
+        let mut other = stored.clone();
+        other.succs[2] = vec![3];
+        assert!(!cfgs_agree(&core, &other));
+        let mut bigger = stored.clone();
+        bigger.blocks.push(block(8));
+        bigger.succs.insert(3, vec![4]);
+        assert!(!cfgs_agree(&core, &bigger));
+    }
 
     #[test]
     fn bits_for_counts() {

@@ -72,7 +72,7 @@
 use crate::adaptive::{AdaptiveModel, AdaptiveParams};
 use crate::arith::{Decoder, Encoder, MAX_TOTAL};
 use crate::cfg::BlockId;
-use crate::context_model::{Io, ThreadModel};
+use crate::context_model::{Cost, Io, ThreadModel};
 use crate::error::{check_width, PathError, Result};
 use crate::predictor::PAYLOAD_MAX;
 use crate::program::{MethodId, Program};
@@ -212,15 +212,15 @@ impl<'p> ContextEncoder<'p> {
     pub fn append(&mut self, m: MethodId, path: &[BlockId], aborted_after: Option<u32>) -> Result<()> {
         let cfg = self.program.cfg(m);
         cfg.check_path(path)?;
-        let mut part = 0.0;
+        let mut part = Cost::new();
         let mut io = Io::Enc(&mut self.enc, &mut part);
         self.model.method(&mut io, m.0)?;
-        self.parts[0] += part;
-        part = 0.0;
+        self.parts[0] += part.bits();
+        part = Cost::new();
         let mut io = Io::Enc(&mut self.enc, &mut part);
         self.model.end(&mut io, m.index(), aborted_after)?;
-        self.parts[1] += part;
-        part = 0.0;
+        self.parts[1] += part.bits();
+        part = Cost::new();
         let mut io = Io::Enc(&mut self.enc, &mut part);
         for w in path.windows(2) {
             let succ = cfg.successors(w[0]);
@@ -231,7 +231,7 @@ impl<'p> ContextEncoder<'p> {
                 self.choices += 1;
             }
         }
-        self.parts[2] += part;
+        self.parts[2] += part.bits();
         Ok(())
     }
 
@@ -256,12 +256,12 @@ impl<'p> ContextEncoder<'p> {
 
     /// Ends the stream (codes the end marker) and flushes.
     pub fn finish(mut self) -> ContextTrace {
-        let mut part = 0.0;
+        let mut part = Cost::new();
         let mut io = Io::Enc(&mut self.enc, &mut part);
         self.model
             .method(&mut io, self.program.len() as u32)
             .expect("the end marker is a valid id");
-        self.parts[0] += part;
+        self.parts[0] += part.bits();
         ContextTrace {
             words: self.enc.finish(),
             ideal_bits: self.parts.iter().sum(),
@@ -359,7 +359,7 @@ fn next_invocation_into(
     max_steps: usize,
     inv: &mut StreamInvocation,
 ) -> Result<bool> {
-    let mut bits = 0.0;
+    let mut bits = Cost::new();
     let mut io = Io::Dec(dec, &mut bits);
     let m = model.method(&mut io, 0)?;
     if m as usize >= program.len() {
@@ -394,7 +394,7 @@ fn next_invocation_into(
     }
     inv.method = method;
     inv.aborted_after = aborted_after;
-    inv.ideal_bits = bits;
+    inv.ideal_bits = bits.bits();
     Ok(true)
 }
 
