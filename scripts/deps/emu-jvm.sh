@@ -42,7 +42,7 @@ unpack() {
   for deb in "$state"/cache/*.deb; do $SUDO dpkg -x "$deb" "$dest.new"; done
   $SUDO rm -f "$state"/cache/*.deb
   local jdk triplet
-  jdk=$(echo "$dest.new"/usr/lib/jvm/java-17-openjdk-"$a")
+  jdk=$dest.new/usr/lib/jvm/java-17-openjdk-$a
   triplet=$(basename "$(dirname "$(echo "$dest.new"/lib/*/libz.so.1)")")
   $SUDO cp -a "$dest.new/lib/$triplet"/libz.so.1* "$jdk/lib/"
   local link

@@ -8,28 +8,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use tracekit_paths::*;
 
-/// `methods` methods, each one of [`synth::random_program`]'s CFGs.
-fn program(methods: usize) -> Program {
-    let mut p = Program::new();
-    for i in 0..methods {
-        let s = 7919 * i as u64 + 1;
-        let one = synth::random_program(s, 3 + (s % 9) as usize, (s % 13) as usize, (s % 3) as usize);
-        let cfg = one.cfg(MethodId(0));
-        let mut b = CfgBuilder::new(format!("m{i}"));
-        for v in cfg.blocks() {
-            b.block(cfg.block_name(v));
-        }
-        for &(f, t, kind) in cfg.edges() {
-            b.edge_of_kind(cfg.block_name(f), cfg.block_name(t), kind);
-        }
-        b.entry(cfg.block_name(cfg.entry())).exit(cfg.block_name(cfg.exit()));
-        p.add_method(b.build().unwrap(), vec![]).unwrap();
-    }
-    p
-}
-
 fn bench(c: &mut Criterion) {
-    let p = program(200);
+    let p = synth::random_methods(1, 200);
     let mut rng = synth::Lcg(42);
     let mut distinct = Vec::new();
     for i in 0..2_000u64 {

@@ -23,6 +23,28 @@ impl Lcg {
     }
 }
 
+/// A random program of `methods` methods `m0…`, each a [`random_program`]
+/// CFG with its own seed, size, extra edges and dead blocks.
+pub fn random_methods(seed: u64, methods: usize) -> Program {
+    let mut p = Program::new();
+    for i in 0..methods {
+        let s = seed.wrapping_mul(31).wrapping_add(i as u64);
+        let one = random_program(s, 3 + (s % 9) as usize, (s % 13) as usize, (s % 3) as usize);
+        let cfg = one.cfg(crate::program::MethodId(0));
+        let mut b = CfgBuilder::new(format!("m{i}"));
+        for v in cfg.blocks() {
+            b.block(cfg.block_name(v));
+        }
+        for &(f, t, kind) in cfg.edges() {
+            b.edge_of_kind(cfg.block_name(f), cfg.block_name(t), kind);
+        }
+        b.entry(cfg.block_name(cfg.entry())).exit(cfg.block_name(cfg.exit()));
+        p.add_method(b.build().expect("a random_program CFG"), vec![])
+            .expect("distinct method names");
+    }
+    p
+}
+
 /// A random one-method program named `m`: a spine `b0 → … → b{n−1}` (the
 /// exit), `extra` random edges (loops, self-loops, switches, some exception
 /// edges) and `dead` blocks that are unreachable or cannot reach the exit.

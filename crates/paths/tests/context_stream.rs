@@ -10,26 +10,6 @@ use serde_json::{json, Value};
 use std::path::Path;
 use tracekit_paths::*;
 
-/// `methods` random methods `m0…`, each from [`synth::random_program`].
-fn program(seed: u64, methods: usize) -> Program {
-    let mut p = Program::new();
-    for i in 0..methods {
-        let s = seed.wrapping_mul(31).wrapping_add(i as u64);
-        let one = synth::random_program(s, 3 + (s % 9) as usize, (s % 13) as usize, (s % 3) as usize);
-        let cfg = one.cfg(MethodId(0));
-        let mut b = CfgBuilder::new(format!("m{i}"));
-        for v in cfg.blocks() {
-            b.block(cfg.block_name(v));
-        }
-        for &(f, t, kind) in cfg.edges() {
-            b.edge_of_kind(cfg.block_name(f), cfg.block_name(t), kind);
-        }
-        b.entry(cfg.block_name(cfg.entry())).exit(cfg.block_name(cfg.exit()));
-        p.add_method(b.build().unwrap(), vec![]).unwrap();
-    }
-    p
-}
-
 type Inv = (MethodId, Vec<BlockId>, Option<u32>);
 
 fn invocations(p: &Program, seed: u64, count: usize, repeat: usize) -> Vec<Inv> {
@@ -79,7 +59,7 @@ proptest! {
     #[test]
     fn decode_inverts_encode(seed in any::<u64>(), methods in 1usize..6, count in 0usize..30,
                              repeat in 1usize..4, width in 3u32..=64, inc in 1u32..8) {
-        let p = program(seed, methods);
+        let p = synth::random_methods(seed, methods);
         let invs = invocations(&p, seed, count, repeat);
         roundtrip(&p, &invs, width, AdaptiveParams { inc, bound: 65535 });
     }
@@ -92,7 +72,7 @@ proptest! {
     #[test]
     fn mutated_streams_never_panic(seed in any::<u64>(), flips in prop::collection::vec((any::<prop::sample::Index>(), 0u32..64), 1..6),
                                    cut in any::<prop::sample::Index>(), truncate in any::<bool>(), extra in any::<u64>()) {
-        let p = program(seed, 3);
+        let p = synth::random_methods(seed, 3);
         let invs = invocations(&p, seed, 20, 2);
         let model = AdaptiveModel::new(&p, AdaptiveParams::default()).unwrap();
         let layout = ContextLayout::new(&p, &model).unwrap();
@@ -121,7 +101,7 @@ proptest! {
 
 #[test]
 fn a_repeated_workload_costs_almost_nothing_the_second_time() {
-    let p = program(7, 4);
+    let p = synth::random_methods(7, 4);
     let once = invocations(&p, 7, 200, 1);
     let twice = invocations(&p, 7, 200, 2);
     let a = roundtrip(&p, &once, 64, AdaptiveParams::default()).ideal_bits;
@@ -131,7 +111,7 @@ fn a_repeated_workload_costs_almost_nothing_the_second_time() {
 
 #[test]
 fn long_random_stream_and_garbage_input() {
-    let p = program(99, 3);
+    let p = synth::random_methods(99, 3);
     let invs = invocations(&p, 99, 3000, 1);
     let t = roundtrip(&p, &invs, 32, AdaptiveParams::default());
     assert!(t.choices > 10_000);
@@ -172,7 +152,7 @@ const CASES: [(&str, u64, usize, usize, usize, u32, u32); 5] = [
 fn generate() -> Value {
     let mut vectors = Vec::new();
     for (name, seed, methods, count, repeat, width, inc) in CASES {
-        let p = program(seed, methods);
+        let p = synth::random_methods(seed, methods);
         let invs = invocations(&p, seed, count, repeat);
         let params = AdaptiveParams { inc, bound: 65535 };
         let trace = roundtrip(&p, &invs, width, params);
