@@ -45,7 +45,6 @@ java = "/usr/lib/jvm/java-17-openjdk-arm64/bin/java"
 arm_java = "/opt/tracekit/guest-jvm/armhf/usr/lib/jvm/java-17-openjdk-armhf/bin/java"
 jar = f"{root}/workloads/jvm/build/tkbench.jar"
 lib = f"{root}/target/workloads/emu/aarch64/libtkkernels.so"
-suite = f"{root}/target/workloads/emu/aarch64/suite"
 work = tempfile.mkdtemp(prefix="tracekit-emu-managed-")
 env = dict(os.environ, TRACEKIT_QEMU_PLUGIN=plugin)
 
@@ -91,16 +90,16 @@ cases = [
 ]
 # The ARMv7 JVM (unpacked by emu-jvm.sh; libc from the cross toolchain).
 arm_qemu = ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]
+cases = [(name, cmd, stdin, "aarch64") for name, cmd, stdin in cases]
 if os.path.exists(arm_java):
     cases += [
-        ("armhf: JVM start", [arm_java, "-version"], None),
-        ("armhf: Java `sor java 20`", kernels("sor", "java", 20, jvm=arm_java), None),
+        ("armhf: JVM start", [arm_java, "-version"], None, "arm"),
+        ("armhf: Java `sor java 20`", kernels("sor", "java", 20, jvm=arm_java), None, "arm"),
     ]
 ratios = {"floor": [], "plugin": [], "run": []}
-for name, cmd, stdin in cases:
+for name, cmd, stdin, arch in cases:
     raw = os.path.join(work, "raw")
-    arm = name.startswith("armhf")
-    qemu, arch = (arm_qemu, "arm") if arm else (["qemu-aarch64"], "aarch64")
+    qemu = arm_qemu if arch == "arm" else ["qemu-aarch64"]
     configs = {
         "plain": [*qemu, *cmd],
         "floor": [*qemu, "-plugin", floor, *cmd],
