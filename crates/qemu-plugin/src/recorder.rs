@@ -90,9 +90,6 @@ pub struct Recorder {
     inherited: Vec<BlockTable>,
     key: Vec<u8>,
     texts: HashMap<(char, Vec<u8>), String>,
-    /// The log record being formatted (bytes: the log is ASCII but for
-    /// QEMU's disassembly, which is copied as it is).
-    record: Vec<u8>,
     coverage: Option<Coverage>,
     /// The last memory-map snapshot, as logged.
     snapshot: String,
@@ -125,7 +122,6 @@ impl Recorder {
             inherited: Vec::new(),
             key: Vec::new(),
             texts: HashMap::new(),
-            record: Vec::new(),
             coverage: None,
             snapshot: String::new(),
             snapshot_owed: false,
@@ -262,11 +258,12 @@ impl Recorder {
         };
         self.sizes.set(slot, n as u32, self.store.used());
         self.known.insert_hashed(hash, &self.key, Known { slot, insns: n });
-        self.record.clear();
-        crate::block_record::append(&mut self.record, slot, vaddr, mode, insns, &texts);
         // One append per new block: the log is complete up to the last
         // translation whatever way the process ends.
-        self.log.append(&self.record)?;
+        let room = crate::block_record::room(insns, &texts);
+        self.log.append_with(room, |out| {
+            crate::block_record::write(out, slot, vaddr, mode, insns, &texts)
+        })?;
         Ok(Placement {
             slot,
             insns: n,

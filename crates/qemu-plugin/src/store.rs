@@ -240,7 +240,19 @@ impl MappedLog {
 
     /// Appends `bytes`, growing the file when needed.
     pub fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let end = self.len + bytes.len();
+        self.append_with(bytes.len(), |room| {
+            room.copy_from_slice(bytes);
+            bytes.len()
+        })
+    }
+
+    /// Appends what `write` stores at the start of `room` bytes made at the
+    /// end of the log, `write` returning how many it stored: a record is
+    /// formatted in place, with no copy. Bytes of the room past those are
+    /// left as they were, zero, so a log cut at any point still ends in a
+    /// whole record or zeros.
+    pub fn append_with(&mut self, room: usize, write: impl FnOnce(&mut [u8]) -> usize) -> io::Result<()> {
+        let end = self.len + room;
         if end > self.mapped {
             let grown = (end.max(self.mapped * 2)).div_ceil(LOG_CHUNK) * LOG_CHUNK;
             self.file.set_len(grown as u64)?;
@@ -253,9 +265,12 @@ impl MappedLog {
             self.base = moved.cast();
             self.mapped = grown;
         }
-        // SAFETY: `len..end` lies inside the mapping.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.base.add(self.len), bytes.len()) };
-        self.len = end;
+        // SAFETY: `len..end` lies inside our mapping, and nothing else
+        // refers to it while `self` is borrowed mutably.
+        let room = unsafe { std::slice::from_raw_parts_mut(self.base.add(self.len), room) };
+        let written = write(room);
+        assert!(written <= room.len(), "a record overran the room made for it");
+        self.len += written;
         Ok(())
     }
 
@@ -380,6 +395,31 @@ mod tests {
         let after = std::fs::read(&path).unwrap();
         assert_eq!(after.len(), 6 + LOG_CHUNK + 10 + 3);
         assert!(after.ends_with(b"xend"));
+    }
+
+    #[test]
+    fn a_record_written_in_place_keeps_only_what_it_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = MappedLog::create(&path).unwrap();
+        log.append(b"a\n").unwrap();
+        // More room than the record needs, then room past the first chunk.
+        log.append_with(100, |room| {
+            assert!(room.iter().all(|&b| b == 0), "fresh room is zeros");
+            room[..3].copy_from_slice(b"bc\n");
+            3
+        })
+        .unwrap();
+        assert_eq!(log.len(), 5);
+        let cut = std::fs::read(&path).unwrap();
+        assert_eq!(&cut[..6], b"a\nbc\n\0", "a log cut now ends in zeros");
+        log.append_with(LOG_CHUNK, |room| {
+            room[..2].copy_from_slice(b"d\n");
+            2
+        })
+        .unwrap();
+        log.finish().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"a\nbc\nd\n");
     }
 
     #[test]
