@@ -8,14 +8,16 @@ CONFIG is `plain`, a QEMU plugin argument (`/path/floor.so`, `/path/plugin.so,ou
 `run:PLUGIN@OUT[@STAGE[@TRACEKIT]]`: `tracekit emu run -o OUT` with TRACEKIT_QEMU_PLUGIN=PLUGIN,
 TRACEKIT_STAGE_DIR=STAGE (`none` writes straight into raw/, empty is the default) and that
 tracekit binary (default target/release/tracekit). Prints the median CPU seconds
-(user + system of QEMU, tracekit and every process they start) and the ratio to `plain`.
+(user + system of QEMU, tracekit and every process they start), its ratio to `plain`'s, and
+the median of each round's ratio to that round's `plain` run (robust to the machine's drift);
+then the same for wall time.
 
 WORKLOAD=md5sum runs the table's other short row instead, `busybox md5sum` of a 4 MB file
 (the same deterministic text as emu-managed.sh's); GUEST="PROGRAM ARGS..." runs any AArch64
 guest command (e.g. a JVM row: GUEST="/usr/lib/jvm/java-17-openjdk-arm64/bin/java -cp
 workloads/jvm/build/tkbench.jar tkbench.emu.Kernels crypto java 20").
 """
-import os, resource, shlex, shutil, statistics, subprocess, sys, tempfile
+import os, resource, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 busybox = os.path.join(root, "target/emu-busybox/bin/busybox")
@@ -34,13 +36,17 @@ elif os.environ.get("WORKLOAD") == "md5sum":
     guest = [busybox, "md5sum", write_text_4mb(os.path.join(work, "data.txt"))]
 
 def cpu(cmd, env):
+    """CPU seconds and wall seconds of one run."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    wall = time.monotonic() - t0
     assert p.returncode == 0, (cmd, p.stderr)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), wall
 
 samples = {c: [] for c in configs}
+walls = {c: [] for c in configs}
 for _ in range(runs):
     for c in configs:
         env = dict(os.environ)
@@ -60,9 +66,20 @@ for _ in range(runs):
                 shutil.rmtree(out, ignore_errors=True)
                 os.makedirs(out)
             cmd = ["qemu-aarch64", "-plugin", c, *guest]
-        samples[c].append(cpu(cmd, env))
+        used, wall = cpu(cmd, env)
+        samples[c].append(used)
+        walls[c].append(wall)
 med = {c: statistics.median(v) for c, v in samples.items()}
 base = med.get("plain", 1.0)
+# The machine drifts: each round's runs are also set against that round's
+# plain run, and the median of those paired ratios is printed beside.
+def paired(series, c):
+    if "plain" not in series:
+        return float("nan")
+    return statistics.median(v / p for v, p in zip(series[c], series["plain"]))
+print("median CPU s, ratio of medians, median of paired ratios; the same for wall time")
 for c, v in med.items():
-    print(f"{v:.4f} s  {v / base:.3f}x  {c}")
+    w = statistics.median(walls[c])
+    wbase = statistics.median(walls["plain"]) if "plain" in walls else 1.0
+    print(f"{v:.4f} s  {v / base:.3f}x  {paired(samples, c):.3f}x   wall {w:.4f} s  {w / wbase:.3f}x  {paired(walls, c):.3f}x  {c}")
 shutil.rmtree(work, ignore_errors=True)
