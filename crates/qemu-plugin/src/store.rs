@@ -248,9 +248,10 @@ impl MappedLog {
 
     /// Appends what `write` stores at the start of `room` bytes made at the
     /// end of the log, `write` returning how many it stored: a record is
-    /// formatted in place, with no copy. Bytes of the room past those are
-    /// left as they were, zero, so a log cut at any point still ends in a
-    /// whole record or zeros.
+    /// formatted in place, with no copy. `write` must store nothing past
+    /// that count, so the file past the log's end stays zeros, as a reader
+    /// expects (a kill in the middle of a record leaves that record cut
+    /// short, which the reader drops, as it did when records were copied in).
     pub fn append_with(&mut self, room: usize, write: impl FnOnce(&mut [u8]) -> usize) -> io::Result<()> {
         let end = self.len + room;
         if end > self.mapped {
