@@ -35,7 +35,7 @@ elif os.environ.get("WORKLOAD") == "md5sum":
     from emu_inputs import write_text_4mb
     guest = [busybox, "md5sum", write_text_4mb(os.path.join(work, "data.txt"))]
 
-def cpu(cmd, env):
+def measure(cmd, env):
     """CPU seconds and wall seconds of one run."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
@@ -66,7 +66,7 @@ for _ in range(runs):
                 shutil.rmtree(out, ignore_errors=True)
                 os.makedirs(out)
             cmd = ["qemu-aarch64", "-plugin", c, *guest]
-        used, wall = cpu(cmd, env)
+        used, wall = measure(cmd, env)
         samples[c].append(used)
         walls[c].append(wall)
 med = {c: statistics.median(v) for c, v in samples.items()}
@@ -77,9 +77,9 @@ def paired(series, c):
     if "plain" not in series:
         return float("nan")
     return statistics.median(v / p for v, p in zip(series[c], series["plain"]))
+wbase = statistics.median(walls["plain"]) if "plain" in walls else 1.0
 print("median CPU s, ratio of medians, median of paired ratios; the same for wall time")
 for c, v in med.items():
     w = statistics.median(walls[c])
-    wbase = statistics.median(walls["plain"]) if "plain" in walls else 1.0
     print(f"{v:.4f} s  {v / base:.3f}x  {paired(samples, c):.3f}x   wall {w:.4f} s  {w / wbase:.3f}x  {paired(walls, c):.3f}x  {c}")
 shutil.rmtree(work, ignore_errors=True)

@@ -9,14 +9,6 @@ use crate::recorder::InsnBytes;
 
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
-/// Appends to `out` the record of a new block (see [`write`]).
-pub fn append(out: &mut Vec<u8>, slot: u64, vaddr: u64, mode: char, insns: &[InsnBytes<'_>], texts: &[Option<String>]) {
-    let start = out.len();
-    out.resize(start + room(insns, texts), 0);
-    let len = write(&mut out[start..], slot, vaddr, mode, insns, texts);
-    out.truncate(start + len);
-}
-
 /// An upper bound of the length of [`write`]'s record.
 pub fn room(insns: &[InsnBytes<'_>], texts: &[Option<String>]) -> usize {
     // "B " + 20 digits + " " + 16 + " " + 20 + " " + mode + "\n" fits in 64;
@@ -144,6 +136,14 @@ impl Cursor<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Appends to `out` the record of a new block, as the log gets it.
+    fn append(out: &mut Vec<u8>, slot: u64, vaddr: u64, mode: char, insns: &[InsnBytes<'_>], texts: &[Option<String>]) {
+        let start = out.len();
+        out.resize(start + room(insns, texts), 0);
+        let len = write(&mut out[start..], slot, vaddr, mode, insns, texts);
+        out.truncate(start + len);
+    }
 
     #[test]
     fn hand_written_numbers_match_the_formatter() {
