@@ -309,17 +309,22 @@ fn bad_object_trace_names_file_and_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn runtime_without_the_recorder_writes_a_readable_directory() {
-    let dir = work_dir("norecorder");
-    let exe = build(&dir, "recursion.c", &[]);
+/// The runtime library cargo built last, beside the binary or in `deps/`.
+fn runtime_library() -> std::path::PathBuf {
     let bin = std::path::Path::new(TRACEKIT).parent().unwrap();
-    let rt = [bin.join("libtracekit_rt.so"), bin.join("deps/libtracekit_rt.so")]
+    [bin.join("libtracekit_rt.so"), bin.join("deps/libtracekit_rt.so")]
         .into_iter()
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .max()
         .unwrap()
-        .1;
+        .1
+}
+
+#[test]
+fn runtime_without_the_recorder_writes_a_readable_directory() {
+    let dir = work_dir("norecorder");
+    let exe = build(&dir, "recursion.c", &[]);
+    let rt = runtime_library();
     let out = dir.join("direct");
     run(Command::new(&exe).env("LD_PRELOAD", &rt).env("TRACEKIT_DIR", &out));
     assert!(!out.join("recording.json").exists());
@@ -338,6 +343,45 @@ fn runtime_without_the_recorder_writes_a_readable_directory() {
         err.contains("tracekit: note:") && err.contains("no recording.json here") && err.contains("killed?"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_ring_nobody_drains_stops_the_waiting_instead_of_hanging_the_program() {
+    // The recorder is gone (killed, or failed to read the rings): a writer
+    // waits once on the full ring, then every thread drops and counts.
+    let dir = work_dir("undrained");
+    let exe = build(&dir, "crash.c", &[]);
+    let rt = runtime_library();
+    let rings = dir.join("rings");
+    std::fs::create_dir_all(&rings).unwrap();
+    let started = std::time::Instant::now();
+    let mut child = Command::new(&exe)
+        .args(["none", "200000"])
+        .env("LD_PRELOAD", &rt)
+        .env("TRACEKIT_DIR", dir.join("out"))
+        .env("TRACEKIT_RING_DIR", &rings)
+        .env("TRACEKIT_RING_KB", "64")
+        .env("TRACEKIT_OVERFLOW", "wait")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("the program still waits on its undrained ring after 120 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{status}: {err}");
+    assert!(err.contains("took nothing from a full ring"), "{err}");
+    assert_eq!(err.matches("took nothing").count(), 1, "said once: {err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

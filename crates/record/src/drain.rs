@@ -21,7 +21,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracekit_rt_format::block::{BlockEncoder, BLOCK_VERSION};
 use tracekit_rt_format::names::{self, RecordingFile};
-use tracekit_rt_format::{off, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
+use tracekit_rt_format::{
+    off, ring_lap_flag, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, LAP_FLAG, MAGIC, RECORD_SIZE,
+    RING_WITH_LAPS,
+};
 
 /// Output bytes gathered before a `write`.
 const OUT_FLUSH: usize = 256 << 10;
@@ -78,6 +81,16 @@ impl Ring {
             return Ok(None);
         }
         let cap = u64::from_le_bytes(header[off::CAPACITY..off::CAPACITY + 8].try_into().unwrap_or([0; 8]));
+        let kind = u32::from_le_bytes(header[off::RING..off::RING + 4].try_into().unwrap_or([0; 4]));
+        if kind != RING_WITH_LAPS || !cap.is_power_of_two() || cap as usize > len - HEADER_SIZE {
+            // SAFETY: our mapping.
+            unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
+            return Err(std::io::Error::other(format!(
+                "{}: not a ring this recorder can read (ring kind {kind}, capacity {cap}); \
+                 is TRACEKIT_RT a runtime from another tracekit version?",
+                path.display()
+            )));
+        }
         let mut h = header.to_vec();
         for o in [off::READ_POS, off::LOST] {
             h[o..o + 8].fill(0);
@@ -115,12 +128,14 @@ impl Ring {
         unsafe { &*(self.ptr.add(o) as *const AtomicU64) }
     }
 
-    /// The first word of the record at data offset `at`.
+    /// The first word of the record at data offset `at`, with this lap's
+    /// flag taken off (`lap` = [`ring_lap_flag`] of the read position).
     #[inline(always)]
-    fn word0(&self, at: u64) -> u64 {
+    fn word0(&self, at: u64, lap: u64) -> u64 {
         // SAFETY: 16-aligned slot inside the data area; the writer stores
-        // the first word last, so non-zero means the record is complete.
-        unsafe { (*(self.ptr.add(HEADER_SIZE + at as usize) as *const AtomicU64)).load(Ordering::Acquire) }
+        // the first word last, so a word of this lap means the record is
+        // complete.
+        unsafe { (*(self.ptr.add(HEADER_SIZE + at as usize) as *const AtomicU64)).load(Ordering::Acquire) ^ lap }
     }
 
     #[inline(always)]
@@ -130,17 +145,20 @@ impl Ring {
     }
 
     /// Codes the complete records written since the last call (at most one
-    /// ring's worth, so one busy thread cannot starve the others), zeroes
-    /// their slots and publishes the read position; returns the bytes taken.
+    /// ring's worth, so one busy thread cannot starve the others) and
+    /// publishes the read position; returns the bytes taken. Slots are
+    /// only read: the lap flag tells the next lap's records from these.
     fn drain(&mut self) -> std::io::Result<u64> {
         let mut taken = 0;
         while taken < self.cap {
             let start = self.read % self.cap;
+            let lap = ring_lap_flag(self.read, self.cap);
             let mut at = start;
             // A contiguous run of complete records, at most up to the ring's end.
             while at < self.cap && at - start < (1 << 20) {
-                let w0 = self.word0(at);
-                if w0 == 0 {
+                let w0 = self.word0(at, lap);
+                // Not yet written on this lap (or never written at all).
+                if w0 & LAP_FLAG != 0 || w0 & 0xf == 0 {
                     break;
                 }
                 let payload = self.payload(at);
@@ -181,14 +199,12 @@ impl Ring {
                     }
                 }
             }
-            let n = (at - start) as usize;
+            let n = at - start;
             if n == 0 {
                 break;
             }
-            // SAFETY: start..at lies inside the data area.
-            unsafe { std::ptr::write_bytes(self.ptr.add(HEADER_SIZE + start as usize), 0, n) };
-            self.read += n as u64;
-            taken += n as u64;
+            self.read += n;
+            taken += n;
             self.word(off::READ_POS).store(self.read, Ordering::Release);
         }
         Ok(taken)

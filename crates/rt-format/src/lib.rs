@@ -13,9 +13,12 @@
 //! a small ring buffer file `ring-<pid>-<tid>-<image>.tkr` (same header,
 //! plus the recorder's read position) that stays warm in memory; the
 //! recorder copies records from it into the thread file as they appear (a
-//! slot is written payload first, non-zero first word last), zeroes the
-//! copied slots, and drains whatever is left after the program ends or
-//! crashes.
+//! slot is written payload first, first word last) and drains whatever is
+//! left after the program ends or crashes. The recorder never writes to a
+//! slot: a record's first word carries [`LAP_FLAG`] flipped on every lap
+//! around the ring, so a fresh record and one left from the lap before
+//! differ without the slots being zeroed (which would bounce every cache
+//! line between the two cores once more per lap).
 //!
 //! A record is two little-endian `u64` words: `ts << 4 | kind` and a payload.
 //! [`KIND_ENTER`]/[`KIND_EXIT`] carry a function address; [`KIND_EXT`] says
@@ -51,6 +54,28 @@ pub const KIND_EXT: u64 = 3;
 /// Padding; payload = bytes that follow and must be skipped (written where a
 /// record would not fit before a ring buffer wraps).
 pub const KIND_PAD: u64 = 4;
+
+/// In a ring file, the bit of a record's first word that tells its lap: the
+/// writer XORs the first word with [`ring_lap_flag`] of the record's byte
+/// position, so the bit is set on even laps (0, 2, …) and clear on odd ones,
+/// and an all-zero slot (never written) never looks complete. Kinds stay
+/// below it. Thread files written without a ring never carry it.
+pub const LAP_FLAG: u64 = 8;
+
+/// The value a ring writer XORs into the first word of the record that
+/// starts at absolute byte position `pos` (bytes written since the ring was
+/// created) of a ring of `capacity` bytes (a power of two).
+#[inline(always)]
+pub fn ring_lap_flag(pos: u64, capacity: u64) -> u64 {
+    if pos & capacity == 0 {
+        LAP_FLAG
+    } else {
+        0
+    }
+}
+
+/// Value of the header's `RING` field for a ring written with lap flags.
+pub const RING_WITH_LAPS: u32 = 2;
 
 /// Timestamps are CPU time-stamp-counter ticks (x86 `rdtsc`).
 pub const CLOCK_TSC: u32 = 1;
@@ -96,10 +121,11 @@ pub mod off {
     pub const FORK_CLOCK: usize = 88;
     /// `[u8; 16]` thread name, NUL padded.
     pub const NAME: usize = 128;
-    /// `u64` bytes of records the recorder has copied out (and zeroed) of a
-    /// ring file; the writer may fill the ring up to `READ_POS + CAPACITY`.
+    /// `u64` bytes of records the recorder has copied out of a ring file;
+    /// the writer may fill the ring up to `READ_POS + CAPACITY`.
     pub const READ_POS: usize = 320;
-    /// `u32` 1 when the data area is a ring drained by the recorder.
+    /// `u32` [`crate::RING_WITH_LAPS`] when the data area is a ring drained by
+    /// the recorder (0 for a thread file written in place).
     pub const RING: usize = 384;
 }
 
@@ -480,6 +506,26 @@ pub mod names {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_lap_flag_flips_every_lap_and_a_blank_slot_is_never_this_laps() {
+        let cap = 1 << 16;
+        for pos in [0, 16, cap - 16, cap, cap + 16, 2 * cap - 16, 2 * cap, 7 * cap + 32] {
+            let flag = ring_lap_flag(pos, cap);
+            // The record one lap earlier at the same slot carries the other flag.
+            if pos >= cap {
+                assert_ne!(flag, ring_lap_flag(pos - cap, cap), "{pos}");
+            }
+            // Within a lap, every slot has the same flag.
+            assert_eq!(flag, ring_lap_flag(pos - pos % cap, cap), "{pos}");
+        }
+        // Lap 0 expects the flag set, so zeroed memory reads as not written.
+        assert_eq!(ring_lap_flag(0, cap), LAP_FLAG);
+        // Every kind stays below the flag.
+        assert!([KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD]
+            .iter()
+            .all(|&k| k < LAP_FLAG));
+    }
 
     #[test]
     fn kinds_round_trip() {

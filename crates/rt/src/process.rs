@@ -47,9 +47,29 @@ impl Config {
     }
 }
 
+/// Set once a writer waited [`DRAIN_TIMEOUT`] on a full ring without the
+/// recorder taking anything: the recorder is gone or stuck, so no thread
+/// waits any more (events are dropped and counted instead of the program
+/// hanging on every event).
+static DRAIN_STALLED: AtomicBool = AtomicBool::new(false);
+
+/// How long a writer waits on a full ring that nobody drains.
+pub const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Whether a full ring makes the writer wait (rather than drop and count).
 pub fn wait_on_overflow() -> bool {
-    config().is_some_and(|c| c.wait)
+    config().is_some_and(|c| c.wait) && !DRAIN_STALLED.load(Ordering::Relaxed)
+}
+
+/// Records that the recorder took nothing for [`DRAIN_TIMEOUT`] while a
+/// writer waited: from now on full rings drop (and count) instead of waiting.
+pub fn drain_stalled() {
+    if !DRAIN_STALLED.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "tracekit-rt: the recorder took nothing from a full ring for {} s; events are dropped and counted from now on",
+            DRAIN_TIMEOUT.as_secs()
+        );
+    }
 }
 
 /// The configuration, reading the environment on first use.

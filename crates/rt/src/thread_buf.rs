@@ -19,7 +19,7 @@ use crate::process;
 use crate::thread_slot;
 use std::cell::Cell;
 use std::sync::atomic::{compiler_fence, AtomicU64, Ordering};
-use tracekit_rt_format::{off, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, VERSION};
+use tracekit_rt_format::{off, ring_lap_flag, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, RING_WITH_LAPS, VERSION};
 
 /// Bytes populated ahead of the writer at a time (direct layout).
 const CHUNK: usize = 1 << 20;
@@ -45,6 +45,9 @@ pub struct ThreadBuf {
     cap: Cell<u64>,
     /// Direct layout: bytes populated so far.
     populated: Cell<u64>,
+    /// Ring: the lap flag of the records the fast path may write (the fast
+    /// path's `limit` never passes the end of the current lap); direct: 0.
+    lap: Cell<u64>,
     header: Cell<usize>,
     pending_lost: Cell<u64>,
     ring: Cell<bool>,
@@ -62,6 +65,7 @@ impl ThreadBuf {
             mask: Cell::new(0),
             cap: Cell::new(0),
             populated: Cell::new(0),
+            lap: Cell::new(0),
             header: Cell::new(0),
             pending_lost: Cell::new(0),
             ring: Cell::new(false),
@@ -78,7 +82,8 @@ impl ThreadBuf {
             self.mask.get(),
             self.cap.get(),
             self.populated.get(),
-        ] == [0; 5]
+            self.lap.get(),
+        ] == [0; 6]
             && self.base.get() == 0
             && self.header.get() == 0
             && self.pending_lost.get() == 0
@@ -98,22 +103,46 @@ pub fn append(word0: u64, payload: u64) {
     let _ = thread_slot::with(|b| {
         let w = b.w.get();
         if w + RECORD_SIZE as u64 <= b.limit.get() {
+            // Read with `w`, before the reservation: a signal handler that
+            // traces past the lap's end moves `lap` on, not this record's.
+            let lap = b.lap.get();
             // Reserve first: a signal handler that traces between here and
             // the stores below writes after this slot, never over it.
             b.w.set(w + RECORD_SIZE as u64);
             compiler_fence(Ordering::SeqCst);
-            let p = b.base.get() + (w & b.mask.get()) as usize;
+            let mask = b.mask.get();
+            let p = b.base.get() + (w & mask) as usize;
             // SAFETY: p..p+16 lies inside our data area (records are 16-aligned
             // and the ring capacity is a multiple of 16).
             unsafe {
+                prefetch_for_write(b.base.get() + ((w + PREFETCH_AHEAD) & mask) as usize);
                 ((p + 8) as *mut u64).write(payload);
                 compiler_fence(Ordering::SeqCst);
-                (p as *mut u64).write(word0);
+                (p as *mut u64).write(word0 ^ lap);
             }
         } else {
             append_full(word0, payload);
         }
     });
+}
+
+/// How far ahead of the record being written the fast path asks for a
+/// cache line: the recorder read the ring's lines a lap ago, so without this
+/// each new line's first store waits for the line to come back.
+const PREFETCH_AHEAD: u64 = 16 << 10;
+
+/// Asks for the cache line at `addr` in a writable state, without waiting
+/// for it. Never faults, so `addr` may lie past a direct file's mapping.
+#[inline(always)]
+fn prefetch_for_write(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing architecturally and cannot fault;
+    // CPUs without PREFETCHW run it as a no-op.
+    unsafe {
+        core::arch::asm!("prefetchw [{0}]", in(reg) addr, options(nostack, preserves_flags, readonly));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
 }
 
 /// [`append`] when the fast path has no room: out of line, so the fast
@@ -182,6 +211,7 @@ fn append_slow(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool) {
 
 fn write_record(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool, len: u64) {
     let w = b.w.get();
+    let lap = if b.ring.get() { ring_lap_flag(w, b.cap.get()) } else { 0 };
     b.w.set(w + len);
     compiler_fence(Ordering::SeqCst);
     let p = b.base.get() + (w & b.mask.get()) as usize;
@@ -194,11 +224,13 @@ fn write_record(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool, len: u64) 
             ((p + 8) as *mut u64).write(u64::from_le_bytes(payload.try_into().unwrap_or([0; 8])));
         }
         compiler_fence(Ordering::SeqCst);
-        (p as *mut u64).write(word0);
+        (p as *mut u64).write(word0 ^ lap);
     }
 }
 
-/// Makes `need` bytes writable after `w`; false when they cannot be.
+/// Makes `need` bytes writable after `w`; false when they cannot be. In a
+/// ring, the fast path's limit also stops at the end of the current lap, so
+/// the first record of each lap comes here and moves `lap` on.
 fn make_room(b: &ThreadBuf, need: u64) -> bool {
     let want = b.w.get() + need;
     if want <= b.limit.get() {
@@ -210,7 +242,8 @@ fn make_room(b: &ThreadBuf, need: u64) -> bool {
         if want > limit && process::wait_on_overflow() {
             let mut last = read.load(Ordering::Acquire);
             let mut idle_ms = 0;
-            while want > limit && idle_ms < 5000 {
+            let timeout_ms = process::DRAIN_TIMEOUT.as_millis() as u32;
+            while want > limit && idle_ms < timeout_ms {
                 std::thread::sleep(std::time::Duration::from_micros(200));
                 let now = read.load(Ordering::Acquire);
                 if now == last {
@@ -221,8 +254,14 @@ fn make_room(b: &ThreadBuf, need: u64) -> bool {
                 }
                 limit = now + b.cap.get();
             }
+            if want > limit {
+                process::drain_stalled();
+            }
         }
-        b.limit.set(limit);
+        let w = b.w.get();
+        let cap = b.cap.get();
+        b.limit.set(limit.min((w | (cap - 1)) + 1));
+        b.lap.set(ring_lap_flag(w, cap));
         want <= limit
     } else {
         if want > b.cap.get() {
@@ -316,7 +355,7 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
         put64(off::CLOCK_AT_CREATE, clock::now());
         put64(off::MONO_AT_CREATE, clock::monotonic_ns());
         put64(off::REAL_AT_CREATE, clock::realtime_ns());
-        put32(off::RING, ring as u32);
+        put32(off::RING, if ring { RING_WITH_LAPS } else { 0 });
         let (parent_pid, parent, stamp) = process::take_forked_from();
         if parent != 0 {
             put32(off::PPID, parent_pid);
@@ -339,10 +378,12 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
     if ring {
         b.mask.set(cap as u64 - 1);
         b.limit.set(cap as u64);
+        b.lap.set(ring_lap_flag(0, cap as u64));
         populate(h + HEADER_SIZE, cap);
     } else {
         b.mask.set(u64::MAX);
         b.limit.set(0);
+        b.lap.set(0);
     }
     add_lost(b, b.pending_lost.replace(0));
     Ok(())
