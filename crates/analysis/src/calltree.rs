@@ -121,6 +121,19 @@ impl CallTree {
         }
         nodes[0].incl_real_ns = r;
         nodes[0].incl_cpu_ns = c;
+        // A path that never ran inside the window (no call, no time, and
+        // nothing below it that did) is left out: a tree restricted to a
+        // window is the same whether the calls after it were read or not.
+        // Children always come after their parent, so one pass from the
+        // end settles every node's children first.
+        let mut keep = vec![false; nodes.len()];
+        for i in (1..nodes.len()).rev() {
+            let n = &nodes[i];
+            keep[i] = n.calls > 0 || n.incl_real_ns > 0 || n.incl_cpu_ns > 0 || n.children.iter().any(|&ch| keep[ch]);
+        }
+        for n in &mut nodes {
+            n.children.retain(|&ch| keep[ch]);
+        }
         let keys: Vec<u64> = nodes.iter().map(|n| n.incl_real_ns.max(n.incl_cpu_ns)).collect();
         for n in &mut nodes {
             n.children.sort_by(|&a, &b| keys[b].cmp(&keys[a]).then(a.cmp(&b)));

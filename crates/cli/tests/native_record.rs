@@ -603,6 +603,92 @@ fn a_forked_child_nests_under_its_inherited_frames_and_jumps_land_where_setjmp_w
 }
 
 #[test]
+fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
+    let dir = work_dir("window");
+    let exe = build(&dir, "crash.c", &[]);
+    let rec = dir.join("rec");
+    // 400 004 events: about fifty blocks.
+    record_and_replay(&rec, &[], &[exe.to_str().unwrap(), "none", "200000"]);
+    let outer: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
+        .arg("replay")
+        .arg(&rec)
+        .args(["--json", "--depth", "1"])))
+    .unwrap();
+    let (start, end) = (
+        outer["events"][0]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
+        outer["events"][1]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
+    );
+    let profile = |from: f64, to: f64, extra: &[&str], whole: bool| -> Value {
+        let mut c = Command::new(TRACEKIT);
+        c.arg("profile").arg(&rec).arg("--json");
+        c.args(["--from-us", &from.to_string(), "--to-us", &to.to_string()])
+            .args(extra);
+        if whole {
+            c.env("TRACEKIT_LOAD_WHOLE", "1");
+        } else {
+            c.env_remove("TRACEKIT_LOAD_WHOLE");
+        }
+        serde_json::from_str(&run(&mut c)).unwrap()
+    };
+    let span = end - start;
+    // The calls fill the run's end: its start goes to setting the ring up.
+    for (from, to, calls_inside) in [
+        (start - 5.0, start + span * 0.05, false),
+        (start + span * 0.7, start + span * 0.8, true),
+        (start + span * 0.9, end + 5.0, true),
+    ] {
+        // Read up to the window's end, the streamed profile equals the one
+        // of the recording loaded whole and clipped to the window.
+        let streamed = profile(from, to, &[], false);
+        let loaded = profile(from, to, &["--per-thread"], true);
+        assert_eq!(streamed["methods"], loaded["methods"], "{from}..{to}");
+        assert_eq!(streamed["window_us"], loaded["window_us"]);
+        assert_eq!(streamed["total_real_us"], loaded["total_real_us"]);
+        let calls = streamed["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "before_crash")
+            .map_or(0, |m| m["calls"].as_u64().unwrap());
+        assert!(calls < 200_000, "{from}..{to}: {calls} calls");
+        assert!(calls > 0 || !calls_inside, "{from}..{to}: no calls");
+        // main runs through the whole window.
+        let main = &streamed["methods"].as_array().unwrap()[0];
+        assert_eq!(main["name"], "main");
+        assert_eq!(main["incl_real_us"], streamed["total_real_us"]);
+    }
+    // The calltree takes the same window, and reads the same way.
+    let tree = |whole: bool| -> String {
+        let mut c = Command::new(TRACEKIT);
+        c.arg("calltree").arg(&rec).arg("--json").args([
+            "--from-us",
+            &(start + span * 0.75).to_string(),
+            "--to-us",
+            &(start + span * 0.85).to_string(),
+        ]);
+        if whole {
+            c.env("TRACEKIT_LOAD_WHOLE", "1");
+        } else {
+            c.env_remove("TRACEKIT_LOAD_WHOLE");
+        }
+        run(&mut c)
+    };
+    let streamed = tree(false);
+    assert!(streamed.contains("before_crash"), "{streamed}");
+    assert_eq!(streamed, tree(true));
+    // A range whose start is after its end is refused.
+    let out = Command::new(TRACEKIT)
+        .arg("profile")
+        .arg(&rec)
+        .args(["--from-us", "10", "--to-us", "5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a time range"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
     let dir = work_dir("streamed");
     let exe = build(&dir, "threads.c", &[]);

@@ -18,13 +18,14 @@ pub(crate) enum BlockError {
 }
 
 /// Calls `f(file offset, header, payload)` for every complete block from
-/// `start`; with `payload` false, payloads are skipped (and `f` gets an
-/// empty slice). Returns whether the last block was cut short.
+/// `start`, until `f` returns `false`; with `payload` false, payloads are
+/// skipped (and `f` gets an empty slice). Returns whether the last block
+/// read was cut short.
 pub(crate) fn for_each_block(
     file: &mut std::fs::File,
     start: u64,
     payload: bool,
-    mut f: impl FnMut(u64, &BlockHeader, &[u8]) -> Result<(), (usize, String)>,
+    mut f: impl FnMut(u64, &BlockHeader, &[u8]) -> Result<bool, (usize, String)>,
 ) -> Result<bool, BlockError> {
     let len = file.metadata().map_err(BlockError::Io)?.len();
     let mut at = start;
@@ -53,7 +54,10 @@ pub(crate) fn for_each_block(
         } else {
             file.seek(SeekFrom::Start(end)).map_err(BlockError::Io)?;
         }
-        f(at, &h, if payload { &buf } else { &[] }).map_err(|(o, w)| BlockError::Bad(o, w))?;
+        let go_on = f(at, &h, if payload { &buf } else { &[] }).map_err(|(o, w)| BlockError::Bad(o, w))?;
+        if !go_on {
+            return Ok(false);
+        }
         at = end;
     }
 }
@@ -82,7 +86,7 @@ pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFile
         events += h.events as u64;
         first.get_or_insert(h.first_ts);
         end = at + BLOCK_HEADER as u64 + h.payload_len as u64;
-        Ok(())
+        Ok(true)
     })
     .map_err(|e| match e {
         BlockError::Io(e) => io(e),
@@ -102,7 +106,7 @@ pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFile
 
 #[cfg(test)]
 mod tests {
-    use crate::thread_file::{read_thread_file, thread_stats, RawEvent};
+    use crate::thread_file::{read_thread_file, stream_thread_file_until, thread_stats, RawEvent};
     use tracekit_rt_format::block::{BlockEncoder, BLOCK_VERSION};
     use tracekit_rt_format::{off, ExtEvent, ExtKind, HEADER_SIZE, MAGIC};
 
@@ -159,6 +163,43 @@ mod tests {
         let err = read_thread_file(&p).unwrap_err().to_string();
         assert!(err.contains(&format!("byte offset {HEADER_SIZE}")), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_reader_with_an_end_time_stops_after_the_first_block_past_it() {
+        let dir = tempfile::Builder::new()
+            .prefix("tracekit-blocks-until-")
+            .tempdir()
+            .unwrap();
+        let p = dir.path().join("t.tkt");
+        // Blocks start at 100, 110, 120, … 190.
+        std::fs::write(&p, file_of_blocks(10)).unwrap();
+        let read_until = |end: u64| {
+            let mut seen = Vec::new();
+            stream_thread_file_until(&p, |t| t > end, |t, _| seen.push(t)).unwrap();
+            seen
+        };
+        // Past 125: the block at 130 is the first past it; it is read, the
+        // six after it are not.
+        let seen = read_until(125);
+        assert_eq!(seen.len(), 4 * 3, "{seen:?}");
+        assert_eq!(*seen.last().unwrap(), 132);
+        // An end inside a block's events: the next block is read too, so
+        // the events handed over end past the end time.
+        assert_eq!(*read_until(131).last().unwrap(), 142);
+        // Past the last event: everything, and the same as no end at all.
+        assert_eq!(read_until(1000).len(), 30);
+        assert_eq!(
+            read_until(1000),
+            read_thread_file(&p)
+                .unwrap()
+                .events
+                .iter()
+                .map(|e| e.0)
+                .collect::<Vec<_>>()
+        );
+        // Before the first event: the first block only.
+        assert_eq!(read_until(0).len(), 3);
     }
 
     proptest::proptest! {

@@ -5,7 +5,7 @@
 
 use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
 use crate::symbolize::{MapsHistory, Symbolizer};
-use crate::thread_file::{stream_thread_file, thread_stats, RawEvent, ThreadStats};
+use crate::thread_file::{stream_thread_file_until, thread_stats, RawEvent, ThreadStats};
 use anyhow::Context as _;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
@@ -46,6 +46,16 @@ pub trait RecordingSink {
         let _ = thread;
         true
     }
+    /// The time range `(start, end)` (ns on the session's timeline) whose
+    /// calls are wanted (`None`, the default: every call). A reader may
+    /// then leave out the calls before `start`, handing over instead, just
+    /// before it, an enter for each frame still open there; and it may stop
+    /// each thread soon after its first event past `end` (every call up to
+    /// it is handed over, but not all the ones after it, nor their effect
+    /// on the session's end).
+    fn time_range_ns(&self) -> Option<(u64, u64)> {
+        None
+    }
     /// Whether [`RecordingSink::context`] should be called (not by default).
     fn wants_context(&self) -> bool {
         false
@@ -80,20 +90,43 @@ impl RecordingSink for Keep {
 }
 
 /// Passes balanced events on to a [`RecordingSink`] (when it wants the
-/// thread), noting the last time.
+/// thread), noting the last time. Before `start` it only follows the open
+/// frames; at the first event from `start` on, it hands over an enter for
+/// each of them, 1 ns before `start`.
 struct Forward<'a, S: RecordingSink> {
     sink: &'a mut S,
     wanted: bool,
     last_ts: u64,
+    /// Calls before this time are not handed over.
+    start: u64,
+    /// The frames open before `start`, outermost first.
+    open: Vec<MethodId>,
 }
 
 impl<S: RecordingSink> CallSink for Forward<'_, S> {
     #[inline]
     fn call(&mut self, e: CallEvent) {
         self.last_ts = self.last_ts.max(e.ts_ns);
-        if self.wanted {
-            self.sink.call(e);
+        if !self.wanted {
+            return;
         }
+        if self.start > 0 {
+            if e.ts_ns < self.start {
+                match e.kind {
+                    CallKind::Enter => self.open.push(e.method),
+                    CallKind::Exit | CallKind::Unwind => {
+                        self.open.pop();
+                    }
+                }
+                return;
+            }
+            let before = self.start - 1;
+            for m in std::mem::take(&mut self.open) {
+                self.sink.call(CallEvent::enter(m, before, None));
+            }
+            self.start = 0;
+        }
+        self.sink.call(e);
     }
 }
 
@@ -325,6 +358,8 @@ impl Builder {
         };
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
         let wanted = sink.wants(self.s.thread(tid));
+        let range = sink.time_range_ns();
+        let until = range.map(|(_, end)| end);
         if wanted {
             sink.begin_thread(tid, st.events);
         }
@@ -332,6 +367,8 @@ impl Builder {
             sink,
             wanted,
             last_ts: 0,
+            start: range.map_or(0, |(start, _)| start),
+            open: Vec::new(),
         };
         let mut bal = Balancer::new();
         // A forked child's first thread starts inside the frames that were
@@ -364,7 +401,8 @@ impl Builder {
             }
             m
         };
-        stream_thread_file(path, |raw, ev| {
+        let past = |raw: u64| until.is_some_and(|u| ts(raw) > u);
+        stream_thread_file_until(path, past, |raw, ev| {
             let at = ts(raw);
             let step = match ev {
                 RawEvent::Enter(a) => Step::Call(CallKind::Enter, method(self, a, raw)),

@@ -300,7 +300,21 @@ fn records_v1(
 /// Calls `f` with every event of a thread file, in the order written,
 /// without holding them: version-1 files are mapped, version-2 files
 /// (blocks) are read one block at a time. Returns the header.
-pub fn stream_thread_file(path: &Path, mut f: impl FnMut(u64, RawEvent)) -> Result<ThreadHeader, ThreadFileError> {
+pub fn stream_thread_file(path: &Path, f: impl FnMut(u64, RawEvent)) -> Result<ThreadHeader, ThreadFileError> {
+    stream_thread_file_until(path, |_| false, f)
+}
+
+/// [`stream_thread_file`] for a reader that needs nothing past some time:
+/// `past(raw clock)` says whether that time is past it. A file of blocks
+/// is read up to and including the first block whose first event is past
+/// (so the events handed over end past that time, when the thread went on
+/// that long) and no further: the blocks after it are never read. A
+/// version-1 file is read whole.
+pub fn stream_thread_file_until(
+    path: &Path,
+    past: impl Fn(u64) -> bool,
+    mut f: impl FnMut(u64, RawEvent),
+) -> Result<ThreadHeader, ThreadFileError> {
     let io = |error| ThreadFileError::Io {
         path: path.display().to_string(),
         error,
@@ -326,7 +340,7 @@ pub fn stream_thread_file(path: &Path, mut f: impl FnMut(u64, RawEvent)) -> Resu
         loop {
             let body_at = at + BLOCK_HEADER as u64 + d.offset() as u64;
             match d.next_event() {
-                Ok(None) => return Ok(()),
+                Ok(None) => return Ok(!past(h.first_ts)),
                 Ok(Some((ts, ev))) => {
                     let ev = match ev {
                         BlockEvent::Enter(a) => RawEvent::Enter(a),

@@ -70,10 +70,19 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         unevaluated: bool,
         /// The threads fed, in order (their profiles come out in this order).
         fed: Vec<ThreadId>,
+        /// `--from-us`/`--to-us`.
+        range: Option<tracekit_analysis::IntervalSet>,
+        /// `--from-us`/`--to-us` in ns.
+        span: Option<(u64, u64)>,
     }
     impl tracekit_io::CallStream for Feed<'_> {
         fn wants(&mut self, t: &tracekit_model::Thread) -> bool {
             !self.unevaluated && (self.threads.is_empty() || self.threads.iter().any(|w| thread_matches(t, w)))
+        }
+        fn time_range_ns(&self) -> Option<(u64, u64)> {
+            // Only the window's calls are analysed, and the recording is
+            // read only up to its end.
+            self.span
         }
         fn wants_context(&self) -> bool {
             self.when.is_some()
@@ -83,7 +92,10 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
             // The session's end is not known yet: the last interval is
             // left open, which counts the same time (no call lies past it).
             match when.intervals(context, i64::MAX / 4) {
-                Ok(w) => self.analysis.set_window(w),
+                Ok(w) => self.analysis.set_window(match &self.range {
+                    Some(r) => w.intersect(r),
+                    None => w,
+                }),
                 Err(_) => self.unevaluated = true,
             }
         }
@@ -106,9 +118,13 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         Some(w) => Some(tracekit_analysis::Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?),
         None => None,
     };
+    let range = select.time_range()?;
     let mut analysis = StreamAnalysis::new(wanted.profile || wanted.per_thread, wanted.tree);
     if wanted.per_thread {
         analysis.keep_thread_profiles();
+    }
+    if let Some(r) = &range {
+        analysis.set_window(r.clone());
     }
     let mut feed = Feed {
         analysis,
@@ -116,6 +132,11 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         when,
         unevaluated: false,
         fed: Vec::new(),
+        range,
+        span: select.from_us.zip(select.to_us).map(|(from, to)| {
+            let ns = |us: f64| (us * 1e3).max(0.0) as u64;
+            (ns(from), ns(to))
+        }),
     };
     let opened = {
         let _reading = reading_bar(name);
@@ -291,6 +312,12 @@ pub struct Selection {
     /// Only the time where this context condition holds, e.g. "Screen orientation == 1".
     #[arg(long, value_name = "CONDITION")]
     pub when: Option<String>,
+    /// Start of a time window, µs on the session's timeline (with `--to-us`).
+    #[arg(long, requires = "to_us", value_name = "US")]
+    pub from_us: Option<f64>,
+    /// End of the time window, µs. A recording is read only up to it.
+    #[arg(long, requires = "from_us", value_name = "US")]
+    pub to_us: Option<f64>,
 }
 
 impl Selection {
@@ -298,7 +325,7 @@ impl Selection {
     pub fn options(&self, s: &Session) -> Result<tracekit_analysis::ProfileOptions> {
         use tracekit_analysis::{problems::horizon, Condition};
         let threads = self.threads.resolve(s)?;
-        let window = match &self.when {
+        let when = match &self.when {
             Some(w) => Some(
                 Condition::parse(w)
                     .and_then(|c| c.intervals(s, horizon(s)))
@@ -306,7 +333,26 @@ impl Selection {
             ),
             None => None,
         };
+        let window = match (when, self.time_range()?) {
+            (Some(w), Some(r)) => Some(w.intersect(&r)),
+            (w, r) => w.or(r),
+        };
         Ok(tracekit_analysis::ProfileOptions { threads, window })
+    }
+
+    /// `--from-us`/`--to-us` as an interval of session nanoseconds.
+    pub fn time_range(&self) -> Result<Option<tracekit_analysis::IntervalSet>> {
+        let (Some(from), Some(to)) = (self.from_us, self.to_us) else {
+            return Ok(None);
+        };
+        let ns = |us: f64| {
+            let v = (us * 1e3).round();
+            (v.is_finite() && v.abs() < 9e18).then_some(v as i64)
+        };
+        match (ns(from), ns(to)) {
+            (Some(a), Some(b)) if a <= b => Ok(Some(tracekit_analysis::IntervalSet::single(a, b))),
+            _ => bail!("--from-us {from} --to-us {to}: not a time range (the start must not be after the end)"),
+        }
     }
 }
 
