@@ -676,6 +676,62 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
     let streamed = tree(false);
     assert!(streamed.contains("before_crash"), "{streamed}");
     assert_eq!(streamed, tree(true));
+    // The viewer loads the window only: its calls start at the window's
+    // start (the frames open there just before it).
+    let (from, to) = (start + span * 0.75, start + span * 0.85);
+    let mut ui = Command::new(TRACEKIT)
+        .arg("ui")
+        .arg(&rec)
+        .args([
+            "--port",
+            "0",
+            "--from-us",
+            &from.to_string(),
+            "--to-us",
+            &to.to_string(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(ui.stdout.take().unwrap()), &mut line).unwrap();
+    let addr = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .map(|w| w.trim_end_matches('/').to_owned());
+    let body = addr.map(|addr| {
+        use std::io::{Read, Write};
+        let mut c = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            c,
+            "GET /api/slices?t0=0&t1=1000000000000&px=200 HTTP/1.0\r\nHost: {addr}\r\n\r\n"
+        )
+        .unwrap();
+        let mut r = String::new();
+        c.read_to_string(&mut r).unwrap();
+        r
+    });
+    let _ = ui.kill();
+    let _ = ui.wait();
+    let body = body.unwrap_or_else(|| panic!("no address in {line:?}"));
+    let json: Value = serde_json::from_str(body.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    // Boxes are [start, end, method, calls merged, index].
+    let boxes: Vec<(f64, u64)> = json["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["levels"].as_array().unwrap().iter())
+        .flat_map(|l| l.as_array().unwrap().iter())
+        .map(|b| (b[0].as_f64().unwrap(), b[3].as_u64().unwrap()))
+        .collect();
+    let calls: u64 = boxes.iter().map(|b| b.1).sum();
+    assert!(calls > 1000 && calls < 200_000, "{json}");
+    let first = boxes.iter().map(|b| b.0).fold(f64::MAX, f64::min);
+    assert!(
+        (first - (from * 1e3 - 1.0)).abs() < 2.0,
+        "first box at {first} ns, window from {from} µs"
+    );
     // A range whose start is after its end is refused.
     let out = Command::new(TRACEKIT)
         .arg("profile")

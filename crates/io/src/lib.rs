@@ -160,6 +160,14 @@ fn recording_notes(dir: &Path) -> Vec<String> {
 
 /// Opens whatever `path` names, detecting its format (see the crate docs).
 pub fn open(path: &Path) -> Result<Loaded, Error> {
+    open_window(path, None)
+}
+
+/// [`open`] for a look at a time range `(start, end)` (ns on the session's
+/// timeline): a recording directory is read only up to soon after `end`,
+/// and keeps only the calls from `start` on (the frames open at `start`
+/// enter just before it). Other formats are read whole.
+pub fn open_window(path: &Path, range_ns: Option<(u64, u64)>) -> Result<Loaded, Error> {
     let found = detect(path)?;
     let mut notes = Vec::new();
     let (mut session, inputs) = match found.format {
@@ -186,7 +194,7 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
             (s, read)
         }
         Format::Recording => {
-            let s = tracekit_recording::load_recording(&found.path)
+            let s = tracekit_recording::load_recording_window(&found.path, range_ns)
                 .map_err(|e| Error::new(&found.path, format!("{e:#}")))?;
             notes = recording_notes(&found.path);
             (s, vec![found.path.clone()])

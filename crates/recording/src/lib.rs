@@ -29,8 +29,8 @@ pub mod symbolize;
 pub mod thread_file;
 
 pub use load::{
-    balance, balance_steps, load_recording, recording_stats, stream_recording, Balanced, Balancer, CallSink,
-    RecordingSink, Step,
+    balance, balance_steps, load_recording, load_recording_window, recording_stats, stream_recording, Balanced,
+    Balancer, CallSink, RecordingSink, Step,
 };
 pub use tracekit_rt_format::names;
 

@@ -68,16 +68,23 @@ pub trait RecordingSink {
     }
 }
 
-/// Keeps every thread's calls (what [`load_recording`] does with them).
+/// Keeps every thread's calls (what [`load_recording`] does with them), or
+/// those of a time range.
 #[derive(Default)]
 struct Keep {
     current: CallColumns,
     done: Vec<(ThreadId, CallColumns)>,
+    range: Option<(u64, u64)>,
 }
 
 impl RecordingSink for Keep {
+    fn time_range_ns(&self) -> Option<(u64, u64)> {
+        self.range
+    }
     fn begin_thread(&mut self, _: ThreadId, events: u64) {
-        self.current = CallColumns::with_capacity(events as usize, false);
+        // A range keeps a part whose size is not known ahead.
+        let expected = if self.range.is_some() { 0 } else { events as usize };
+        self.current = CallColumns::with_capacity(expected, false);
     }
     fn call(&mut self, e: CallEvent) {
         self.current.push(e);
@@ -137,7 +144,19 @@ impl<S: RecordingSink> CallSink for Forward<'_, S> {
 /// `recording.json`; the anchor then comes from the earliest thread file and
 /// ticks are converted with the clock pairs the runtime saved at exit.
 pub fn load_recording(dir: &Path) -> anyhow::Result<Session> {
-    let mut keep = Keep::default();
+    load_recording_window(dir, None)
+}
+
+/// [`load_recording`] keeping only the calls of a time range `(start, end)`
+/// (ns on the session's timeline) when one is given: the frames open at
+/// `start` enter just before it, and each thread is read only up to soon
+/// after `end` (see [`RecordingSink::time_range_ns`]). Memory is that of
+/// the range's calls, whatever the length of the recording.
+pub fn load_recording_window(dir: &Path, range: Option<(u64, u64)>) -> anyhow::Result<Session> {
+    let mut keep = Keep {
+        range,
+        ..Keep::default()
+    };
     let mut s = stream_recording(dir, &mut keep)?;
     for (t, c) in keep.done {
         s.set_calls(t, c);

@@ -13,9 +13,16 @@ pub fn open(name: &Path) -> Result<Session> {
 
 /// [`open`], keeping what the door knows about the input (format, files read).
 pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
+    open_window(name, &TimeRange::default())
+}
+
+/// [`open_loaded`] for a look at a time window: a recording is read only
+/// up to its end and keeps only the calls from its start on.
+pub fn open_window(name: &Path, range: &TimeRange) -> Result<tracekit_io::Loaded> {
+    let range_ns = range.read_ns()?;
     let loaded = {
         let _reading = reading_bar(name);
-        tracekit_io::open(name)?
+        tracekit_io::open_window(name, range_ns)?
     };
     announce(&loaded);
     Ok(loaded)
@@ -118,7 +125,8 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         Some(w) => Some(tracekit_analysis::Condition::parse(w).map_err(|e| anyhow::anyhow!("--when {w:?}: {e}"))?),
         None => None,
     };
-    let range = select.time_range()?;
+    let range = select.range.interval()?;
+    let span = select.range.read_ns()?;
     let mut analysis = StreamAnalysis::new(wanted.profile || wanted.per_thread, wanted.tree);
     if wanted.per_thread {
         analysis.keep_thread_profiles();
@@ -133,10 +141,7 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         unevaluated: false,
         fed: Vec::new(),
         range,
-        span: select.from_us.zip(select.to_us).map(|(from, to)| {
-            let ns = |us: f64| (us * 1e3).max(0.0) as u64;
-            (ns(from), ns(to))
-        }),
+        span,
     };
     let opened = {
         let _reading = reading_bar(name);
@@ -312,12 +317,47 @@ pub struct Selection {
     /// Only the time where this context condition holds, e.g. "Screen orientation == 1".
     #[arg(long, value_name = "CONDITION")]
     pub when: Option<String>,
+    #[command(flatten)]
+    pub range: TimeRange,
+}
+
+/// `--from-us`/`--to-us`: a time window on the session's timeline.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TimeRange {
     /// Start of a time window, µs on the session's timeline (with `--to-us`).
     #[arg(long, requires = "to_us", value_name = "US")]
     pub from_us: Option<f64>,
     /// End of the time window, µs. A recording is read only up to it.
     #[arg(long, requires = "from_us", value_name = "US")]
     pub to_us: Option<f64>,
+}
+
+impl TimeRange {
+    /// The window in ns, `(start, end)`; refused when it is not a range.
+    pub fn ns(&self) -> Result<Option<(i64, i64)>> {
+        let (Some(from), Some(to)) = (self.from_us, self.to_us) else {
+            return Ok(None);
+        };
+        let ns = |us: f64| {
+            let v = (us * 1e3).round();
+            (v.is_finite() && v.abs() < 9e18).then_some(v as i64)
+        };
+        match (ns(from), ns(to)) {
+            (Some(a), Some(b)) if a <= b => Ok(Some((a, b))),
+            _ => bail!("--from-us {from} --to-us {to}: not a time range (the start must not be after the end)"),
+        }
+    }
+
+    /// The window as an interval set.
+    pub fn interval(&self) -> Result<Option<tracekit_analysis::IntervalSet>> {
+        Ok(self.ns()?.map(|(a, b)| tracekit_analysis::IntervalSet::single(a, b)))
+    }
+
+    /// The window as a reader takes it (times before the session's start
+    /// are its start).
+    pub fn read_ns(&self) -> Result<Option<(u64, u64)>> {
+        Ok(self.ns()?.map(|(a, b)| (a.max(0) as u64, b.max(0) as u64)))
+    }
 }
 
 impl Selection {
@@ -333,26 +373,11 @@ impl Selection {
             ),
             None => None,
         };
-        let window = match (when, self.time_range()?) {
+        let window = match (when, self.range.interval()?) {
             (Some(w), Some(r)) => Some(w.intersect(&r)),
             (w, r) => w.or(r),
         };
         Ok(tracekit_analysis::ProfileOptions { threads, window })
-    }
-
-    /// `--from-us`/`--to-us` as an interval of session nanoseconds.
-    pub fn time_range(&self) -> Result<Option<tracekit_analysis::IntervalSet>> {
-        let (Some(from), Some(to)) = (self.from_us, self.to_us) else {
-            return Ok(None);
-        };
-        let ns = |us: f64| {
-            let v = (us * 1e3).round();
-            (v.is_finite() && v.abs() < 9e18).then_some(v as i64)
-        };
-        match (ns(from), ns(to)) {
-            (Some(a), Some(b)) if a <= b => Ok(Some(tracekit_analysis::IntervalSet::single(a, b))),
-            _ => bail!("--from-us {from} --to-us {to}: not a time range (the start must not be after the end)"),
-        }
     }
 }
 

@@ -1,7 +1,8 @@
-//! `tracekit ui NAME [--port P]`: the timeline viewer served on 127.0.0.1.
+//! `tracekit ui NAME [--port P] [--from-us A --to-us B]`: the timeline viewer
+//! served on 127.0.0.1, of the whole input or of a time window.
 
 use super::charge::PowerArgs;
-use super::input::open;
+use super::input::{open_window, TimeRange};
 use super::report::ready_problems;
 use anyhow::Result;
 use std::io::Write;
@@ -25,11 +26,14 @@ pub struct Args {
     problems: Vec<String>,
     #[command(flatten)]
     charge: PowerArgs,
+    /// Only this time window's calls (a recording is read only up to its end).
+    #[command(flatten)]
+    range: TimeRange,
 }
 
 /// Serves until interrupted.
 pub fn run(a: Args) -> Result<()> {
-    let mut s = open(&a.input)?;
+    let mut s = open_window(&a.input, &a.range)?.session;
     a.charge.line_up(&mut s, &a.input)?;
     let session = Arc::new(s);
     let problems = ready_problems(&session, &a.brb_method, &a.problems)?;
