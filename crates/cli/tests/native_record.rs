@@ -347,6 +347,26 @@ fn runtime_without_the_recorder_writes_a_readable_directory() {
 }
 
 #[test]
+fn setting_a_threads_buffer_up_is_not_charged_to_its_first_function() {
+    // A 256 MiB ring takes tens of milliseconds to fault in, on the first
+    // event of main's thread: main's entry is stamped after that, so the
+    // first call it makes follows its entry closely.
+    let dir = work_dir("setup");
+    let exe = build(&dir, "crash.c", &[]);
+    let v = record_and_replay(
+        &dir.join("rec"),
+        &["--ring-kb", "262144"],
+        &[exe.to_str().unwrap(), "none", "3"],
+    );
+    let ev = events(&v);
+    assert_eq!(ev[0]["name"], "main");
+    assert_eq!(ev[1]["name"], "before_crash");
+    let gap = ev[1]["ts_ns"].as_u64().unwrap() - ev[0]["ts_ns"].as_u64().unwrap();
+    assert!(gap < 20_000_000, "{gap} ns between main's entry and its first call");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_ring_nobody_drains_stops_the_waiting_instead_of_hanging_the_program() {
     // The recorder is gone (killed, or failed to read the rings): a writer
     // waits once on the full ring, then every thread drops and counts.
@@ -631,7 +651,8 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
         serde_json::from_str(&run(&mut c)).unwrap()
     };
     let span = end - start;
-    // The calls fill the run's end: its start goes to setting the ring up.
+    // Windows at the start (where the calls may not have begun yet), inside
+    // the run and over its end.
     for (from, to, calls_inside) in [
         (start - 5.0, start + span * 0.05, false),
         (start + span * 0.7, start + span * 0.8, true),

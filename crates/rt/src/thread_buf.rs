@@ -19,7 +19,9 @@ use crate::process;
 use crate::thread_slot;
 use std::cell::Cell;
 use std::sync::atomic::{compiler_fence, AtomicU64, Ordering};
-use tracekit_rt_format::{off, ring_lap_flag, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, RING_WITH_LAPS, VERSION};
+use tracekit_rt_format::{
+    off, ring_lap_flag, CLOCK_ORDER, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, RING_WITH_LAPS, VERSION,
+};
 
 /// Bytes populated ahead of the writer at a time (direct layout).
 const CHUNK: usize = 1 << 20;
@@ -159,7 +161,7 @@ pub fn append_ext(word0: u64, body: &[u8]) {
 }
 
 #[cold]
-fn append_slow(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool) {
+fn append_slow(b: &ThreadBuf, mut word0: u64, payload: &[u8], ext: bool) {
     match b.state.get() {
         UNINIT => {
             b.state.set(BUSY);
@@ -172,6 +174,12 @@ fn append_slow(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool) {
             }
             if b.state.get() != ACTIVE {
                 return;
+            }
+            // Setting the buffer up (creating and mapping the file, faulting
+            // a ring's pages in: milliseconds) is time of no function's: the
+            // thread's first event is stamped after it.
+            if clock::kind() != CLOCK_ORDER {
+                word0 = clock::now() << 4 | (word0 & 0xf);
             }
         }
         ACTIVE => {}
