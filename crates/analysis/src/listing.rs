@@ -42,6 +42,10 @@ pub struct ListingFilter {
     pub max_depth: Option<usize>,
     /// Only these functions (glob on the name) and what they call.
     pub functions: Vec<String>,
+    /// Only events in this time range `(start, end)`, ns on the timeline,
+    /// ends included (all when `None`). Depths still count the frames open
+    /// at the start.
+    pub time_ns: Option<(u64, u64)>,
 }
 
 /// A thread's events that are not calls (objects, proxies, stubs,
@@ -222,7 +226,9 @@ impl<'s> ThreadListing<'s> {
             self.inside_selected = Some(d);
         }
         let selected = self.f.functions.is_empty() || self.inside_selected.is_some();
-        let shown = selected && self.f.max_depth.is_none_or(|m| d < m);
+        let shown = selected
+            && self.f.max_depth.is_none_or(|m| d < m)
+            && self.f.time_ns.is_none_or(|(a, b)| (a..=b).contains(&ts));
         if opens(kind) {
             self.open.push(name.clone());
             self.depth += 1;

@@ -697,6 +697,35 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
     let streamed = tree(false);
     assert!(streamed.contains("before_crash"), "{streamed}");
     assert_eq!(streamed, tree(true));
+    // replay lists the window's events only, at their depths in the run
+    // (main stays open around them), reading the same way.
+    let listing = |whole: bool| -> String {
+        let mut c = Command::new(TRACEKIT);
+        c.arg("replay").arg(&rec).arg("--json").args([
+            "--from-us",
+            &(start + span * 0.75).to_string(),
+            "--to-us",
+            &(start + span * 0.8).to_string(),
+        ]);
+        if whole {
+            c.env("TRACEKIT_LOAD_WHOLE", "1");
+        } else {
+            c.env_remove("TRACEKIT_LOAD_WHOLE");
+        }
+        run(&mut c)
+    };
+    let streamed = listing(false);
+    assert_eq!(streamed, listing(true));
+    let listed: Value = serde_json::from_str(&streamed).unwrap();
+    let listed = events(&listed);
+    assert!(listed.len() > 100, "{} events listed", listed.len());
+    let (a, b) = ((start + span * 0.75) * 1e3, (start + span * 0.8) * 1e3);
+    for e in listed {
+        let t = e["ts_ns"].as_u64().unwrap() as f64;
+        assert!(t >= a.round() - 1.0 && t <= b.round() + 1.0, "{e} outside {a}..{b}");
+        assert_eq!(e["name"], "before_crash", "{e}");
+        assert_eq!(e["depth"], 1, "{e}");
+    }
     // The viewer loads the window only: its calls start at the window's
     // start (the frames open there just before it).
     let (from, to) = (start + span * 0.75, start + span * 0.85);

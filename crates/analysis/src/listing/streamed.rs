@@ -283,6 +283,7 @@ mod tests {
                 tids: if only_second { vec![11] } else { vec![] },
                 max_depth: depth,
                 functions: vec![],
+                time_ns: None,
             };
             let (got, _) = streamed(&s, &f, window);
             let want = listing(&s, &f);

@@ -1,6 +1,6 @@
 //! `tracekit replay INPUT`: the indented call listing of any trace.
 
-use super::input::{self, ThreadFilter};
+use super::input::{self, ThreadFilter, TimeRange};
 use std::io::Write;
 use std::path::PathBuf;
 use tracekit_analysis::listing::{
@@ -8,10 +8,13 @@ use tracekit_analysis::listing::{
 };
 use tracekit_model::{CallEvent, ThreadId};
 
-/// The first pass over a recording's calls.
-struct FirstPass(LongCalls);
+/// The first pass over a recording's calls (of `--from-us`/`--to-us` when given).
+struct FirstPass(LongCalls, Option<(u64, u64)>);
 
 impl tracekit_io::CallStream for FirstPass {
+    fn time_range_ns(&self) -> Option<(u64, u64)> {
+        self.1
+    }
     fn begin_thread(&mut self, t: ThreadId, _: u64) {
         self.0.begin_thread(t);
     }
@@ -22,9 +25,12 @@ impl tracekit_io::CallStream for FirstPass {
 }
 
 /// The second pass, listing as it reads.
-struct SecondPass<'s, F: FnMut(ListedEvent)>(StreamedListing<'s, F>);
+struct SecondPass<'s, F: FnMut(ListedEvent)>(StreamedListing<'s, F>, Option<(u64, u64)>);
 
 impl<F: FnMut(ListedEvent)> tracekit_io::CallStream for SecondPass<'_, F> {
+    fn time_range_ns(&self) -> Option<(u64, u64)> {
+        self.1
+    }
     fn begin_thread(&mut self, t: ThreadId, _: u64) {
         self.0.begin_thread(t);
     }
@@ -55,6 +61,9 @@ pub struct Args {
     /// Only these functions (glob) and what they call (repeatable).
     #[arg(short = 'F', long = "function")]
     functions: Vec<String>,
+    /// Only the events of this time window (a recording is read only up to its end).
+    #[command(flatten)]
+    range: TimeRange,
 }
 
 /// Prints the listing.
@@ -78,6 +87,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
+    let time_ns = a.range.read_ns()?;
     let filter_of = |s: &tracekit_model::Session| -> anyhow::Result<ListingFilter> {
         let tids = match a.threads.resolve(s)? {
             Some(ids) => ids.iter().map(|&id| s.thread(id).tid).collect(),
@@ -87,6 +97,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             tids,
             max_depth: a.depth,
             functions: a.functions.clone(),
+            time_ns,
         })
     };
     // Lines are printed as they are listed, never all held.
@@ -102,7 +113,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     // A recording is read twice and never held: the first pass keeps the
     // durations of the few long calls, the second lists as it reads.
-    let mut first = FirstPass(LongCalls::default());
+    let mut first = FirstPass(LongCalls::default(), time_ns);
     let mut changed = false;
     if let Some(loaded) = input::open_streaming(&a.input, &mut first)? {
         let s = loaded.session;
@@ -110,13 +121,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         if a.json {
             put("{\"events\":[");
             let mut first_line = true;
-            let mut second = SecondPass(StreamedListing::new(&s, &filter, first.0, |e| {
-                if !first_line {
-                    put(",");
-                }
-                first_line = false;
-                put(&serde_json::to_string(&e).unwrap_or_default());
-            }));
+            let mut second = SecondPass(
+                StreamedListing::new(&s, &filter, first.0, |e| {
+                    if !first_line {
+                        put(",");
+                    }
+                    first_line = false;
+                    put(&serde_json::to_string(&e).unwrap_or_default());
+                }),
+                time_ns,
+            );
             tracekit_io::open_streaming(&a.input, &mut second)?;
             changed = second.0.changed();
             drop(second);
@@ -129,7 +143,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 put(&tracekit_safeio::terminal(line));
                 put("\n");
             });
-            let mut second = SecondPass(StreamedListing::new(&s, &filter, first.0, |e| r.push(e)));
+            let mut second = SecondPass(StreamedListing::new(&s, &filter, first.0, |e| r.push(e)), time_ns);
             tracekit_io::open_streaming(&a.input, &mut second)?;
             changed = second.0.changed();
             drop(second);
