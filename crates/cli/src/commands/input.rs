@@ -338,13 +338,10 @@ impl TimeRange {
         let (Some(from), Some(to)) = (self.from_us, self.to_us) else {
             return Ok(None);
         };
-        let ns = |us: f64| {
-            let v = (us * 1e3).round();
-            (v.is_finite() && v.abs() < 9e18).then_some(v as i64)
-        };
-        match (ns(from), ns(to)) {
-            (Some(a), Some(b)) if a <= b => Ok(Some((a, b))),
-            _ => bail!("--from-us {from} --to-us {to}: not a time range (the start must not be after the end)"),
+        // The same µs → ns conversion and check as `energy --from-us`.
+        match tracekit_energy::range_us(from, to) {
+            Ok(w) => Ok(Some((w.from_ns, w.to_ns))),
+            Err(_) => bail!("--from-us {from} --to-us {to}: not a time range (the start must not be after the end)"),
         }
     }
 
