@@ -622,6 +622,53 @@ fn a_forked_child_nests_under_its_inherited_frames_and_jumps_land_where_setjmp_w
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The boxes `tracekit ui REC ARGS` serves for the whole timeline at 200
+/// pixels, as (start ns, calls merged), and what it wrote on stderr.
+fn viewer_boxes(rec: &std::path::Path, args: &[&str]) -> (Vec<(f64, u64)>, String) {
+    let mut ui = Command::new(TRACEKIT)
+        .arg("ui")
+        .arg(rec)
+        .args(["--port", "0"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(ui.stdout.take().unwrap()), &mut line).unwrap();
+    let addr = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("http://"))
+        .map(|w| w.trim_end_matches('/').to_owned());
+    let body = addr.map(|addr| {
+        use std::io::{Read, Write};
+        let mut c = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            c,
+            "GET /api/slices?t0=0&t1=1000000000000&px=200 HTTP/1.0\r\nHost: {addr}\r\n\r\n"
+        )
+        .unwrap();
+        let mut r = String::new();
+        c.read_to_string(&mut r).unwrap();
+        r
+    });
+    let _ = ui.kill();
+    let out = ui.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let body = body.unwrap_or_else(|| panic!("no address in {line:?}: {err}"));
+    let json: Value = serde_json::from_str(body.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    // Boxes are [start, end, method, calls merged, index].
+    let boxes = json["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["levels"].as_array().unwrap().iter())
+        .flat_map(|l| l.as_array().unwrap().iter())
+        .map(|b| (b[0].as_f64().unwrap(), b[3].as_u64().unwrap()))
+        .collect();
+    (boxes, err)
+}
+
 #[test]
 fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
     let dir = work_dir("window");
@@ -715,59 +762,33 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
     // The viewer loads the window only: its calls start at the window's
     // start (the frames open there just before it).
     let (from, to) = (start + span * 0.75, start + span * 0.85);
-    let mut ui = Command::new(TRACEKIT)
-        .arg("ui")
-        .arg(&rec)
-        .args([
-            "--port",
-            "0",
-            "--from-us",
-            &from.to_string(),
-            "--to-us",
-            &to.to_string(),
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(ui.stdout.take().unwrap()), &mut line).unwrap();
-    let addr = line
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("http://"))
-        .map(|w| w.trim_end_matches('/').to_owned());
-    let body = addr.map(|addr| {
-        use std::io::{Read, Write};
-        let mut c = std::net::TcpStream::connect(&addr).unwrap();
-        write!(
-            c,
-            "GET /api/slices?t0=0&t1=1000000000000&px=200 HTTP/1.0\r\nHost: {addr}\r\n\r\n"
-        )
-        .unwrap();
-        let mut r = String::new();
-        c.read_to_string(&mut r).unwrap();
-        r
-    });
-    let _ = ui.kill();
-    let _ = ui.wait();
-    let body = body.unwrap_or_else(|| panic!("no address in {line:?}"));
-    let json: Value = serde_json::from_str(body.split("\r\n\r\n").nth(1).unwrap()).unwrap();
-    // Boxes are [start, end, method, calls merged, index].
-    let boxes: Vec<(f64, u64)> = json["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["levels"].as_array().unwrap().iter())
-        .flat_map(|l| l.as_array().unwrap().iter())
-        .map(|b| (b[0].as_f64().unwrap(), b[3].as_u64().unwrap()))
-        .collect();
+    let (boxes, _) = viewer_boxes(&rec, &["--from-us", &from.to_string(), "--to-us", &to.to_string()]);
     let calls: u64 = boxes.iter().map(|b| b.1).sum();
-    assert!(calls > 1000 && calls < 200_000, "{json}");
+    assert!(calls > 1000 && calls < 200_000, "{boxes:?}");
     let first = boxes.iter().map(|b| b.0).fold(f64::MAX, f64::min);
     assert!(
         (first - (from * 1e3 - 1.0)).abs() < 2.0,
         "first box at {first} ns, window from {from} µs"
     );
+    // Without a window, a recording longer than --max-events opens on its
+    // first stretch of about that many events (to a block of 8192), and
+    // says which; 0 shows it whole.
+    let (boxes, err) = viewer_boxes(&rec, &["--max-events", "100000"]);
+    assert!(
+        err.contains("holds 400004 events, more than --max-events 100000"),
+        "{err}"
+    );
+    let calls: u64 = boxes.iter().map(|b| b.1).sum();
+    assert!(
+        (40_000..=60_000).contains(&calls),
+        "{calls} calls in the first 100000 events"
+    );
+    let last = boxes.iter().map(|b| b.0).fold(0.0, f64::max);
+    assert!(last < (start + span * 0.5) * 1e3, "a box starts at {last} ns");
+    let (boxes, err) = viewer_boxes(&rec, &["--max-events", "0"]);
+    assert!(!err.contains("--max-events"), "{err}");
+    let whole: u64 = boxes.iter().map(|b| b.1).sum();
+    assert!(whole > 200_000, "{whole} calls in the whole recording");
     // A range whose start is after its end is refused.
     let out = Command::new(TRACEKIT)
         .arg("profile")

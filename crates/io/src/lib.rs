@@ -163,6 +163,21 @@ pub fn open(path: &Path) -> Result<Loaded, Error> {
     open_window(path, None)
 }
 
+pub use tracekit_recording::FirstEvents;
+
+/// For a recording directory holding more than `max_events` events, the
+/// window from its start that holds about that many (chosen from block
+/// headers, without decoding events); `None` for a smaller recording and
+/// for every other format. See [`tracekit_recording::first_events_window`].
+pub fn first_events_window(path: &Path, max_events: u64) -> Result<Option<FirstEvents>, Error> {
+    let found = detect(path)?;
+    if found.format != Format::Recording {
+        return Ok(None);
+    }
+    tracekit_recording::first_events_window(&found.path, max_events)
+        .map_err(|e| Error::new(&found.path, format!("{e:#}")))
+}
+
 /// [`open`] for a look at a time range `(start, end)` (ns on the session's
 /// timeline): a recording directory is read only up to soon after `end`,
 /// and keeps only the calls from `start` on (the frames open at `start`

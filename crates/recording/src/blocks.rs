@@ -3,7 +3,7 @@
 //! payload too. A block cut short at the end of the file (the recorder was
 //! killed while writing it) ends the data; everything before it is read.
 
-use crate::thread_file::{parse_header, read_up_to, ThreadFileError, ThreadStats};
+use crate::thread_file::{parse_header, read_up_to, ThreadFileError, ThreadHeader, ThreadStats};
 use std::io::{Seek, SeekFrom};
 use std::path::Path;
 use tracekit_rt_format::block::{BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
@@ -65,6 +65,34 @@ pub(crate) fn for_each_block(
 /// Counts of a file of blocks from its block headers alone; `None` when
 /// the file is not made of blocks.
 pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFileError> {
+    let (mut events, mut first) = (0u64, None);
+    let scanned = scan_block_headers(path, |h| {
+        events += h.events as u64;
+        first.get_or_insert(h.first_ts);
+    })?;
+    Ok(scanned.map(|(header, end)| ThreadStats {
+        header,
+        events,
+        first_clock: first,
+        data_end: end,
+    }))
+}
+
+/// Each block's last raw time stamp and event count, from the block
+/// headers alone; `None` when the file is not made of blocks.
+pub(crate) fn block_ends(path: &Path) -> Result<Option<Vec<(u64, u32)>>, ThreadFileError> {
+    let mut ends = Vec::new();
+    let scanned = scan_block_headers(path, |h| ends.push((h.last_ts, h.events)))?;
+    Ok(scanned.map(|_| ends))
+}
+
+/// Hands every complete block header of the file to `f`; returns the
+/// file's header and where its complete blocks end, or `None` when the
+/// file is not made of blocks.
+fn scan_block_headers(
+    path: &Path,
+    mut f: impl FnMut(&BlockHeader),
+) -> Result<Option<(ThreadHeader, u64)>, ThreadFileError> {
     let io = |error| ThreadFileError::Io {
         path: path.display().to_string(),
         error,
@@ -81,10 +109,9 @@ pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFile
     if header.version != BLOCK_VERSION {
         return Ok(None);
     }
-    let (mut events, mut first, mut end) = (0u64, None, hsize as u64);
+    let mut end = hsize as u64;
     for_each_block(&mut file, hsize as u64, false, |at, h, _| {
-        events += h.events as u64;
-        first.get_or_insert(h.first_ts);
+        f(h);
         end = at + BLOCK_HEADER as u64 + h.payload_len as u64;
         Ok(true)
     })
@@ -96,12 +123,7 @@ pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFile
             what,
         },
     })?;
-    Ok(Some(ThreadStats {
-        header,
-        events,
-        first_clock: first,
-        data_end: end,
-    }))
+    Ok(Some((header, end)))
 }
 
 #[cfg(test)]

@@ -27,12 +27,14 @@ mod load;
 pub mod meta;
 pub mod symbolize;
 pub mod thread_file;
+mod window;
 
 pub use load::{
     balance, balance_steps, load_recording, load_recording_window, recording_stats, stream_recording, Balanced,
     Balancer, CallSink, RecordingSink, Step,
 };
 pub use tracekit_rt_format::names;
+pub use window::{first_events_window, FirstEvents};
 
 /// True when `dir` is a directory holding `recording.json` or at least one
 /// thread file.

@@ -5,11 +5,11 @@
 
 use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
 use crate::symbolize::{MapsHistory, Symbolizer};
-use crate::thread_file::{stream_thread_file_until, thread_stats, RawEvent, ThreadStats};
+use crate::thread_file::{stream_thread_file_until, thread_stats, RawEvent, ThreadHeader, ThreadStats};
 use anyhow::Context as _;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tracekit_model::*;
 use tracekit_rt_format::names::{self, RecordingFile};
 use tracekit_rt_format::{ExtEvent, ExtKind, CLOCK_MONOTONIC_NS, CLOCK_ORDER};
@@ -164,18 +164,24 @@ pub fn load_recording_window(dir: &Path, range: Option<(u64, u64)>) -> anyhow::R
     Ok(s)
 }
 
-/// Reads the recording in `dir` like [`load_recording`], but hands every
-/// thread's calls to `sink` as they are read instead of keeping them: the
-/// session returned has processes, threads, methods, markers, objects,
-/// context, repairs and lost events, and no calls. Memory is bounded by the
-/// functions and the call depth, whatever the number of events.
-pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Result<Session> {
+/// What a recording directory holds besides its events: the metadata,
+/// each thread file's counts (threads in order of their first event), the
+/// address maps and the converter from raw ticks to monotonic ns.
+pub(crate) struct Layout {
+    pub meta: RecordingMeta,
+    pub stats: Vec<(ThreadStats, PathBuf)>,
+    pub maps: HashMap<(u32, u64), MapsHistory>,
+    pub tsc: TickConverter,
+}
+
+/// Reads the [`Layout`] of the recording in `dir` (headers and small files only).
+pub(crate) fn read_layout(dir: &Path) -> anyhow::Result<Layout> {
     let meta = if dir.join(crate::meta::META_FILE).exists() {
         Some(RecordingMeta::read(dir)?)
     } else {
         None
     };
-    let mut stats: Vec<(ThreadStats, std::path::PathBuf)> = Vec::new();
+    let mut stats: Vec<(ThreadStats, PathBuf)> = Vec::new();
     let mut extra_pairs: Vec<(u64, u64)> = Vec::new();
     let mut maps: HashMap<(u32, u64), MapsHistory> = HashMap::new();
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -236,6 +242,26 @@ pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Re
     pairs.extend(extra_pairs);
     pairs.extend(stats.iter().map(|(t, _)| t.header.created));
     let tsc = TickConverter::from_pairs(&pairs).unwrap_or(TickConverter::IDENTITY);
+    Ok(Layout { meta, stats, maps, tsc })
+}
+
+/// How a thread's raw clock values become ns on the session's timeline:
+/// `converter.to_mono(raw) - anchor` (saturating).
+pub(crate) fn thread_timeline(h: &ThreadHeader, tsc: TickConverter, anchor_mono: u64) -> (TickConverter, u64) {
+    match h.clock {
+        CLOCK_ORDER => (TickConverter::IDENTITY, 0),
+        CLOCK_MONOTONIC_NS => (TickConverter::IDENTITY, anchor_mono),
+        _ => (tsc, anchor_mono),
+    }
+}
+
+/// Reads the recording in `dir` like [`load_recording`], but hands every
+/// thread's calls to `sink` as they are read instead of keeping them: the
+/// session returned has processes, threads, methods, markers, objects,
+/// context, repairs and lost events, and no calls. Memory is bounded by the
+/// functions and the call depth, whatever the number of events.
+pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Result<Session> {
+    let Layout { meta, stats, maps, tsc } = read_layout(dir)?;
 
     let name = meta
         .command
@@ -271,17 +297,12 @@ pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Re
     // child it forked (its `Fork` event precedes every event of the child).
     for (st, path) in &stats {
         let h = &st.header;
-        let conv = if h.clock == CLOCK_MONOTONIC_NS {
-            TickConverter::IDENTITY
-        } else {
-            tsc
-        };
         if h.clock == CLOCK_ORDER {
             b.s.properties
                 .push(("clock".into(), "order (timestamps are event numbers)".into()));
         }
         let m = maps.get(&(h.pid, h.image)).unwrap_or(&empty);
-        b.add_thread(path, st, m, conv, sink)?;
+        b.add_thread(path, st, m, tsc, sink)?;
     }
     if ctx.exists() {
         crate::context_file::load_samples(&ctx, meta.anchor_mono_ns, &mut b.s)?;
@@ -343,7 +364,7 @@ impl Builder {
         path: &Path,
         st: &ThreadStats,
         maps: &MapsHistory,
-        conv: TickConverter,
+        tsc: TickConverter,
         sink: &mut impl RecordingSink,
     ) -> anyhow::Result<()> {
         let h = &st.header;
@@ -369,12 +390,7 @@ impl Builder {
                 "events dropped because a thread's buffer was full (counted exactly)",
             );
         }
-        let anchor = if h.clock == CLOCK_ORDER { 0 } else { self.anchor_mono };
-        let conv = if h.clock == CLOCK_ORDER {
-            TickConverter::IDENTITY
-        } else {
-            conv
-        };
+        let (conv, anchor) = thread_timeline(h, tsc, self.anchor_mono);
         let ts = |raw: u64| conv.to_mono(raw).saturating_sub(anchor);
         let wanted = sink.wants(self.s.thread(tid));
         let range = sink.time_range_ns();

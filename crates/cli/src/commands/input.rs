@@ -19,7 +19,11 @@ pub fn open_loaded(name: &Path) -> Result<tracekit_io::Loaded> {
 /// [`open_loaded`] for a look at a time window: a recording is read only
 /// up to its end and keeps only the calls from its start on.
 pub fn open_window(name: &Path, range: &TimeRange) -> Result<tracekit_io::Loaded> {
-    let range_ns = range.read_ns()?;
+    open_window_ns(name, range.read_ns()?)
+}
+
+/// [`open_window`] for a window already in ns on the session's timeline.
+pub fn open_window_ns(name: &Path, range_ns: Option<(u64, u64)>) -> Result<tracekit_io::Loaded> {
     let loaded = {
         let _reading = reading_bar(name);
         tracekit_io::open_window(name, range_ns)?
