@@ -698,12 +698,31 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
         serde_json::from_str(&run(&mut c)).unwrap()
     };
     let span = end - start;
+    let calls_in = |v: &Value| {
+        v["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "before_crash")
+            .map_or(0, |m| m["calls"].as_u64().unwrap())
+    };
+    // A window a `width` of the run wide, from `at` of it on, that holds at
+    // least `min` calls: on a loaded machine the program may be descheduled
+    // for a fair part of its short run, so later windows are tried too.
+    let busy_window = |at: f64, width: f64, min: u64| -> (f64, f64) {
+        (0..12)
+            .map(|k| at + 0.04 * k as f64)
+            .map(|f| (start + span * f.min(1.0 - width), start + span * (f + width).min(1.0)))
+            .find(|&(from, to)| calls_in(&profile(from, to, &[], false)) >= min)
+            .unwrap_or_else(|| panic!("no {width} of the run from {at} on holds {min} calls"))
+    };
+    let (inside_from, inside_to) = busy_window(0.6, 0.2, 1);
     // Windows at the start (where the calls may not have begun yet), inside
     // the run and over its end.
     for (from, to, calls_inside) in [
         (start - 5.0, start + span * 0.05, false),
-        (start + span * 0.6, start + span * 0.8, true),
-        (start + span * 0.9, end + 5.0, true),
+        (inside_from, inside_to, true),
+        (start + span * 0.9, end + 5.0, false),
     ] {
         // Read up to the window's end, the streamed profile equals the one
         // of the recording loaded whole and clipped to the window.
@@ -712,12 +731,7 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
         assert_eq!(streamed["methods"], loaded["methods"], "{from}..{to}");
         assert_eq!(streamed["window_us"], loaded["window_us"]);
         assert_eq!(streamed["total_real_us"], loaded["total_real_us"]);
-        let calls = streamed["methods"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == "before_crash")
-            .map_or(0, |m| m["calls"].as_u64().unwrap());
+        let calls = calls_in(&streamed);
         assert!(calls < 200_000, "{from}..{to}: {calls} calls");
         assert!(calls > 0 || !calls_inside, "{from}..{to}: no calls");
         // main runs through the whole window.
@@ -738,15 +752,13 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
         run(&mut c)
     };
     // The calltree takes the same window, and reads the same way.
-    // (Windows of a fifth of the run: the program may be descheduled for
-    // a millisecond or so, and a narrow window could then hold nothing.)
-    let (from, to) = (start + span * 0.6, start + span * 0.85);
+    let (from, to) = busy_window(0.6, 0.25, 1);
     let streamed = windowed("calltree", from, to, false);
     assert!(streamed.contains("before_crash"), "{streamed}");
     assert_eq!(streamed, windowed("calltree", from, to, true));
     // replay lists the window's events only, at their depths in the run
     // (main stays open around them), reading the same way.
-    let to = start + span * 0.8;
+    let (from, to) = busy_window(0.6, 0.2, 1);
     let streamed = windowed("replay", from, to, false);
     assert_eq!(streamed, windowed("replay", from, to, true));
     let listed: Value = serde_json::from_str(&streamed).unwrap();
@@ -761,7 +773,7 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
     }
     // The viewer loads the window only: its calls start at the window's
     // start (the frames open there just before it).
-    let (from, to) = (start + span * 0.75, start + span * 0.85);
+    let (from, to) = busy_window(0.75, 0.1, 2000);
     let (boxes, _) = viewer_boxes(&rec, &["--from-us", &from.to_string(), "--to-us", &to.to_string()]);
     let calls: u64 = boxes.iter().map(|b| b.1).sum();
     assert!(calls > 1000 && calls < 200_000, "{boxes:?}");
