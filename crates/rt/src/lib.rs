@@ -28,6 +28,7 @@ pub use tracekit_rt_macros::trace;
 
 mod alloc;
 pub mod clock;
+mod hooks;
 mod jumps;
 mod maps;
 mod process;
@@ -38,57 +39,7 @@ mod wrap;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::Ordering;
-use tracekit_rt_format::{encode_ext_raw, ext_body_len, ExtKind, KIND_ENTER, KIND_EXIT, KIND_EXT};
-
-/// Every traced call enters here twice. The common cases (time-stamp
-/// counter, no filter or a filter whose verdict is cached) are kept free of
-/// calls and stack spills; anything else takes one jump to
-/// [`call_event_general`].
-#[inline(always)]
-fn call_event(kind: u64, func: *mut c_void) {
-    let mode = process::CALLS.load(Ordering::Relaxed);
-    if mode & !process::CALLS_SELECTED == process::CALLS_ON {
-        let addr = func as u64;
-        if mode & process::CALLS_SELECTED != 0 {
-            match select::cached_verdict(addr) {
-                Some(true) => {}
-                Some(false) => return,
-                None => return call_event_general(mode, kind, func),
-            }
-        }
-        thread_buf::append(clock::tsc() << 4 | kind, addr);
-    } else if mode != 0 {
-        call_event_general(mode, kind, func);
-    }
-}
-
-/// [`call_event`] under a slow clock or before a function's filter verdict is cached.
-#[inline(never)]
-fn call_event_general(mode: u8, kind: u64, func: *mut c_void) {
-    let addr = func as u64;
-    if mode & process::CALLS_SELECTED != 0 && !select::function_selected(addr) {
-        return;
-    }
-    let ts = if mode & process::CALLS_SLOW_CLOCK == 0 {
-        clock::tsc()
-    } else {
-        clock::now()
-    };
-    thread_buf::append(ts << 4 | kind, addr);
-}
-
-/// Hook GCC and Clang call on entry of every function compiled with
-/// `-finstrument-functions`.
-#[no_mangle]
-pub extern "C" fn __cyg_profile_func_enter(func: *mut c_void, _call_site: *mut c_void) {
-    call_event(KIND_ENTER, func);
-}
-
-/// Hook called on every exit (also while an exception unwinds the frame).
-#[no_mangle]
-pub extern "C" fn __cyg_profile_func_exit(func: *mut c_void, _call_site: *mut c_void) {
-    call_event(KIND_EXIT, func);
-}
+use tracekit_rt_format::{encode_ext_raw, ext_body_len, ExtKind, KIND_EXT};
 
 /// Records an extended event (rare events: objects, proxies, markers, context).
 fn ext_event(sub: ExtKind, remote_pid: u32, object_id: u64, value: u64, strings: &[&[u8]]) {

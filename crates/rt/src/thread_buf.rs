@@ -131,7 +131,18 @@ pub fn append(word0: u64, payload: u64) {
 /// How far ahead of the record being written the fast path asks for a
 /// cache line: the recorder read the ring's lines a lap ago, so without this
 /// each new line's first store waits for the line to come back.
-const PREFETCH_AHEAD: u64 = 16 << 10;
+pub(crate) const PREFETCH_AHEAD: u64 = 16 << 10;
+
+/// Offsets of the fields the assembly hooks (`hooks.rs`) use.
+pub(crate) const OFFSET_W: usize = std::mem::offset_of!(ThreadBuf, w);
+/// See [`OFFSET_W`].
+pub(crate) const OFFSET_LIMIT: usize = std::mem::offset_of!(ThreadBuf, limit);
+/// See [`OFFSET_W`].
+pub(crate) const OFFSET_BASE: usize = std::mem::offset_of!(ThreadBuf, base);
+/// See [`OFFSET_W`].
+pub(crate) const OFFSET_MASK: usize = std::mem::offset_of!(ThreadBuf, mask);
+/// See [`OFFSET_W`].
+pub(crate) const OFFSET_LAP: usize = std::mem::offset_of!(ThreadBuf, lap);
 
 /// Asks for the cache line at `addr` in a writable state, without waiting
 /// for it. Never faults, so `addr` may lie past a direct file's mapping.
