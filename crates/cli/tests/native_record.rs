@@ -897,3 +897,57 @@ fn a_recording_is_profiled_as_it_is_read_with_the_same_result() {
     assert!(tree.contains("worker") && tree.contains("leaf"), "{tree}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn blocks_before_a_window_are_skimmed_with_the_same_result_across_setjmp_and_longjmp() {
+    let dir = work_dir("skim");
+    let exe = build(&dir, "window_jumps.c", &[]);
+    let rec = dir.join("rec");
+    // Five rounds of 20 000 calls (about 25 blocks); the first four end in
+    // a longjmp to the setjmp main made at the start.
+    record_and_replay(&rec, &[], &[exe.to_str().unwrap(), "20000"]);
+    let outer: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
+        .arg("replay")
+        .arg(&rec)
+        .args(["--json", "--depth", "1"])))
+    .unwrap();
+    let (start, end) = (
+        outer["events"][0]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
+        outer["events"][1]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
+    );
+    let span = end - start;
+    let windowed = |cmd: &str, from: f64, to: f64, whole: bool| -> String {
+        let mut c = Command::new(TRACEKIT);
+        c.arg(cmd).arg(&rec).arg("--json");
+        c.args(["--from-us", &from.to_string(), "--to-us", &to.to_string()]);
+        if whole {
+            c.env("TRACEKIT_LOAD_WHOLE", "1");
+        } else {
+            c.env_remove("TRACEKIT_LOAD_WHOLE");
+        }
+        run(&mut c)
+    };
+    // Windows across the first jump, between two, and over the end: the
+    // blocks before each are skimmed (the setjmp in the first of them), and
+    // what is read from the window on equals the recording loaded whole.
+    for (a, b) in [(0.1, 0.3), (0.5, 0.55), (0.85, 1.05)] {
+        let (from, to) = (start + span * a, start + span * b);
+        for cmd in ["calltree", "replay"] {
+            assert_eq!(
+                windowed(cmd, from, to, false),
+                windowed(cmd, from, to, true),
+                "{cmd} {a}..{b} of the run"
+            );
+        }
+        let listed: Value = serde_json::from_str(&windowed("replay", from, to, false)).unwrap();
+        // The jumps land in main: leaf runs under four frames of deep and
+        // work (depth 6), or in the last round under work alone (depth 2).
+        for e in events(&listed) {
+            if e["name"] == "leaf" {
+                let d = e["depth"].as_u64().unwrap();
+                assert!(d == 2 || d == 6, "{e}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

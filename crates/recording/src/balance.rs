@@ -74,6 +74,12 @@ impl Balancer {
         Balancer::default()
     }
 
+    /// Notes a `setjmp` on buffer `env` at `depth` open frames, as its
+    /// step would at that depth (for frames followed outside the balancer).
+    pub(crate) fn note_setjmp(&mut self, env: u64, depth: usize) {
+        self.buffers.insert(env, depth);
+    }
+
     /// Current depth of the open frames.
     pub fn depth(&self) -> usize {
         self.stack.len()

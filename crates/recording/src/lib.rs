@@ -23,8 +23,10 @@
 mod balance;
 mod blocks;
 pub mod context_file;
+mod layout;
 mod load;
 pub mod meta;
+mod skim;
 pub mod symbolize;
 pub mod thread_file;
 mod window;

@@ -3,16 +3,18 @@
 //! stacks left by `longjmp`, and attaches object, proxy, marker and context
 //! events.
 
-use crate::meta::{RecordingMeta, TickConverter, CONTEXT_FILE};
+use crate::layout::{read_layout, thread_timeline, Layout};
+use crate::meta::{TickConverter, CONTEXT_FILE};
+use crate::skim::{Skim, Skimmed};
 use crate::symbolize::{MapsHistory, Symbolizer};
-use crate::thread_file::{stream_thread_file_until, thread_stats, RawEvent, ThreadHeader, ThreadStats};
+use crate::thread_file::{stream_thread_file_skimming, thread_stats, RawEvent, ThreadStats};
 use anyhow::Context as _;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tracekit_model::*;
 use tracekit_rt_format::names::{self, RecordingFile};
-use tracekit_rt_format::{ExtEvent, ExtKind, CLOCK_MONOTONIC_NS, CLOCK_ORDER};
+use tracekit_rt_format::{ExtEvent, ExtKind, CLOCK_ORDER};
 
 /// Per-thread event and lost-event counts of the recording in `dir`, read
 /// without building a session (cheap even for hundreds of millions of events).
@@ -164,97 +166,6 @@ pub fn load_recording_window(dir: &Path, range: Option<(u64, u64)>) -> anyhow::R
     Ok(s)
 }
 
-/// What a recording directory holds besides its events: the metadata,
-/// each thread file's counts (threads in order of their first event), the
-/// address maps and the converter from raw ticks to monotonic ns.
-pub(crate) struct Layout {
-    pub meta: RecordingMeta,
-    pub stats: Vec<(ThreadStats, PathBuf)>,
-    pub maps: HashMap<(u32, u64), MapsHistory>,
-    pub tsc: TickConverter,
-}
-
-/// Reads the [`Layout`] of the recording in `dir` (headers and small files only).
-pub(crate) fn read_layout(dir: &Path) -> anyhow::Result<Layout> {
-    let meta = if dir.join(crate::meta::META_FILE).exists() {
-        Some(RecordingMeta::read(dir)?)
-    } else {
-        None
-    };
-    let mut stats: Vec<(ThreadStats, PathBuf)> = Vec::new();
-    let mut extra_pairs: Vec<(u64, u64)> = Vec::new();
-    let mut maps: HashMap<(u32, u64), MapsHistory> = HashMap::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("{}: cannot list", dir.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in &entries {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let kind = names::parse(name);
-        if let Some(RecordingFile::Thread { .. }) = kind {
-            stats.push((thread_stats(path)?, path.clone()));
-        } else if let Some(RecordingFile::Clock { .. }) = kind {
-            let text = tracekit_safeio::read_text(path)?;
-            for (i, line) in text.lines().enumerate() {
-                let mut f = line.split_whitespace().map(str::parse::<u64>);
-                match (f.next(), f.next()) {
-                    (Some(Ok(t)), Some(Ok(m))) => extra_pairs.push((t, m)),
-                    _ => anyhow::bail!("{}: line {}: expected `<clock> <monotonic ns>`", path.display(), i + 1),
-                }
-            }
-        } else if let Some(RecordingFile::Maps { pid, image }) = kind {
-            let key = (pid, image);
-            let text = tracekit_safeio::read_text(path)?;
-            let (m, bad) = MapsHistory::parse(&text);
-            if let Some((line, _)) = bad.first() {
-                anyhow::bail!("{}: line {line}: not a /proc/<pid>/maps line", path.display());
-            }
-            maps.insert(key, m);
-        }
-    }
-    // Threads in order of their first event, processes in order of appearance.
-    stats.sort_by_key(|(t, _)| (t.first_clock.unwrap_or(u64::MAX), t.header.pid, t.header.tid));
-    let meta = match meta {
-        Some(m) => m,
-        None => {
-            let first = stats.iter().map(|(t, _)| &t.header).min_by_key(|h| h.created.1);
-            let first = first.ok_or_else(|| {
-                anyhow::anyhow!(
-                    "{}: no recording.json and no thread files: not a recording",
-                    dir.display()
-                )
-            })?;
-            RecordingMeta {
-                version: 1,
-                command: vec![],
-                anchor_unix_ns: first.created_unix_ns as i64,
-                anchor_mono_ns: first.created.1,
-                clock_pairs: vec![],
-                exit_code: None,
-                signal: None,
-                filter: None,
-            }
-        }
-    };
-    let mut pairs = meta.clock_pairs.clone();
-    pairs.extend(extra_pairs);
-    pairs.extend(stats.iter().map(|(t, _)| t.header.created));
-    let tsc = TickConverter::from_pairs(&pairs).unwrap_or(TickConverter::IDENTITY);
-    Ok(Layout { meta, stats, maps, tsc })
-}
-
-/// How a thread's raw clock values become ns on the session's timeline:
-/// `converter.to_mono(raw) - anchor` (saturating).
-pub(crate) fn thread_timeline(h: &ThreadHeader, tsc: TickConverter, anchor_mono: u64) -> (TickConverter, u64) {
-    match h.clock {
-        CLOCK_ORDER => (TickConverter::IDENTITY, 0),
-        CLOCK_MONOTONIC_NS => (TickConverter::IDENTITY, anchor_mono),
-        _ => (tsc, anchor_mono),
-    }
-}
-
 /// Reads the recording in `dir` like [`load_recording`], but hands every
 /// thread's calls to `sink` as they are read instead of keeping them: the
 /// session returned has processes, threads, methods, markers, objects,
@@ -319,6 +230,34 @@ pub fn stream_recording(dir: &Path, sink: &mut impl RecordingSink) -> anyhow::Re
         (Some(h), Some(c)) => Some(h.max(c)),
     };
     Ok(s)
+}
+
+/// Hands what the skimmed blocks left to the full reading: their functions
+/// are interned in the order first seen, then their open frames enter the
+/// balancer at the last skimmed time (before the window's start).
+fn hand_over<S: RecordingSink>(
+    b: &mut Builder,
+    left: Skimmed,
+    bal: &mut Balancer,
+    cols: &mut Forward<'_, S>,
+    method: &mut dyn FnMut(&mut Builder, u64, u64) -> MethodId,
+    ts: &dyn Fn(u64) -> u64,
+) {
+    for &(a, raw) in &left.first_seen {
+        method(b, a, raw);
+    }
+    if left.last_raw == 0 {
+        return;
+    }
+    let at = ts(left.last_raw);
+    cols.last_ts = cols.last_ts.max(at);
+    for a in left.stack {
+        let m = method(b, a, left.last_raw);
+        bal.push(at, Step::Call(CallKind::Enter, m), cols);
+    }
+    for (env, depth) in left.setjmps {
+        bal.note_setjmp(env, depth);
+    }
 }
 
 struct Builder {
@@ -437,33 +376,51 @@ impl Builder {
             m
         };
         let past = |raw: u64| until.is_some_and(|u| ts(raw) > u);
-        stream_thread_file_until(path, past, |raw, ev| {
-            let at = ts(raw);
-            let step = match ev {
-                RawEvent::Enter(a) => Step::Call(CallKind::Enter, method(self, a, raw)),
-                RawEvent::Exit(a) => Step::Call(CallKind::Exit, method(self, a, raw)),
-                RawEvent::Ext(x) => match x.sub {
-                    ExtKind::NamedEnter | ExtKind::NamedExit => {
-                        let name = x.strings.first().cloned().unwrap_or_default();
-                        let m = self.s.methods.intern(Method::new("", name, ""));
-                        let kind = if x.sub == ExtKind::NamedEnter {
-                            CallKind::Enter
-                        } else {
-                            CallKind::Exit
-                        };
-                        Step::Call(kind, m)
-                    }
-                    ExtKind::Longjmp => Step::Longjmp(x.object_id),
-                    ExtKind::Setjmp => Step::Setjmp(x.object_id),
-                    ExtKind::Fork => Step::Fork(x.value),
-                    _ => {
-                        self.add_ext(at, pid, tid, &x);
-                        return;
-                    }
-                },
-            };
-            bal.push(at, step, &mut cols);
-        })?;
+        // Blocks that end before the window's start are skimmed (see
+        // skim.rs); the frames they leave open enter the balancer at the
+        // first event read in full, after the functions they first saw.
+        let start = range.map_or(0, |(start, _)| start);
+        let skim = std::cell::RefCell::new(Skim::new(maps, &ts, start, start > 0 && inherited.is_empty()));
+        let skimming = std::cell::Cell::new(skim.borrow().is_on());
+        stream_thread_file_skimming(
+            path,
+            past,
+            |h, payload| skim.borrow_mut().block(h, payload),
+            |raw, ev| {
+                if skimming.get() {
+                    skimming.set(false);
+                    hand_over(self, skim.borrow_mut().take(), &mut bal, &mut cols, &mut method, &ts);
+                }
+                let at = ts(raw);
+                let step = match ev {
+                    RawEvent::Enter(a) => Step::Call(CallKind::Enter, method(self, a, raw)),
+                    RawEvent::Exit(a) => Step::Call(CallKind::Exit, method(self, a, raw)),
+                    RawEvent::Ext(x) => match x.sub {
+                        ExtKind::NamedEnter | ExtKind::NamedExit => {
+                            let name = x.strings.first().cloned().unwrap_or_default();
+                            let m = self.s.methods.intern(Method::new("", name, ""));
+                            let kind = if x.sub == ExtKind::NamedEnter {
+                                CallKind::Enter
+                            } else {
+                                CallKind::Exit
+                            };
+                            Step::Call(kind, m)
+                        }
+                        ExtKind::Longjmp => Step::Longjmp(x.object_id),
+                        ExtKind::Setjmp => Step::Setjmp(x.object_id),
+                        ExtKind::Fork => Step::Fork(x.value),
+                        _ => {
+                            self.add_ext(at, pid, tid, &x);
+                            return;
+                        }
+                    },
+                };
+                bal.push(at, step, &mut cols);
+            },
+        )?;
+        if skimming.get() {
+            hand_over(self, skim.borrow_mut().take(), &mut bal, &mut cols, &mut method, &ts);
+        }
         for (code, n, detail) in bal.finish(&mut cols) {
             self.s.note_repair(code, n, detail);
         }

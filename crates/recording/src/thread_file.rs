@@ -1,7 +1,7 @@
 //! Reads one per-thread trace file written by the runtime.
 
 use std::path::Path;
-use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BLOCK_HEADER, BLOCK_VERSION};
+use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
 use tracekit_rt_format::{off, ExtEvent, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
 /// Header fields of a thread file.
@@ -313,6 +313,18 @@ pub fn stream_thread_file(path: &Path, f: impl FnMut(u64, RawEvent)) -> Result<T
 pub fn stream_thread_file_until(
     path: &Path,
     past: impl Fn(u64) -> bool,
+    f: impl FnMut(u64, RawEvent),
+) -> Result<ThreadHeader, ThreadFileError> {
+    stream_thread_file_skimming(path, past, |_, _| false, f)
+}
+
+/// [`stream_thread_file_until`] that first offers each block, its header
+/// and payload, to `skim`: the events of a block it takes (returns true
+/// for) are not handed to `f`. A version-1 file is handed over whole.
+pub(crate) fn stream_thread_file_skimming(
+    path: &Path,
+    past: impl Fn(u64) -> bool,
+    mut skim: impl FnMut(&BlockHeader, &[u8]) -> bool,
     mut f: impl FnMut(u64, RawEvent),
 ) -> Result<ThreadHeader, ThreadFileError> {
     let io = |error| ThreadFileError::Io {
@@ -336,6 +348,9 @@ pub fn stream_thread_file_until(
         return Ok(header);
     }
     crate::blocks::for_each_block(&mut file, hsize as u64, true, |at, h, payload| {
+        if skim(h, payload) {
+            return Ok(!past(h.first_ts));
+        }
         let mut d = BlockDecoder::new(payload, h.first_ts);
         loop {
             let body_at = at + BLOCK_HEADER as u64 + d.offset() as u64;

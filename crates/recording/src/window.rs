@@ -3,7 +3,7 @@
 //! a given number of events (what a viewer can hold in memory).
 
 use crate::blocks::block_ends;
-use crate::load::{read_layout, thread_timeline};
+use crate::layout::{read_layout, thread_timeline};
 use std::path::Path;
 
 /// The window [`first_events_window`] chose.

@@ -1,0 +1,251 @@
+//! Skimming the blocks of a thread file that end before a time window:
+//! only the open frames are followed, by raw address, with no time
+//! conversion, symbolization or balancing. A block is skimmed only when
+//! that gives exactly what the full reading would: every event in it is a
+//! plain enter, the exit of the innermost open frame, of an address whose
+//! function does not depend on the time, or a `setjmp` (whose depth the
+//! balancer is then told). At the first block that is not (another
+//! extended event such as a `longjmp`, a marker or a fork; an exit
+//! below the top; a block that reaches the window) skimming stops for the
+//! rest of the file, the open frames are handed to the full reading, and
+//! that block and every later one are read in full.
+
+use crate::symbolize::MapsHistory;
+use rustc_hash::FxHashSet;
+use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader};
+use tracekit_rt_format::{ExtEvent, ExtKind};
+
+/// What the skimmed blocks left: the frames open after them and the
+/// functions first seen in them.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Skimmed {
+    /// Addresses of the open frames, outermost first.
+    pub stack: Vec<u64>,
+    /// Each address first seen in the skimmed blocks, in the order seen,
+    /// with the raw time it was seen at.
+    pub first_seen: Vec<(u64, u64)>,
+    /// Each `setjmp` seen (buffer address, depth of the open frames), in order.
+    pub setjmps: Vec<(u64, usize)>,
+    /// Raw time of the last skimmed event (0: none).
+    pub last_raw: u64,
+}
+
+/// The skimming state of one thread file.
+pub(crate) struct Skim<'a> {
+    maps: &'a MapsHistory,
+    /// Raw clock → ns on the session's timeline.
+    to_ns: &'a dyn Fn(u64) -> u64,
+    /// The window's start (ns): blocks ending before it may be skimmed.
+    start_ns: u64,
+    on: bool,
+    done: Skimmed,
+    seen: FxHashSet<u64>,
+    /// Direct-mapped cache in front of `seen` (addresses, 0: empty).
+    recent: Vec<u64>,
+}
+
+const RECENT: usize = 4096;
+
+impl<'a> Skim<'a> {
+    /// A skimmer for blocks that end before `start_ns`; `on` false skims nothing.
+    pub fn new(maps: &'a MapsHistory, to_ns: &'a dyn Fn(u64) -> u64, start_ns: u64, on: bool) -> Skim<'a> {
+        Skim {
+            maps,
+            to_ns,
+            start_ns,
+            on,
+            done: Skimmed::default(),
+            seen: FxHashSet::default(),
+            recent: vec![0; RECENT],
+        }
+    }
+
+    /// Whether skimming still goes on (no block was refused yet).
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Skims the block when it can (see the module docs); returns whether
+    /// it did. Once it refuses a block it refuses every later one.
+    pub fn block(&mut self, h: &BlockHeader, payload: &[u8]) -> bool {
+        if !self.on {
+            return false;
+        }
+        if h.events == 0 || (self.to_ns)(h.last_ts) >= self.start_ns || !self.follow(h, payload) {
+            self.on = false;
+            return false;
+        }
+        self.done.last_raw = h.last_ts;
+        true
+    }
+
+    /// Follows the block's events; false (and nothing changed) when one
+    /// of them cannot be skimmed.
+    fn follow(&mut self, h: &BlockHeader, payload: &[u8]) -> bool {
+        let (saved, seen_before, setjmps_before) = (
+            self.done.stack.clone(),
+            self.done.first_seen.len(),
+            self.done.setjmps.len(),
+        );
+        let mut d = BlockDecoder::new(payload, h.first_ts);
+        let ok = loop {
+            match d.next_event() {
+                Ok(None) => break true,
+                Ok(Some((raw, BlockEvent::Enter(a)))) => {
+                    if !self.note(a, raw) {
+                        break false;
+                    }
+                    self.done.stack.push(a);
+                }
+                Ok(Some((_, BlockEvent::Exit(a)))) => {
+                    if self.done.stack.last() != Some(&a) {
+                        break false;
+                    }
+                    self.done.stack.pop();
+                }
+                Ok(Some((_, BlockEvent::Ext(body)))) => match ExtEvent::decode(body) {
+                    // What the balancer notes of a `setjmp`: the depth.
+                    Ok(x) if x.sub == ExtKind::Setjmp => self.done.setjmps.push((x.object_id, self.done.stack.len())),
+                    _ => break false,
+                },
+                Err(_) => break false,
+            }
+        };
+        if !ok {
+            // Back to the state before the block.
+            self.done.stack = saved;
+            self.done.setjmps.truncate(setjmps_before);
+            for (a, _) in self.done.first_seen.drain(seen_before..) {
+                self.seen.remove(&a);
+                self.recent[slot(a)] = 0;
+            }
+        }
+        ok
+    }
+
+    /// Notes address `a`, seen at `raw`; false when its function depends
+    /// on the time (a mapping that changed over the run).
+    #[inline]
+    fn note(&mut self, a: u64, raw: u64) -> bool {
+        let s = slot(a);
+        if self.recent[s] == a {
+            return true;
+        }
+        if !self.seen.contains(&a) {
+            if self.maps.unique(a).is_none() && self.maps.at(a, raw).is_some() {
+                return false;
+            }
+            self.seen.insert(a);
+            self.done.first_seen.push((a, raw));
+        }
+        self.recent[s] = a;
+        true
+    }
+
+    /// What the skimmed blocks left (empty when none was skimmed).
+    pub fn take(&mut self) -> Skimmed {
+        std::mem::take(&mut self.done)
+    }
+}
+
+fn slot(a: u64) -> usize {
+    ((a >> 2) ^ (a >> 14)) as usize & (RECENT - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracekit_rt_format::block::BlockEncoder;
+
+    fn block(events: &[(u64, Option<bool>, u64)]) -> (BlockHeader, Vec<u8>) {
+        let mut e = BlockEncoder::new();
+        for &(ts, exit, a) in events {
+            match exit {
+                Some(x) => e.push_call(ts, x, a),
+                None => e.push_ext(ts, b"x"),
+            }
+        }
+        let mut out = Vec::new();
+        e.finish_into(&mut out);
+        let h = BlockHeader::read(&out).unwrap();
+        (h, out[tracekit_rt_format::block::BLOCK_HEADER..].to_vec())
+    }
+
+    #[test]
+    fn blocks_before_the_window_leave_their_open_frames_and_a_refused_one_changes_nothing() {
+        let maps = MapsHistory::default();
+        let to_ns = |raw: u64| raw;
+        let mut s = Skim::new(&maps, &to_ns, 100, true);
+        // main enters f, f returns, main enters g.
+        let (h, p) = block(&[
+            (1, Some(false), 0x10),
+            (2, Some(false), 0x20),
+            (3, Some(true), 0x20),
+            (4, Some(false), 0x30),
+        ]);
+        assert!(s.block(&h, &p));
+        // g returns, main returns, then an extended event: refused, undone.
+        let (h, p) = block(&[
+            (5, Some(true), 0x30),
+            (6, Some(true), 0x10),
+            (7, Some(false), 0x40),
+            (8, None, 0),
+        ]);
+        assert!(!s.block(&h, &p));
+        assert!(!s.is_on());
+        // Refused for good.
+        let (h, p) = block(&[(9, Some(true), 0x30)]);
+        assert!(!s.block(&h, &p));
+        assert_eq!(
+            s.take(),
+            Skimmed {
+                stack: vec![0x10, 0x30],
+                first_seen: vec![(0x10, 1), (0x20, 2), (0x30, 4)],
+                setjmps: vec![],
+                last_raw: 4,
+            }
+        );
+    }
+
+    #[test]
+    fn a_setjmp_is_skimmed_with_its_depth_and_a_longjmp_is_not() {
+        let ext = |sub| {
+            let mut body = vec![0u8; tracekit_rt_format::ext_body_len(&[])];
+            let n = tracekit_rt_format::encode_ext_raw(&mut body, sub, 0, 0xbeef, 0, &[]).unwrap();
+            body.truncate(n);
+            body
+        };
+        let mut e = BlockEncoder::new();
+        e.push_call(1, false, 0x10);
+        e.push_ext(2, &ext(ExtKind::Setjmp));
+        e.push_call(3, false, 0x20);
+        let mut out = Vec::new();
+        e.finish_into(&mut out);
+        let h = BlockHeader::read(&out).unwrap();
+        let maps = MapsHistory::default();
+        let to_ns = |raw: u64| raw;
+        let mut s = Skim::new(&maps, &to_ns, 100, true);
+        assert!(s.block(&h, &out[tracekit_rt_format::block::BLOCK_HEADER..]));
+        let mut e = BlockEncoder::new();
+        e.push_ext(4, &ext(ExtKind::Longjmp));
+        let mut out = Vec::new();
+        e.finish_into(&mut out);
+        let h = BlockHeader::read(&out).unwrap();
+        assert!(!s.block(&h, &out[tracekit_rt_format::block::BLOCK_HEADER..]));
+        let left = s.take();
+        assert_eq!((left.stack, left.setjmps), (vec![0x10, 0x20], vec![(0xbeef, 1)]));
+    }
+
+    #[test]
+    fn an_exit_below_the_top_or_a_block_reaching_the_window_is_not_skimmed() {
+        let maps = MapsHistory::default();
+        let to_ns = |raw: u64| raw;
+        let mut s = Skim::new(&maps, &to_ns, 100, true);
+        let (h, p) = block(&[(1, Some(false), 0x10), (2, Some(false), 0x20), (3, Some(true), 0x10)]);
+        assert!(!s.block(&h, &p));
+        assert_eq!(s.take(), Skimmed::default());
+        let mut s = Skim::new(&maps, &to_ns, 100, true);
+        let (h, p) = block(&[(99, Some(false), 0x10), (100, Some(true), 0x10)]);
+        assert!(!s.block(&h, &p));
+    }
+}
