@@ -11,10 +11,8 @@
 //! bytes; a ring whose thread has ended is drained one last time, unmapped
 //! and deleted. Nothing that grows with the recording is ever mapped.
 
+use crate::direct_out::DirectOut;
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,7 +24,7 @@ use tracekit_rt_format::{
     RING_WITH_LAPS,
 };
 
-/// Output bytes gathered before a `write`.
+/// Output bytes gathered before a `write` (see [`DirectOut`]).
 const OUT_FLUSH: usize = 256 << 10;
 /// How often ended threads are looked for.
 const SWEEP_EVERY: Duration = Duration::from_millis(100);
@@ -40,7 +38,7 @@ struct Ring {
     read: u64,
     pid: u32,
     tid: u32,
-    out: File,
+    out: DirectOut,
     encoder: BlockEncoder,
     pending: Vec<u8>,
     /// Events coded from this ring so far.
@@ -106,8 +104,7 @@ impl Ring {
                 return Ok(None);
             }
         };
-        let mut out = File::create(out_dir.join(out_name))?;
-        out.write_all(&h)?;
+        let out = DirectOut::create(&out_dir.join(out_name), &h, OUT_FLUSH)?;
         Ok(Some(Ring {
             path: path.to_path_buf(),
             ptr,
@@ -118,7 +115,7 @@ impl Ring {
             tid,
             out,
             encoder: BlockEncoder::new(),
-            pending: Vec::with_capacity(OUT_FLUSH + (64 << 10)),
+            pending: Vec::with_capacity(64 << 10),
             events: 0,
         }))
     }
@@ -193,10 +190,8 @@ impl Ring {
                 at += len;
                 if self.encoder.is_full() {
                     self.encoder.finish_into(&mut self.pending);
-                    if self.pending.len() >= OUT_FLUSH {
-                        self.out.write_all(&self.pending)?;
-                        self.pending.clear();
-                    }
+                    self.out.append(&self.pending)?;
+                    self.pending.clear();
                 }
             }
             let n = at - start;
@@ -213,18 +208,16 @@ impl Ring {
     /// Ends the block being built and writes everything gathered.
     fn flush(&mut self) -> std::io::Result<()> {
         self.encoder.finish_into(&mut self.pending);
-        if !self.pending.is_empty() {
-            self.out.write_all(&self.pending)?;
-            self.pending.clear();
-        }
-        Ok(())
+        self.out.append(&self.pending)?;
+        self.pending.clear();
+        self.out.flush()
     }
 
     /// Copies the ring's lost-event count into the thread file's header and
     /// adds this ring's events and losses to `totals`.
     fn write_lost(&mut self, totals: &mut DrainTotals) -> std::io::Result<()> {
         let lost = self.word(off::LOST).load(Ordering::Acquire);
-        self.out.write_at(&lost.to_le_bytes(), off::LOST as u64)?;
+        self.out.write_header_at(&lost.to_le_bytes(), off::LOST as u64)?;
         totals.events += self.events;
         totals.lost += lost;
         Ok(())

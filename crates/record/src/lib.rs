@@ -16,6 +16,7 @@
 pub mod clock;
 pub mod context;
 mod descendants;
+mod direct_out;
 mod drain;
 pub use drain::DrainTotals;
 pub mod power;
