@@ -7,6 +7,10 @@
 # prints each one's median and the median of its per-round ratio to the
 # TSC-only run ("paired").
 #
+# A second floor runs beside them, "store-only" (scripts/bench/store_floor.c:
+# hooks that store each 16-byte record into a thread-local ring nobody
+# reads, so no drainer and no recorder).
+#
 # VARIANTS (default: this checkout's release build) lists directories that
 # each hold a `tracekit` and its `libtracekit_rt.so`, to compare builds:
 #   VARIANTS="/tmp/old /tmp/new" scripts/bench/native-producer.sh
@@ -20,9 +24,11 @@ W=$(mktemp -d "${BENCH_DIR:-/tmp}/tracekit-producer.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cc -O2 -finstrument-functions -pthread -o "$W/loop" scripts/bench/native_loop.c
 cc -O2 -shared -fPIC -ftls-model=initial-exec -o "$W/tsc_floor.so" scripts/bench/tsc_floor.c
+cc -O2 -shared -fPIC -ftls-model=initial-exec -o "$W/store_floor.so" scripts/bench/store_floor.c
 ns_per_call() { awk '/cpu_ns_per_call/ {print $2}' | tail -1; }
 for _ in $(seq "$ROUNDS"); do
   printf 'tsc-only %s\n' "$(LD_PRELOAD="$W/tsc_floor.so" "$W/loop" "$CALLS" | ns_per_call)" >>"$W/runs"
+  printf 'store-only %s\n' "$(LD_PRELOAD="$W/store_floor.so" "$W/loop" "$CALLS" | ns_per_call)" >>"$W/runs"
   for v in $VARIANTS; do
     rm -rf "$W/rec"
     printf '%s %s\n' "$v" "$(TRACEKIT_RT="$v/libtracekit_rt.so" "$v/tracekit" record -o "$W/rec" -- "$W/loop" "$CALLS" 2>/dev/null | ns_per_call)" >>"$W/runs"

@@ -39,13 +39,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# timed CMD…: runs CMD under GNU time; prints "wall_s peak_kb" and keeps
-# the CPU seconds (user + system, children included) in $W/cpu.txt.
+# timed CMD…: runs CMD under GNU time; prints "wall_s peak_kb" (wall time
+# to the millisecond, from the clock around it: GNU time's has 10 ms) and
+# keeps the CPU seconds (user + system, children included) in $W/cpu.txt.
 timed() {
-  local out="$W/time.txt"
+  local out="$W/time.txt" t0 t1
+  t0=$(date +%s%N)
   /usr/bin/time -o "$out" -f "%e %M %U %S" "$@" >"$W/stdout.txt" 2>"$W/stderr.txt" || true
+  t1=$(date +%s%N)
   tail -1 "$out" | awk '{printf "%.2f\n", $3 + $4}' >"$W/cpu.txt"
-  tail -1 "$out" | awk '{print $1, $2}'
+  tail -1 "$out" | awk -v ns=$((t1 - t0)) '{printf "%.3f %s\n", ns / 1e9, $2}'
 }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 row() { printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$@" "$(cat "$W/cpu.txt" 2>/dev/null)"; }
@@ -57,21 +60,28 @@ measure() {  # measure NAME EVENTS PEERS CMD…
   echo
   echo "| tool | wall s (median of $RUNS) | × TSC-only | events lost | peak RSS MB | bytes/event on disk | CPU s (last run) |"
   echo "|---|---|---|---|---|---|---|"
-  local tsc="" tk="" uf="" lt="" r
+  local tsc="" tk="" uf="" lt="" pairs="" r t
+  local tk_rss="" tk_lost="" tk_bytes="" tk_cpu="" tsc_cpu=""
+  # TSC-only and tracekit runs alternate, so drift hits both alike; each
+  # pair's ratio is kept too.
   for _ in $(seq "$RUNS"); do
-    r=$(timed env LD_PRELOAD="$W/tsc_floor.so" "$@"); tsc+="${r%% *} "
-  done
-  local tsc_m; tsc_m=$(echo $tsc | tr ' ' '\n' | median)
-  row "TSC-only hooks" "$tsc_m" "1.00" "—" "—" "—"
-  local tk_rss="" tk_lost="" tk_bytes=""
-  for _ in $(seq "$RUNS"); do
+    r=$(timed env LD_PRELOAD="$W/tsc_floor.so" "$@"); t=${r%% *}; tsc+="$t "
+    tsc_cpu=$(cat "$W/cpu.txt")
     rm -rf "$W/rec"
     r=$(timed "$T" record -o "$W/rec" -- "$@"); tk+="${r%% *} "; tk_rss=${r##* }
+    tk_cpu=$(cat "$W/cpu.txt")
+    pairs+="$(awk -v a="${r%% *}" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
     tk_lost=$("$T" replay "$W/rec" --stats | tail -1 | awk '{print $5}')
     tk_bytes=$(du -sb "$W/rec" | awk -v e="$events" '{printf "%.2f", $1 / e}')
   done
-  local tk_m; tk_m=$(echo $tk | tr ' ' '\n' | median)
-  row "tracekit record" "$tk_m" "$(awk -v a="$tk_m" -v b="$tsc_m" 'BEGIN{printf "%.2f", a/b}')" "$tk_lost" "$((tk_rss / 1024))" "$tk_bytes"
+  local tsc_m tk_m pair_m
+  tsc_m=$(echo $tsc | tr ' ' '\n' | median)
+  tk_m=$(echo $tk | tr ' ' '\n' | median)
+  pair_m=$(echo $pairs | tr ' ' '\n' | median)
+  echo "$tsc_cpu" >"$W/cpu.txt"
+  row "TSC-only hooks" "$tsc_m" "1.00" "—" "—" "—"
+  echo "$tk_cpu" >"$W/cpu.txt"
+  row "tracekit record" "$tk_m" "$(awk -v a="$tk_m" -v b="$tsc_m" 'BEGIN{printf "%.2f", a/b}') (paired $(printf %.2f "$pair_m"))" "$tk_lost" "$((tk_rss / 1024))" "$tk_bytes"
   local uf_rss="" uf_bytes=""
   if [[ $peers == 1 ]]; then
     for _ in $(seq "$RUNS"); do
