@@ -622,6 +622,34 @@ fn a_forked_child_nests_under_its_inherited_frames_and_jumps_land_where_setjmp_w
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The run of `main` in the recording `rec`: its entry and exit, in µs.
+fn main_span_us(rec: &std::path::Path) -> (f64, f64) {
+    let outer: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
+        .arg("replay")
+        .arg(rec)
+        .args(["--json", "--depth", "1"])))
+    .unwrap();
+    (
+        outer["events"][0]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
+        outer["events"][1]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
+    )
+}
+
+/// `tracekit CMD REC --json --from-us FROM --to-us TO EXTRA`, streamed, or
+/// with `whole` from the recording loaded whole (`TRACEKIT_LOAD_WHOLE`).
+fn windowed(rec: &std::path::Path, cmd: &str, from: f64, to: f64, extra: &[&str], whole: bool) -> String {
+    let mut c = Command::new(TRACEKIT);
+    c.arg(cmd).arg(rec).arg("--json");
+    c.args(["--from-us", &from.to_string(), "--to-us", &to.to_string()])
+        .args(extra);
+    if whole {
+        c.env("TRACEKIT_LOAD_WHOLE", "1");
+    } else {
+        c.env_remove("TRACEKIT_LOAD_WHOLE");
+    }
+    run(&mut c)
+}
+
 /// The boxes `tracekit ui REC ARGS` serves for the whole timeline at 200
 /// pixels, as (start ns, calls merged), and what it wrote on stderr.
 fn viewer_boxes(rec: &std::path::Path, args: &[&str]) -> (Vec<(f64, u64)>, String) {
@@ -676,26 +704,9 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
     let rec = dir.join("rec");
     // 400 004 events: about fifty blocks.
     record_and_replay(&rec, &[], &[exe.to_str().unwrap(), "none", "200000"]);
-    let outer: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
-        .arg("replay")
-        .arg(&rec)
-        .args(["--json", "--depth", "1"])))
-    .unwrap();
-    let (start, end) = (
-        outer["events"][0]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
-        outer["events"][1]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
-    );
+    let (start, end) = main_span_us(&rec);
     let profile = |from: f64, to: f64, extra: &[&str], whole: bool| -> Value {
-        let mut c = Command::new(TRACEKIT);
-        c.arg("profile").arg(&rec).arg("--json");
-        c.args(["--from-us", &from.to_string(), "--to-us", &to.to_string()])
-            .args(extra);
-        if whole {
-            c.env("TRACEKIT_LOAD_WHOLE", "1");
-        } else {
-            c.env_remove("TRACEKIT_LOAD_WHOLE");
-        }
-        serde_json::from_str(&run(&mut c)).unwrap()
+        serde_json::from_str(&windowed(&rec, "profile", from, to, extra, whole)).unwrap()
     };
     let span = end - start;
     let calls_in = |v: &Value| {
@@ -739,18 +750,7 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
         assert_eq!(main["name"], "main");
         assert_eq!(main["incl_real_us"], streamed["total_real_us"]);
     }
-    // `CMD REC --json` over from..to µs, streamed or loaded whole.
-    let windowed = |cmd: &str, from: f64, to: f64, whole: bool| -> String {
-        let mut c = Command::new(TRACEKIT);
-        c.arg(cmd).arg(&rec).arg("--json");
-        c.args(["--from-us", &from.to_string(), "--to-us", &to.to_string()]);
-        if whole {
-            c.env("TRACEKIT_LOAD_WHOLE", "1");
-        } else {
-            c.env_remove("TRACEKIT_LOAD_WHOLE");
-        }
-        run(&mut c)
-    };
+    let windowed = |cmd: &str, from: f64, to: f64, whole: bool| windowed(&rec, cmd, from, to, &[], whole);
     // The calltree takes the same window, and reads the same way.
     let (from, to) = busy_window(0.6, 0.25, 1);
     let streamed = windowed("calltree", from, to, false);
@@ -906,27 +906,9 @@ fn blocks_before_a_window_are_skimmed_with_the_same_result_across_setjmp_and_lon
     // Five rounds of 20 000 calls (about 25 blocks); the first four end in
     // a longjmp to the setjmp main made at the start.
     record_and_replay(&rec, &[], &[exe.to_str().unwrap(), "20000"]);
-    let outer: Value = serde_json::from_str(&run(Command::new(TRACEKIT)
-        .arg("replay")
-        .arg(&rec)
-        .args(["--json", "--depth", "1"])))
-    .unwrap();
-    let (start, end) = (
-        outer["events"][0]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
-        outer["events"][1]["ts_ns"].as_u64().unwrap() as f64 / 1e3,
-    );
+    let (start, end) = main_span_us(&rec);
     let span = end - start;
-    let windowed = |cmd: &str, from: f64, to: f64, whole: bool| -> String {
-        let mut c = Command::new(TRACEKIT);
-        c.arg(cmd).arg(&rec).arg("--json");
-        c.args(["--from-us", &from.to_string(), "--to-us", &to.to_string()]);
-        if whole {
-            c.env("TRACEKIT_LOAD_WHOLE", "1");
-        } else {
-            c.env_remove("TRACEKIT_LOAD_WHOLE");
-        }
-        run(&mut c)
-    };
+    let windowed = |cmd: &str, from: f64, to: f64, whole: bool| windowed(&rec, cmd, from, to, &[], whole);
     // Windows across the first jump, between two, and over the end: the
     // blocks before each are skimmed (the setjmp in the first of them), and
     // what is read from the window on equals the recording loaded whole.
