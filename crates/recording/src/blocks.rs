@@ -65,10 +65,26 @@ pub(crate) fn for_each_block(
 /// Counts of a file of blocks from its block headers alone; `None` when
 /// the file is not made of blocks.
 pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFileError> {
+    block_stats_noting(path, |_| {})
+}
+
+/// Each block's last raw time stamp and event count.
+pub(crate) type BlockEnds = Vec<(u64, u32)>;
+
+/// [`block_stats`], and the file's [`BlockEnds`].
+pub(crate) fn block_stats_and_ends(path: &Path) -> Result<Option<(ThreadStats, BlockEnds)>, ThreadFileError> {
+    let mut ends = Vec::new();
+    let stats = block_stats_noting(path, |h| ends.push((h.last_ts, h.events)))?;
+    Ok(stats.map(|st| (st, ends)))
+}
+
+/// [`block_stats`], handing each block header to `note` too.
+fn block_stats_noting(path: &Path, mut note: impl FnMut(&BlockHeader)) -> Result<Option<ThreadStats>, ThreadFileError> {
     let (mut events, mut first) = (0u64, None);
     let scanned = scan_block_headers(path, |h| {
         events += h.events as u64;
         first.get_or_insert(h.first_ts);
+        note(h);
     })?;
     Ok(scanned.map(|(header, end)| ThreadStats {
         header,
@@ -76,14 +92,6 @@ pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFile
         first_clock: first,
         data_end: end,
     }))
-}
-
-/// Each block's last raw time stamp and event count, from the block
-/// headers alone; `None` when the file is not made of blocks.
-pub(crate) fn block_ends(path: &Path) -> Result<Option<Vec<(u64, u32)>>, ThreadFileError> {
-    let mut ends = Vec::new();
-    let scanned = scan_block_headers(path, |h| ends.push((h.last_ts, h.events)))?;
-    Ok(scanned.map(|_| ends))
 }
 
 /// Hands every complete block header of the file to `f`; returns the

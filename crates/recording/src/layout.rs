@@ -23,6 +23,15 @@ pub(crate) struct Layout {
 
 /// Reads the [`Layout`] of the recording in `dir` (headers and small files only).
 pub(crate) fn read_layout(dir: &Path) -> anyhow::Result<Layout> {
+    read_layout_with(dir, |path| Ok(thread_stats(path)?))
+}
+
+/// [`read_layout`] with each thread file's counts from `stats_of` (which
+/// may note more of the file as it reads).
+pub(crate) fn read_layout_with(
+    dir: &Path,
+    mut stats_of: impl FnMut(&Path) -> anyhow::Result<ThreadStats>,
+) -> anyhow::Result<Layout> {
     let meta = if dir.join(crate::meta::META_FILE).exists() {
         Some(RecordingMeta::read(dir)?)
     } else {
@@ -41,7 +50,7 @@ pub(crate) fn read_layout(dir: &Path) -> anyhow::Result<Layout> {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let kind = names::parse(name);
         if let Some(RecordingFile::Thread { .. }) = kind {
-            stats.push((thread_stats(path)?, path.clone()));
+            stats.push((stats_of(path)?, path.clone()));
         } else if let Some(RecordingFile::Clock { .. }) = kind {
             let text = tracekit_safeio::read_text(path)?;
             for (i, line) in text.lines().enumerate() {

@@ -2,9 +2,11 @@
 //! without decoding an event: the stretch from the start that holds at most
 //! a given number of events (what a viewer can hold in memory).
 
-use crate::blocks::block_ends;
-use crate::layout::{read_layout, thread_timeline};
-use std::path::Path;
+use crate::blocks::{block_stats_and_ends, BlockEnds};
+use crate::layout::{read_layout_with, thread_timeline};
+use crate::thread_file::thread_stats;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// The window [`first_events_window`] chose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,17 +25,27 @@ pub struct FirstEvents {
 /// read. A recording with thread files written without `tracekit record`
 /// (not made of blocks) gives `None`: it is taken whole.
 pub fn first_events_window(dir: &Path, max_events: u64) -> anyhow::Result<Option<FirstEvents>> {
-    let layout = read_layout(dir)?;
+    // Each file's block headers are read once: for its counts and its block ends.
+    let mut ends_of: HashMap<PathBuf, BlockEnds> = HashMap::new();
+    let mut all_blocks = true;
+    let layout = read_layout_with(dir, |path| match block_stats_and_ends(path)? {
+        Some((st, ends)) => {
+            ends_of.insert(path.to_path_buf(), ends);
+            Ok(st)
+        }
+        None => {
+            all_blocks = false;
+            Ok(thread_stats(path)?)
+        }
+    })?;
     let total: u64 = layout.stats.iter().map(|(st, _)| st.events).sum();
-    if total <= max_events {
+    if total <= max_events || !all_blocks {
         return Ok(None);
     }
     // (end of the block in ns, its events), every thread's blocks together.
     let mut ends: Vec<(u64, u32)> = Vec::new();
     for (st, path) in &layout.stats {
-        let Some(blocks) = block_ends(path)? else {
-            return Ok(None);
-        };
+        let blocks = ends_of.remove(path).unwrap_or_default();
         let (conv, anchor) = thread_timeline(&st.header, layout.tsc, layout.meta.anchor_mono_ns);
         ends.extend(
             blocks
