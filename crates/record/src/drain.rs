@@ -129,16 +129,12 @@ impl Ring {
     /// flag taken off (`lap` = [`ring_lap_flag`] of the read position).
     #[inline(always)]
     fn word0(&self, at: u64, lap: u64) -> u64 {
-        // SAFETY: 16-aligned slot inside the data area; the writer stores
-        // the first word last, so a word of this lap means the record is
-        // complete.
-        unsafe { (*(self.ptr.add(HEADER_SIZE + at as usize) as *const AtomicU64)).load(Ordering::Acquire) ^ lap }
+        word0(self.ptr, at, lap)
     }
 
     #[inline(always)]
     fn payload(&self, at: u64) -> u64 {
-        // SAFETY: the payload word of a complete record's slot.
-        unsafe { (self.ptr.add(HEADER_SIZE + at as usize + 8) as *const u64).read_volatile() }
+        payload(self.ptr, at)
     }
 
     /// Codes the complete records written since the last call (at most one
@@ -150,9 +146,37 @@ impl Ring {
         while taken < self.cap {
             let start = self.read % self.cap;
             let lap = ring_lap_flag(self.read, self.cap);
+            let end = self.cap.min(start + (1 << 20));
             let mut at = start;
             // A contiguous run of complete records, at most up to the ring's end.
-            while at < self.cap && at - start < (1 << 20) {
+            while at < end {
+                // Calls, the common case, in one run with the coder's state
+                // in registers; it stops at anything else.
+                let ptr = self.ptr;
+                let added = self.encoder.push_calls(|| {
+                    if at >= end {
+                        return None;
+                    }
+                    let w0 = word0(ptr, at, lap);
+                    let kind = w0 & 0xf;
+                    // Not written on this lap, or not a call.
+                    if w0 & LAP_FLAG != 0 || (kind != KIND_ENTER && kind != KIND_EXIT) {
+                        return None;
+                    }
+                    let addr = payload(ptr, at);
+                    at += RECORD_SIZE as u64;
+                    Some((w0 >> 4, kind == KIND_EXIT, addr))
+                });
+                self.events += added as u64;
+                if self.encoder.is_full() {
+                    self.encoder.finish_into(&mut self.pending);
+                    self.out.append(&self.pending)?;
+                    self.pending.clear();
+                    continue;
+                }
+                if at >= end {
+                    break;
+                }
                 let w0 = self.word0(at, lap);
                 // Not yet written on this lap (or never written at all).
                 if w0 & LAP_FLAG != 0 || w0 & 0xf == 0 {
@@ -160,11 +184,6 @@ impl Ring {
                 }
                 let payload = self.payload(at);
                 let len = match w0 & 0xf {
-                    KIND_ENTER | KIND_EXIT => {
-                        self.encoder.push_call(w0 >> 4, w0 & 0xf == KIND_EXIT, payload);
-                        self.events += 1;
-                        RECORD_SIZE as u64
-                    }
                     KIND_EXT => {
                         let len = RECORD_SIZE as u64 + tracekit_rt_format::padded(payload as usize) as u64;
                         if at + len > self.cap {
@@ -233,6 +252,24 @@ impl Ring {
             Err(_) => true,
         }
     }
+}
+
+/// The first word of the record at data offset `at` of the ring mapped at
+/// `ptr`, with this lap's flag taken off (`lap` = [`ring_lap_flag`] of the
+/// read position).
+#[inline(always)]
+fn word0(ptr: *mut u8, at: u64, lap: u64) -> u64 {
+    // SAFETY: 16-aligned slot inside the data area of a live mapping; the
+    // writer stores the first word last, so a word of this lap means the
+    // record is complete.
+    unsafe { (*(ptr.add(HEADER_SIZE + at as usize) as *const AtomicU64)).load(Ordering::Acquire) ^ lap }
+}
+
+/// The payload word of the complete record at data offset `at`.
+#[inline(always)]
+fn payload(ptr: *mut u8, at: u64) -> u64 {
+    // SAFETY: the payload word of a complete record's slot in a live mapping.
+    unsafe { (ptr.add(HEADER_SIZE + at as usize + 8) as *const u64).read_volatile() }
 }
 
 impl Drop for Ring {
