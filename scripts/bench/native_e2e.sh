@@ -11,7 +11,8 @@
 # 1e9") and Debian's Lua 5.4 built with -finstrument-functions
 # (scripts/deps/interp.sh) running scripts/bench/interp_workload.lua
 # LUA_SCALE times. Peers are skipped for call counts above PEER_MAX
-# (default 1e8: uftrace writes 16 bytes per event, 32 GB at 1e9).
+# (default 1e8: uftrace writes 16 bytes per event, 32 GB at 1e9), and on
+# Lua when LUA_PEERS=0 (default 1).
 # Each recording is deleted right after it was measured.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +20,7 @@ RUNS=${RUNS:-1}
 CALLS=${CALLS:-"10000000 100000000 1000000000"}
 PEER_MAX=${PEER_MAX:-100000000}
 LUA_SCALE=${LUA_SCALE:-9}
+LUA_PEERS=${LUA_PEERS:-1}
 cargo build --release -q -p tracekit -p tracekit-rt
 T=$PWD/target/release/tracekit
 W=$(mktemp -d "${BENCH_DIR:-/tmp}/tracekit-e2e.XXXXXX")
@@ -132,4 +134,4 @@ done
 "$T" record --context none -o "$W/count" -- "$LUA" scripts/bench/interp_workload.lua "$LUA_SCALE" >/dev/null 2>&1
 lua_events=$("$T" replay "$W/count" --stats | tail -1 | awk '{print $2 + $5}')
 rm -rf "$W/count"
-measure "Lua 5.4 (Debian source, -finstrument-functions), interp_workload.lua $LUA_SCALE" "$lua_events" 1 "$LUA" scripts/bench/interp_workload.lua "$LUA_SCALE"
+measure "Lua 5.4 (Debian source, -finstrument-functions), interp_workload.lua $LUA_SCALE" "$lua_events" "$LUA_PEERS" "$LUA" scripts/bench/interp_workload.lua "$LUA_SCALE"
