@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use tracekit_rt_format::block::{BlockEncoder, BLOCK_VERSION};
 use tracekit_rt_format::names::{self, RecordingFile};
 use tracekit_rt_format::{
-    off, ring_lap_flag, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, LAP_FLAG, MAGIC, RECORD_SIZE,
-    RING_WITH_LAPS,
+    off, ring_ext_size, ring_lap_flag, HEADER_SIZE, KIND_CONT, KIND_ENTER, KIND_EXIT, KIND_EXT, LAP_FLAG, MAGIC,
+    RECORD_SIZE, RING_WITH_LAPS,
 };
 
 /// Output bytes gathered before a `write` (see [`DirectOut`]).
@@ -41,6 +41,8 @@ struct Ring {
     out: DirectOut,
     encoder: BlockEncoder,
     pending: Vec<u8>,
+    /// The body of the extended record being coded.
+    body: Vec<u8>,
     /// Events coded from this ring so far.
     events: u64,
 }
@@ -116,6 +118,7 @@ impl Ring {
             out,
             encoder: BlockEncoder::new(),
             pending: Vec::with_capacity(64 << 10),
+            body: Vec::new(),
             events: 0,
         }))
     }
@@ -184,23 +187,19 @@ impl Ring {
                 }
                 let payload = self.payload(at);
                 let len = match w0 & 0xf {
+                    // Completed since `push_calls` looked: code it there.
+                    KIND_ENTER | KIND_EXIT => continue,
                     KIND_EXT => {
-                        let len = RECORD_SIZE as u64 + tracekit_rt_format::padded(payload as usize) as u64;
-                        if at + len > self.cap {
+                        let len = ring_ext_size(payload as usize) as u64;
+                        if at + len > self.cap || !self.gather_body(at, len, lap, payload as usize) {
                             break; // not a record the runtime could write: wait
                         }
-                        // SAFETY: the body lies inside the data area.
-                        let body = unsafe {
-                            std::slice::from_raw_parts(
-                                self.ptr.add(HEADER_SIZE + at as usize + RECORD_SIZE),
-                                payload as usize,
-                            )
-                        };
-                        self.encoder.push_ext(w0 >> 4, body);
+                        self.encoder.push_ext(w0 >> 4, &self.body);
                         self.events += 1;
                         len
                     }
-                    KIND_PAD => RECORD_SIZE as u64 + payload,
+                    // Padding (one record per slot in a ring), or a kind
+                    // this drainer does not know: one slot.
                     _ => RECORD_SIZE as u64,
                 };
                 if at + len > self.cap {
@@ -222,6 +221,22 @@ impl Ring {
             self.word(off::READ_POS).store(self.read, Ordering::Release);
         }
         Ok(taken)
+    }
+
+    /// Copies into `body` the `body_len` bytes of the extended record of
+    /// `len` bytes at `at`, 8 from each slot after its first; false when a
+    /// slot is not a continuation written on this lap (the runtime writes
+    /// them all before the record's first word).
+    fn gather_body(&mut self, at: u64, len: u64, lap: u64, body_len: usize) -> bool {
+        self.body.clear();
+        for slot in (at + RECORD_SIZE as u64..at + len).step_by(RECORD_SIZE) {
+            if word0(self.ptr, slot, lap) != KIND_CONT {
+                return false;
+            }
+            self.body.extend_from_slice(&payload(self.ptr, slot).to_le_bytes());
+        }
+        self.body.truncate(body_len);
+        true
     }
 
     /// Ends the block being built and writes everything gathered.
@@ -453,26 +468,4 @@ impl Drainer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn taken(fullest: f64) -> Taken {
-        Taken { bytes: 1, fullest }
-    }
-
-    #[test]
-    fn the_drainer_rests_until_the_fullest_ring_is_an_eighth_full() {
-        // Idle rings: the longest rest.
-        assert_eq!(rest_for(Taken::default(), Duration::from_micros(50)), MAX_REST);
-        // A sixteenth gathered in 400 µs: an eighth takes 800 µs.
-        assert_eq!(
-            rest_for(taken(1.0 / 16.0), Duration::from_micros(400)),
-            Duration::from_micros(800)
-        );
-        // Slow writers: never more than the longest rest.
-        assert_eq!(rest_for(taken(0.001), Duration::from_millis(1)), MAX_REST);
-        // A small ring written fast: resting would let it fill, so no rest.
-        assert_eq!(rest_for(taken(0.5), Duration::from_micros(100)), Duration::ZERO);
-        assert_eq!(rest_for(taken(1.0), Duration::from_millis(5)), Duration::ZERO);
-    }
-}
+mod tests;

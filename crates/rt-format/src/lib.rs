@@ -18,7 +18,13 @@
 //! slot: a record's first word carries [`LAP_FLAG`] flipped on every lap
 //! around the ring, so a fresh record and one left from the lap before
 //! differ without the slots being zeroed (which would bounce every cache
-//! line between the two cores once more per lap).
+//! line between the two cores once more per lap). For that to hold, every
+//! slot's first word is written on every lap: in a ring an extended
+//! record's body goes 8 bytes per slot, behind a [`KIND_CONT`] first word
+//! ([`ring_ext_size`]), and padding is one [`KIND_PAD`] record per slot.
+//! (A body laid across whole slots would leave there, for the next lap,
+//! body bytes or the header of the lap before, whose flag is this lap's:
+//! a recorder that caught up with the writer there read them as records.)
 //!
 //! A record is two little-endian `u64` words: `ts << 4 | kind` and a payload.
 //! [`KIND_ENTER`]/[`KIND_EXIT`] carry a function address; [`KIND_EXT`] says
@@ -52,8 +58,19 @@ pub const KIND_EXIT: u64 = 2;
 /// Extended event; payload = body length in bytes, body follows padded to 16.
 pub const KIND_EXT: u64 = 3;
 /// Padding; payload = bytes that follow and must be skipped (written where a
-/// record would not fit before a ring buffer wraps).
+/// record would not fit before a ring buffer wraps). In a ring, each padded
+/// slot is a record of its own with payload 0.
 pub const KIND_PAD: u64 = 4;
+/// In a ring only: a slot after an extended record's first, carrying the
+/// next 8 bytes of its body in its payload word (see [`ring_ext_size`]).
+pub const KIND_CONT: u64 = 5;
+
+/// Bytes an extended record with a body of `len` bytes takes in a ring: its
+/// first slot (first word and body length) and one [`KIND_CONT`] slot per
+/// 8 bytes of body, the last one zero-padded.
+pub fn ring_ext_size(len: usize) -> usize {
+    RECORD_SIZE * (1 + len.div_ceil(8))
+}
 
 /// In a ring file, the bit of a record's first word that tells its lap: the
 /// writer XORs the first word with [`ring_lap_flag`] of the record's byte
@@ -74,8 +91,10 @@ pub fn ring_lap_flag(pos: u64, capacity: u64) -> u64 {
     }
 }
 
-/// Value of the header's `RING` field for a ring written with lap flags.
-pub const RING_WITH_LAPS: u32 = 2;
+/// Value of the header's `RING` field for a ring written with lap flags,
+/// every slot's first word written on every lap. (2 was the same ring with
+/// extended bodies laid across whole slots; a recorder refuses it.)
+pub const RING_WITH_LAPS: u32 = 3;
 
 /// Timestamps are CPU time-stamp-counter ticks (x86 `rdtsc`).
 pub const CLOCK_TSC: u32 = 1;
@@ -522,7 +541,7 @@ mod tests {
         // Lap 0 expects the flag set, so zeroed memory reads as not written.
         assert_eq!(ring_lap_flag(0, cap), LAP_FLAG);
         // Every kind stays below the flag.
-        assert!([KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD]
+        assert!([KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, KIND_CONT]
             .iter()
             .all(|&k| k < LAP_FLAG));
     }

@@ -20,7 +20,8 @@ use crate::thread_slot;
 use std::cell::Cell;
 use std::sync::atomic::{compiler_fence, AtomicU64, Ordering};
 use tracekit_rt_format::{
-    off, ring_lap_flag, CLOCK_ORDER, HEADER_SIZE, KIND_PAD, MAGIC, RECORD_SIZE, RING_WITH_LAPS, VERSION,
+    off, ring_ext_size, ring_lap_flag, CLOCK_ORDER, HEADER_SIZE, KIND_CONT, KIND_PAD, MAGIC, RECORD_SIZE,
+    RING_WITH_LAPS, VERSION,
 };
 
 /// Bytes populated ahead of the writer at a time (direct layout).
@@ -166,7 +167,8 @@ fn append_full(word0: u64, payload: u64) {
     let _ = thread_slot::with(|b| append_slow(b, word0, &payload.to_le_bytes(), false));
 }
 
-/// Appends an extended event: a header record then `body` padded to 16 bytes.
+/// Appends an extended event: a header record then `body`, padded to 16
+/// bytes in a thread file, 8 bytes per slot in a ring.
 pub fn append_ext(word0: u64, body: &[u8]) {
     let _ = thread_slot::with(|b| append_slow(b, word0, body, true));
 }
@@ -200,10 +202,12 @@ fn append_slow(b: &ThreadBuf, mut word0: u64, payload: &[u8], ext: bool) {
         }
         _ => return,
     }
-    let need = if ext {
-        RECORD_SIZE + tracekit_rt_format::padded(payload.len())
-    } else {
+    let need = if !ext {
         RECORD_SIZE
+    } else if b.ring.get() {
+        ring_ext_size(payload.len())
+    } else {
+        RECORD_SIZE + tracekit_rt_format::padded(payload.len())
     } as u64;
     if need > b.cap.get() / 2 {
         add_lost(b, 1);
@@ -218,7 +222,11 @@ fn append_slow(b: &ThreadBuf, mut word0: u64, payload: &[u8], ext: bool) {
                 add_lost(b, 1);
                 return;
             }
-            write_record(b, KIND_PAD, &(pad - RECORD_SIZE as u64).to_le_bytes(), false, pad);
+            // One pad record per slot: every slot's first word is written
+            // on every lap (see `tracekit_rt_format`).
+            for _ in 0..pad / RECORD_SIZE as u64 {
+                write_record(b, KIND_PAD, &0u64.to_le_bytes(), false, RECORD_SIZE as u64);
+            }
         }
     }
     if !make_room(b, need) {
@@ -236,7 +244,18 @@ fn write_record(b: &ThreadBuf, word0: u64, payload: &[u8], ext: bool, len: u64) 
     let p = b.base.get() + (w & b.mask.get()) as usize;
     // SAFETY: p..p+len is inside the data area and reserved for us.
     unsafe {
-        if ext {
+        if ext && b.ring.get() {
+            // The body 8 bytes per slot, each slot's first word flagged for
+            // this lap like the record's own, all before that first word.
+            for (k, piece) in payload.chunks(8).enumerate() {
+                let q = p + RECORD_SIZE * (k + 1);
+                let mut word = [0u8; 8];
+                word[..piece.len()].copy_from_slice(piece);
+                ((q + 8) as *mut u64).write(u64::from_le_bytes(word));
+                (q as *mut u64).write(KIND_CONT ^ lap);
+            }
+            ((p + 8) as *mut u64).write(payload.len() as u64);
+        } else if ext {
             ((p + 8) as *mut u64).write(payload.len() as u64);
             std::ptr::copy_nonoverlapping(payload.as_ptr(), (p + RECORD_SIZE) as *mut u8, payload.len());
         } else {
