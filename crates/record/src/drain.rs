@@ -40,7 +40,6 @@ struct Ring {
     tid: u32,
     out: DirectOut,
     encoder: BlockEncoder,
-    pending: Vec<u8>,
     /// The body of the extended record being coded.
     body: Vec<u8>,
     /// Events coded from this ring so far.
@@ -52,27 +51,13 @@ unsafe impl Send for Ring {}
 
 impl Ring {
     fn open(path: &Path, out_dir: &Path) -> std::io::Result<Option<Ring>> {
-        use std::os::fd::AsRawFd;
         let f = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
         let len = f.metadata()?.len() as usize;
         if len <= HEADER_SIZE {
             return Ok(None);
         }
-        // SAFETY: shared mapping of the ring file, unmapped in Drop.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                f.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
-        let ptr = ptr as *mut u8;
+        // Unmapped in Drop.
+        let ptr = map_shared(&f, len)?;
         // SAFETY: header bytes lie inside the mapping.
         let header = unsafe { std::slice::from_raw_parts(ptr, HEADER_SIZE) };
         if header[..8] != MAGIC {
@@ -117,7 +102,6 @@ impl Ring {
             tid,
             out,
             encoder: BlockEncoder::new(),
-            pending: Vec::with_capacity(64 << 10),
             body: Vec::new(),
             events: 0,
         }))
@@ -126,18 +110,6 @@ impl Ring {
     fn word(&self, o: usize) -> &AtomicU64 {
         // SAFETY: 8-aligned offset inside the mapped header.
         unsafe { &*(self.ptr.add(o) as *const AtomicU64) }
-    }
-
-    /// The first word of the record at data offset `at`, with this lap's
-    /// flag taken off (`lap` = [`ring_lap_flag`] of the read position).
-    #[inline(always)]
-    fn word0(&self, at: u64, lap: u64) -> u64 {
-        word0(self.ptr, at, lap)
-    }
-
-    #[inline(always)]
-    fn payload(&self, at: u64) -> u64 {
-        payload(self.ptr, at)
     }
 
     /// Codes the complete records written since the last call (at most one
@@ -172,26 +144,24 @@ impl Ring {
                 });
                 self.events += added as u64;
                 if self.encoder.is_full() {
-                    self.encoder.finish_into(&mut self.pending);
-                    self.out.append(&self.pending)?;
-                    self.pending.clear();
+                    self.finish_block()?;
                     continue;
                 }
                 if at >= end {
                     break;
                 }
-                let w0 = self.word0(at, lap);
+                let w0 = word0(self.ptr, at, lap);
                 // Not yet written on this lap (or never written at all).
                 if w0 & LAP_FLAG != 0 || w0 & 0xf == 0 {
                     break;
                 }
-                let payload = self.payload(at);
                 let len = match w0 & 0xf {
                     // Completed since `push_calls` looked: code it there.
                     KIND_ENTER | KIND_EXIT => continue,
                     KIND_EXT => {
-                        let len = ring_ext_size(payload as usize) as u64;
-                        if at + len > self.cap || !self.gather_body(at, len, lap, payload as usize) {
+                        let body_len = payload(self.ptr, at) as usize;
+                        let len = ring_ext_size(body_len) as u64;
+                        if at + len > self.cap || !self.gather_body(at, len, lap, body_len) {
                             break; // not a record the runtime could write: wait
                         }
                         self.encoder.push_ext(w0 >> 4, &self.body);
@@ -202,15 +172,8 @@ impl Ring {
                     // this drainer does not know: one slot.
                     _ => RECORD_SIZE as u64,
                 };
-                if at + len > self.cap {
-                    break;
-                }
+                // A block this filled is finished at the top of the loop.
                 at += len;
-                if self.encoder.is_full() {
-                    self.encoder.finish_into(&mut self.pending);
-                    self.out.append(&self.pending)?;
-                    self.pending.clear();
-                }
             }
             let n = at - start;
             if n == 0 {
@@ -239,11 +202,14 @@ impl Ring {
         true
     }
 
+    /// Hands the block being built to the thread file's buffer.
+    fn finish_block(&mut self) -> std::io::Result<()> {
+        self.encoder.finish_with(|bytes| self.out.append(bytes))
+    }
+
     /// Ends the block being built and writes everything gathered.
     fn flush(&mut self) -> std::io::Result<()> {
-        self.encoder.finish_into(&mut self.pending);
-        self.out.append(&self.pending)?;
-        self.pending.clear();
+        self.finish_block()?;
         self.out.flush()
     }
 
@@ -267,6 +233,26 @@ impl Ring {
             Err(_) => true,
         }
     }
+}
+
+/// Maps `len` bytes of `f` shared, for reading and writing.
+fn map_shared(f: &std::fs::File, len: usize) -> std::io::Result<*mut u8> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a new mapping of an open file; the caller unmaps it.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            f.as_raw_fd(),
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(ptr as *mut u8)
 }
 
 /// The first word of the record at data offset `at` of the ring mapped at

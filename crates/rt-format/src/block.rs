@@ -73,13 +73,16 @@ impl BlockHeader {
         })
     }
 
-    fn write(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&BLOCK_MAGIC);
-        out.extend_from_slice(&self.payload_len.to_le_bytes());
-        out.extend_from_slice(&self.events.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&self.first_ts.to_le_bytes());
-        out.extend_from_slice(&self.last_ts.to_le_bytes());
+    /// The header's bytes.
+    fn bytes(&self) -> [u8; BLOCK_HEADER] {
+        let mut b = [0u8; BLOCK_HEADER];
+        b[..4].copy_from_slice(&BLOCK_MAGIC);
+        b[4..8].copy_from_slice(&self.payload_len.to_le_bytes());
+        b[8..12].copy_from_slice(&self.events.to_le_bytes());
+        // 12..16: flags, none yet.
+        b[16..24].copy_from_slice(&self.first_ts.to_le_bytes());
+        b[24..32].copy_from_slice(&self.last_ts.to_le_bytes());
+        b
     }
 }
 
@@ -91,24 +94,6 @@ fn zigzag(v: i64) -> u64 {
 #[inline(always)]
 fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-/// Appends `v` as LEB128, with one capacity check per number rather than
-/// one per byte (the drainer codes every event through this).
-#[inline(always)]
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    out.reserve(10);
-    let spare = &mut out.spare_capacity_mut()[..10];
-    let mut n = 0;
-    while v >= 0x80 {
-        spare[n].write(v as u8 | 0x80);
-        v >>= 7;
-        n += 1;
-    }
-    spare[n].write(v as u8);
-    let len = out.len();
-    // SAFETY: the loop initialised the first `n + 1` spare bytes.
-    unsafe { out.set_len(len + n + 1) };
 }
 
 /// Most bytes one call event takes: two LEB128 numbers of 64 bits.
@@ -140,6 +125,20 @@ unsafe fn write_varint(p: *mut u8, mut v: u64) -> usize {
     n + 1
 }
 
+/// Appends `v` as LEB128, with one capacity check per number rather than
+/// one per byte.
+#[inline(always)]
+fn put_varint(out: &mut Vec<u8>, v: u64) {
+    out.reserve(10);
+    let len = out.len();
+    // SAFETY: `reserve` left room for the at most 10 bytes written, and
+    // `write_varint` initialised the ones counted.
+    unsafe {
+        let n = write_varint(out.as_mut_ptr().add(len), v);
+        out.set_len(len + n);
+    }
+}
+
 /// Builds one block at a time from events in the order written.
 #[derive(Debug, Default)]
 pub struct BlockEncoder {
@@ -169,26 +168,21 @@ impl BlockEncoder {
         self.events >= BLOCK_EVENTS
     }
 
+    /// Starts a new block's deltas at `ts` when the block is empty.
     #[inline(always)]
-    fn token(&mut self, ts: u64, code: u64) {
+    fn start_at(&mut self, ts: u64) {
         if self.events == 0 {
             self.first_ts = ts;
             self.prev_ts = ts;
             self.prev_addr = 0;
         }
-        let d = ts.wrapping_sub(self.prev_ts) as i64;
-        self.prev_ts = ts;
-        self.events += 1;
-        put_varint(&mut self.payload, zigzag(d) << 2 | code);
     }
 
     /// Adds a function entry (`exit` false) or exit at `addr`.
-    #[inline(always)]
     pub fn push_call(&mut self, ts: u64, exit: bool, addr: u64) {
-        self.token(ts, if exit { CODE_EXIT } else { CODE_ENTER });
-        let d = addr.wrapping_sub(self.prev_addr) as i64;
-        self.prev_addr = addr;
-        put_varint(&mut self.payload, zigzag(d));
+        let mut event = Some((ts, exit, addr));
+        let added = self.push_calls(|| event.take());
+        debug_assert_eq!(added, 1, "a call pushed into a full block");
     }
 
     /// Adds the call events `next` yields, (raw clock, exit?, address)
@@ -198,20 +192,19 @@ impl BlockEncoder {
     /// the drainer's hot loop.
     #[inline(always)]
     pub fn push_calls(&mut self, mut next: impl FnMut() -> Option<(u64, bool, u64)>) -> u32 {
-        let mut first = 0;
+        // The block's first event sets its starting clock.
+        let mut first = None;
         if self.events == 0 {
-            // The block's first event sets its starting clock.
-            let Some((ts, exit, addr)) = next() else { return 0 };
-            self.push_call(ts, exit, addr);
-            first = 1;
+            let Some(event) = next() else { return 0 };
+            self.start_at(event.0);
+            first = Some(event);
         }
         let room = (BLOCK_EVENTS.saturating_sub(self.events)) as usize;
         self.payload.reserve(room * MAX_CALL_BYTES);
         let start = self.payload.len();
         let base = self.payload.as_mut_ptr();
         let (mut len, mut prev_ts, mut prev_addr, mut added) = (start, self.prev_ts, self.prev_addr, 0usize);
-        while added < room {
-            let Some((ts, exit, addr)) = next() else { break };
+        let mut code = |(ts, exit, addr): (u64, bool, u64)| {
             let token = zigzag(ts.wrapping_sub(prev_ts) as i64) << 2 | exit as u64;
             let delta = zigzag(addr.wrapping_sub(prev_addr) as i64);
             // SAFETY: `reserve` left room for `room` events of at most
@@ -222,6 +215,14 @@ impl BlockEncoder {
             }
             prev_ts = ts;
             prev_addr = addr;
+        };
+        if let Some(event) = first {
+            code(event);
+            added = 1;
+        }
+        while added < room {
+            let Some(event) = next() else { break };
+            code(event);
             added += 1;
         }
         // SAFETY: the bytes up to `len` were written above.
@@ -229,12 +230,16 @@ impl BlockEncoder {
         self.prev_ts = prev_ts;
         self.prev_addr = prev_addr;
         self.events += added as u32;
-        first + added as u32
+        added as u32
     }
 
     /// Adds an extended event with this body.
     pub fn push_ext(&mut self, ts: u64, body: &[u8]) {
-        self.token(ts, CODE_EXT);
+        self.start_at(ts);
+        let d = ts.wrapping_sub(self.prev_ts) as i64;
+        self.prev_ts = ts;
+        self.events += 1;
+        put_varint(&mut self.payload, zigzag(d) << 2 | CODE_EXT);
         put_varint(&mut self.payload, body.len() as u64);
         self.payload.extend_from_slice(body);
     }
@@ -242,19 +247,30 @@ impl BlockEncoder {
     /// Appends the finished block (header and payload) to `out` and starts
     /// a new one; nothing when the block is empty.
     pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        let _ = self.finish_with(|bytes| {
+            out.extend_from_slice(bytes);
+            Ok::<(), std::convert::Infallible>(())
+        });
+    }
+
+    /// Hands the finished block to `write`, header then payload, and
+    /// starts a new one; nothing when the block is empty. The block is
+    /// started anew even when `write` fails.
+    pub fn finish_with<E>(&mut self, mut write: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
         if self.events == 0 {
-            return;
+            return Ok(());
         }
-        BlockHeader {
+        let header = BlockHeader {
             payload_len: self.payload.len() as u32,
             events: self.events,
             first_ts: self.first_ts,
             last_ts: self.prev_ts,
         }
-        .write(out);
-        out.extend_from_slice(&self.payload);
+        .bytes();
+        let written = write(&header).and_then(|()| write(&self.payload));
         self.payload.clear();
         self.events = 0;
+        written
     }
 }
 

@@ -27,20 +27,9 @@ fn write_ring(ring_dir: &Path, cap: u64, n: u64) -> Vec<Written> {
         .open(&path)
         .unwrap();
     f.set_len(HEADER_SIZE as u64 + cap).unwrap();
-    use std::os::fd::AsRawFd;
     let len = HEADER_SIZE + cap as usize;
-    // SAFETY: a shared mapping of the file just sized, unmapped below.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            f.as_raw_fd(),
-            0,
-        )
-    } as *mut u8;
-    assert_ne!(ptr as *mut libc::c_void, libc::MAP_FAILED);
+    // Unmapped below.
+    let ptr = map_shared(&f, len).unwrap();
     // SAFETY (here and below): 8-aligned offsets inside the mapping.
     let word = |o: usize| unsafe { &*(ptr.add(o) as *const AtomicU64) };
     unsafe {
