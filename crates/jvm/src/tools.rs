@@ -27,6 +27,7 @@ pub const SOURCES: &[(&str, &str)] = java_sources![
     "runtime/tracekit/rt/LongList.java",
     "runtime/tracekit/rt/Tables.java",
     "runtime/tracekit/rt/ThreadState.java",
+    "runtime/tracekit/rt/ThreadBuffer.java",
     "runtime/tracekit/rt/VectorCheck.java",
     "instrumenter/tracekit/instr/Instrument.java",
     "instrumenter/tracekit/instr/Probes.java",

@@ -10,11 +10,12 @@ import java.io.OutputStream;
  * store and a bounds check per byte. {@link #writeTo} gives the bytes.
  */
 final class BitOut {
-    private long[] words = new long[1 << 7];
-    private int full;
+    // Package-private for RecordCoder.codeRun, which keeps them in locals over a run of records.
+    long[] words = new long[1 << 7];
+    int full;
     /** The word in progress: its low {@code filled} bits are the newest (bits above them are stale). */
-    private long acc;
-    private int filled;
+    long acc;
+    int filled;
     /** Bits written so far. */
     long bits;
 
@@ -75,11 +76,17 @@ final class BitOut {
     /** Writes the bits as bytes, most significant first, the last byte padded with zeros. */
     void writeTo(OutputStream out) throws IOException {
         int tail = (filled + 7) >>> 3;
-        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(full * 8 + 8);
-        bytes.asLongBuffer().put(words, 0, full);
+        int need = full * 8 + 8;
+        // One byte buffer, kept: a fresh one per block cost the coder as much zeroing and page faulting as coding.
+        if (bytes == null || bytes.capacity() < need) bytes = java.nio.ByteBuffer.allocate(Math.max(need, 1 << 10));
+        java.nio.LongBuffer longs = bytes.asLongBuffer();
+        longs.put(words, 0, full);
         if (filled > 0) bytes.putLong(full * 8, acc << (64 - filled));
         out.write(bytes.array(), 0, full * 8 + tail);
     }
+
+    /** {@link #writeTo}'s bytes, big-endian (kept between calls). */
+    private java.nio.ByteBuffer bytes;
 
     /** Makes this (whatever it held) a copy of {@code other}. */
     void copyFrom(BitOut other) {

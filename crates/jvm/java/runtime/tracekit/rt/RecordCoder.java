@@ -66,6 +66,84 @@ final class RecordCoder {
         return straight ? p + 1 : p + n + (aborted ? 3 : 2);
     }
 
+    /**
+     * BLPP and PAP: codes the run of plain records from {@code b[p]} (ended
+     * normally with no spilled words, the one-long records of one-path
+     * methods among them) until {@code end}, the first other record, or
+     * the thread's block holding {@code limit} bits; returns where it
+     * stopped ({@code p} when it coded nothing). Each is coded as
+     * {@link #blpp} and {@link #pap} code it (the head, for PAP a gamma(1)
+     * of no breakpoints, the register), with the bit writer's state in
+     * locals: two or three fields per record instead of a call chain that
+     * stores the writer back after every field.
+     */
+    int codeRun(ThreadState ts, long[] b, int p, int end, long limit) {
+        int scheme = t.schemeId;
+        if (scheme != Tables.BLPP && scheme != Tables.PAP) return p;
+        BitOut o = ts.block;
+        long[] words = o.words;
+        int full = o.full, filled = o.filled;
+        long acc = o.acc, bits = o.bits;
+        int hb = t.headBits, w = t.width, methods = t.methodCount();
+        // The PAP flag (one bit) goes with the head.
+        int headLen = scheme == Tables.PAP ? hb + 1 : hb;
+        int headFlag = scheme == Tables.PAP ? 1 : 0;
+        long wMask = (-1L >>> (64 - w)) & -(long) ((w + 63) >>> 6);
+        int recordBits = headLen + w;
+        int count = 0;
+        while (p < end && bits < limit) {
+            long h = b[p];
+            long kind = h & (0xFFL << 56);
+            long state;
+            int next;
+            if (kind == Rt.STRAIGHT) {
+                state = 0;
+                next = p + 1;
+            } else if (kind == Rt.NORMAL && (h >>> 32) == 0 && p + 1 < end) {
+                state = b[p + 1];
+                next = p + 2;
+            } else {
+                break;
+            }
+            int m = (int) h;
+            if (m < 0 || m >= methods) break;
+            // Room for two more words: a record is at most 64 + 33 bits.
+            if (full + 2 > words.length) words = java.util.Arrays.copyOf(words, words.length * 2);
+            long head = ((long) m << headFlag) | headFlag;
+            int total = filled + headLen;
+            if (total < 64) {
+                acc = (acc << headLen) | head;
+                filled = total;
+            } else {
+                int rest = total - 64;
+                words[full++] = ((acc << (63 - filled)) << 1) | (head >>> rest);
+                acc = head;
+                filled = rest;
+            }
+            long v = state & wMask;
+            total = filled + w;
+            if (total < 64) {
+                acc = (acc << w) | v;
+                filled = total;
+            } else {
+                int rest = total - 64;
+                words[full++] = ((acc << (63 - filled)) << 1) | (v >>> rest);
+                acc = v;
+                filled = rest;
+            }
+            bits += recordBits;
+            count++;
+            p = next;
+        }
+        o.words = words;
+        o.full = full;
+        o.filled = filled;
+        o.acc = acc;
+        o.bits = bits;
+        ts.blockCount += count;
+        return p;
+    }
+
     /** A record's head: the method id, or for an aborted one the escape value, the method id and the block. */
     private void head(BitOut o, int m, int cur) {
         if (cur < 0) {

@@ -17,10 +17,10 @@ package tracekit.rt;
 import java.util.ArrayList;
 
 public final class Rt {
-    static final ArrayList<ThreadState> THREADS = new ArrayList<>();
-    static final ThreadLocal<ThreadState> CURRENT = new ThreadLocal<>();
-    /** The thread state last looked up: one compare instead of a ThreadLocal lookup on single-threaded stretches. */
-    static ThreadState last;
+    static final ArrayList<ThreadBuffer> THREADS = new ArrayList<>();
+    static final ThreadLocal<ThreadBuffer> CURRENT = new ThreadLocal<>();
+    /** The thread buffer last looked up: one compare instead of a ThreadLocal lookup on single-threaded stretches. */
+    static ThreadBuffer last;
     /** The coder thread (it loads the tables itself: the program's first probe does not wait for them). */
     static final Sink SINK = Sink.open();
 
@@ -37,18 +37,18 @@ public final class Rt {
 
     private Rt() {}
 
-    static ThreadState current() {
+    static ThreadBuffer current() {
         Thread t = Thread.currentThread();
-        ThreadState s = last;
+        ThreadBuffer s = last;
         if (s != null && s.thread == t) return s;
         return lookup(t);
     }
 
-    private static ThreadState lookup(Thread t) {
-        ThreadState s = CURRENT.get();
+    private static ThreadBuffer lookup(Thread t) {
+        ThreadBuffer s = CURRENT.get();
         if (s == null) {
             synchronized (THREADS) {
-                s = new ThreadState(THREADS.size(), t);
+                s = new ThreadBuffer(THREADS.size(), t);
                 THREADS.add(s);
             }
             CURRENT.set(s);
@@ -81,7 +81,7 @@ public final class Rt {
      * {@link #exitSlow}.
      */
     public static void exit(int method, long state, long[] spill, int n) {
-        ThreadState ts = last;
+        ThreadBuffer ts = last;
         if (n == 0 && ts != null && ts.thread == Thread.currentThread()) {
             long[] b = ts.buf;
             int p = ts.pos;
@@ -103,7 +103,7 @@ public final class Rt {
      * uninstrumented.
      */
     public static void exit0(int method) {
-        ThreadState ts = last;
+        ThreadBuffer ts = last;
         if (ts != null && ts.thread == Thread.currentThread()) {
             long[] b = ts.buf;
             int p = ts.pos;
@@ -124,7 +124,7 @@ public final class Rt {
     }
 
     private static void exitSlow(int method, long state, long[] spill, int n) {
-        ThreadState ts = current();
+        ThreadBuffer ts = current();
         long[] b = ts.room(n + 2);
         int p = ts.pos;
         b[p] = method | ((long) n << 32);
@@ -139,7 +139,7 @@ public final class Rt {
      * digit shift of AdapTracer's state word.
      */
     public static void abort(int method, long state, int sh, long[] spill, int n, int cur) {
-        ThreadState ts = current();
+        ThreadBuffer ts = current();
         long[] b = ts.room(n + 3);
         int p = ts.pos;
         b[p] = method | ((long) n << 32) | ABORTED;
@@ -151,7 +151,7 @@ public final class Rt {
 
     /** Verification sidecar: the blocks an invocation reached, recorded just before its exit or abort. */
     public static void verify(int method, int[] nodes, int n) {
-        ThreadState ts = current();
+        ThreadBuffer ts = current();
         int words = (n + 1) / 2;
         long[] b = ts.room(words + 1);
         int p = ts.pos;
@@ -173,11 +173,11 @@ public final class Rt {
 
     /** Shutdown: every thread's last records to the coder, then the log is finished. */
     static void close() {
-        ArrayList<ThreadState> threads;
+        ArrayList<ThreadBuffer> threads;
         synchronized (THREADS) {
             threads = new ArrayList<>(THREADS);
         }
-        for (ThreadState ts : threads) ts.handOff(true);
+        for (ThreadBuffer ts : threads) ts.handOff(true);
         SINK.finish(threads);
     }
 }

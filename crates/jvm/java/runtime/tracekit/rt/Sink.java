@@ -22,12 +22,12 @@ final class Sink implements Runnable {
     private static final int QUEUE = 64;
 
     private static final class Batch {
-        final ThreadState ts;
+        final ThreadBuffer from;
         final long[] buf;
         final int len;
 
-        Batch(ThreadState ts, long[] buf, int len) {
-            this.ts = ts;
+        Batch(ThreadBuffer from, long[] buf, int len) {
+            this.from = from;
             this.buf = buf;
             this.len = len;
         }
@@ -45,6 +45,8 @@ final class Sink implements Runnable {
     private final ArrayBlockingQueue<long[]> spares = new ArrayBlockingQueue<>(QUEUE + 8);
     private final Thread worker;
     private RecordCoder coder;
+    /** The coder's state of each program thread, by its index (made here, on the coder thread). */
+    private ThreadState[] states = new ThreadState[8];
     private final BitOut head = new BitOut();
     private boolean failed;
 
@@ -114,12 +116,21 @@ final class Sink implements Runnable {
 
     /** A coded buffer of {@code size} longs to fill again, or null (then the caller makes one). */
     long[] spare(int size) {
-        return size == ThreadState.MAX_BUFFER ? spares.poll() : null;
+        return size == ThreadBuffer.MAX_BUFFER ? spares.poll() : null;
     }
 
     /** Queues a thread's filled buffer (waits while the coder is behind). */
-    void submit(ThreadState ts, long[] buf, int len) {
-        put(new Batch(ts, buf, len));
+    void submit(ThreadBuffer from, long[] buf, int len) {
+        put(new Batch(from, buf, len));
+    }
+
+    /** Coder thread: its state for the thread of {@code from}, made on the thread's first batch. */
+    ThreadState state(ThreadBuffer from) {
+        int i = from.index;
+        if (i >= states.length) states = java.util.Arrays.copyOf(states, Math.max(i + 1, states.length * 2));
+        ThreadState ts = states[i];
+        if (ts == null) states[i] = ts = new ThreadState(from, t);
+        return ts;
     }
 
     private void put(Batch b) {
@@ -148,16 +159,17 @@ final class Sink implements Runnable {
             if (b == STOP) return;
             if (!ready) continue;
             code(b);
-            if (b.buf.length == ThreadState.MAX_BUFFER) spares.offer(b.buf);
+            if (b.buf.length == ThreadBuffer.MAX_BUFFER) spares.offer(b.buf);
         }
     }
 
     private void code(Batch b) {
-        ThreadState ts = b.ts.attach(t);
+        ThreadState ts = state(b.from);
         int p = 0;
         while (p < b.len && !ts.broken) {
             try {
-                p = coder.code(ts, b.buf, p);
+                int q = coder.codeRun(ts, b.buf, p, b.len, BLOCK_BITS);
+                p = q > p ? q : coder.code(ts, b.buf, p);
             } catch (RuntimeException e) {
                 ts.broken = true;
                 System.err.println("tracekit: thread " + ts.name + ": dropping records after a bad one: " + e);
@@ -213,7 +225,7 @@ final class Sink implements Runnable {
     }
 
     /** Shutdown: codes what is queued, writes every thread's last block and the end mark. */
-    void finish(ArrayList<ThreadState> threads) {
+    void finish(ArrayList<ThreadBuffer> threads) {
         put(STOP);
         try {
             worker.join();
@@ -221,7 +233,9 @@ final class Sink implements Runnable {
             Thread.currentThread().interrupt();
         }
         if (coder == null) return;
-        for (ThreadState ts : threads) writeBlock(ts);
+        for (ThreadBuffer from : threads) {
+            if (from.index < states.length && states[from.index] != null) writeBlock(states[from.index]);
+        }
         try {
             if (!failed) {
                 out.write(END);

@@ -1,32 +1,19 @@
 package tracekit.rt;
 
 /**
- * One thread: the raw-record buffer its probes fill (owned by the thread),
- * and the coding state the coder thread keeps for it (touched only there).
+ * The coder thread's state for one program thread: its coding state and the
+ * block being written. Made and touched only by the coder thread (the
+ * program thread's side is {@link ThreadBuffer}).
  */
 final class ThreadState {
-    static final int MIN_BUFFER = 1 << 8;
-    /**
-     * Longs in a full buffer: 128 KiB, so a buffer the coder takes over is
-     * still in the shared cache, and full buffers go round (Sink.spare)
-     * rather than being made and zeroed afresh.
-     */
-    static final int MAX_BUFFER = 1 << 14;
-
     final int index;
-    final Thread thread;
     final long javaId;
     final String name;
 
-    /** Raw records: see Rt (written by the thread, handed over whole). */
-    long[] buf = new long[MIN_BUFFER];
-    int pos;
-
-    // ---- coder-thread state ----
-    /** The program's tables (set by {@link #attach} before the coder first codes this thread's records). */
-    Tables tables;
+    /** The program's tables. */
+    final Tables tables;
     /** Per method: this thread's adaptive edge counters (AdapTracer), made on first use. */
-    int[][] counters;
+    final int[][] counters;
     /** The block being written: record bits (or method references in stream mode). */
     final BitOut block = new BitOut();
     /** Records (invocations) in the current block. */
@@ -42,51 +29,13 @@ final class ThreadState {
     /** Set when the coder found a record it cannot code; later records are dropped. */
     boolean broken;
 
-    /** A thread's state, made on its first probe (it needs no tables: the probes only fill the buffer). */
-    ThreadState(int index, Thread thread) {
-        this.index = index;
-        this.thread = thread;
-        this.javaId = thread.getId();
-        this.name = thread.getName();
-    }
-
-    /** Coder thread: gives this thread's coding state the program's tables (once). */
-    ThreadState attach(Tables tables) {
-        if (this.tables == null) {
-            this.tables = tables;
-            this.counters = new int[tables.methodCount()][];
-        }
-        return this;
-    }
-
-    /** A buffer with room for {@code need} more longs (hands the full one over). */
-    long[] room(int need) {
-        if (pos + need <= buf.length) return buf;
-        return makeRoom(need);
-    }
-
-    /**
-     * The rare half of {@link #room}, a method of its own: too big for the
-     * JIT to inline at a cold call site, so its branches (growing, handing
-     * over, finding no spare buffer) cannot deoptimise the program's
-     * compiled methods, into which room is inlined.
-     */
-    private long[] makeRoom(int need) {
-        if (pos > 0 && buf.length >= MAX_BUFFER) handOff(false);
-        int size = buf.length;
-        while (size < pos + need) size *= 2;
-        if (size > buf.length) buf = java.util.Arrays.copyOf(buf, size);
-        return buf;
-    }
-
-    /** Gives the filled part of the buffer to the coder thread and starts a fresh one. */
-    synchronized void handOff(boolean last) {
-        if (pos > 0) {
-            Rt.SINK.submit(this, buf, pos);
-            long[] spare = last ? null : Rt.SINK.spare(Math.min(buf.length, MAX_BUFFER));
-            buf = spare != null ? spare : new long[last ? MIN_BUFFER : Math.max(MIN_BUFFER, Math.min(buf.length, MAX_BUFFER))];
-            pos = 0;
-        }
+    /** The coding state of the thread whose buffer is {@code from}, under the program's tables. */
+    ThreadState(ThreadBuffer from, Tables tables) {
+        this.index = from.index;
+        this.javaId = from.javaId;
+        this.name = from.name;
+        this.tables = tables;
+        this.counters = new int[tables.methodCount()][];
     }
 
     /** This thread's adaptive counters of {@code method}, made from the shipped model on first use. */

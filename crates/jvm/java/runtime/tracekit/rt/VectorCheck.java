@@ -27,7 +27,7 @@ public final class VectorCheck {
             return;
         }
         Sink sink = new Sink(t, args[1]);
-        ThreadState ts = new ThreadState(0, Thread.currentThread()).attach(t);
+        ThreadBuffer from = new ThreadBuffer(0, Thread.currentThread());
         LongList buf = new LongList();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
@@ -41,10 +41,11 @@ public final class VectorCheck {
             for (int i = 0; i < count; i++) path[i + 1] = Integer.parseInt(f[i + 1]);
             record(t, buf, m, path, aborted);
         }
-        if (buf.size > 0) sink.submit(ts, java.util.Arrays.copyOf(buf.values, buf.size), buf.size);
-        java.util.ArrayList<ThreadState> all = new java.util.ArrayList<>();
-        all.add(ts);
+        if (buf.size > 0) sink.submit(from, java.util.Arrays.copyOf(buf.values, buf.size), buf.size);
+        java.util.ArrayList<ThreadBuffer> all = new java.util.ArrayList<>();
+        all.add(from);
         sink.finish(all);
+        ThreadState ts = sink.state(from);
         Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
         for (int m = 0; m < t.methodCount(); m++) {
             if (ts.counters[m] == null) continue;
@@ -63,7 +64,7 @@ public final class VectorCheck {
      * ContextEncoder::finish codes it. Prints "w WORDS…".
      */
     static void direct(Tables t) throws IOException {
-        ThreadState ts = new ThreadState(0, Thread.currentThread()).attach(t);
+        ThreadState ts = new ThreadState(new ThreadBuffer(0, Thread.currentThread()), t);
         Coder coder = new Coder(t);
         CtxModel ctx = new CtxModel(ts);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
