@@ -46,6 +46,15 @@ final class BitOut {
         filled = rest;
     }
 
+    /** The last {@code n} bits written (0 ≤ n ≤ 64, at most {@link #bits}), as the low bits of the result. */
+    long lastBits(int n) {
+        if (n == 0) return 0;
+        if (n <= filled) return acc & (-1L >>> (64 - n));
+        int fromWord = n - filled; // 1..64
+        long hi = words[full - 1] & (-1L >>> (64 - fromWord));
+        return filled == 0 ? hi : (hi << filled) | (acc & (-1L >>> (64 - filled)));
+    }
+
     /** Elias gamma code of {@code x} ≥ 1: ⌊log2 x⌋ zeros, then x in ⌊log2 x⌋ + 1 bits. */
     void gamma(long x) {
         int nb = 63 - Long.numberOfLeadingZeros(x);

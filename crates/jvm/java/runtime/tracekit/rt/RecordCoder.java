@@ -67,49 +67,56 @@ final class RecordCoder {
     }
 
     /**
-     * BLPP and PAP: codes the run of plain records from {@code b[p]} (ended
-     * normally with no spilled words, the one-long records of one-path
-     * methods among them) until {@code end}, the first other record, or
-     * the thread's block holding {@code limit} bits; returns where it
-     * stopped ({@code p} when it coded nothing). Each is coded as
-     * {@link #blpp} and {@link #pap} code it (the head, for PAP a gamma(1)
-     * of no breakpoints, the register), with the bit writer's state in
-     * locals: two or three fields per record instead of a call chain that
+     * Codes the run of simple records from {@code b[p]} until {@code end},
+     * the first other record, or the thread's block holding {@code limit}
+     * bits; returns where it stopped ({@code p} when it coded nothing).
+     * Simple records are the one-long records of one-path methods (every
+     * scheme but the context stream) and, for BLPP and PAP, records ended
+     * normally with no spilled words. Each codes as a head then a tail:
+     * for BLPP and PAP the method id (PAP adds a gamma(1) of no
+     * breakpoints) then the register, as {@link #blpp} and {@link #pap}
+     * code them; for a one-path method under raw and AdapTracer, the method
+     * id then the bits {@link #code} gives such a method after its head,
+     * worked out once per method ({@link #straightTailLen}). The bit writer's state
+     * stays in locals: two fields per record instead of a call chain that
      * stores the writer back after every field.
      */
     int codeRun(ThreadState ts, long[] b, int p, int end, long limit) {
+        if (t.context) return p;
         int scheme = t.schemeId;
-        if (scheme != Tables.BLPP && scheme != Tables.PAP) return p;
+        boolean plain = scheme == Tables.BLPP || scheme == Tables.PAP;
         BitOut o = ts.block;
         long[] words = o.words;
         int full = o.full, filled = o.filled;
         long acc = o.acc, bits = o.bits;
         int hb = t.headBits, w = t.width, methods = t.methodCount();
         // The PAP flag (one bit) goes with the head.
-        int headLen = scheme == Tables.PAP ? hb + 1 : hb;
-        int headFlag = scheme == Tables.PAP ? 1 : 0;
+        int flag = scheme == Tables.PAP ? 1 : 0;
         long wMask = (-1L >>> (64 - w)) & -(long) ((w + 63) >>> 6);
-        int recordBits = headLen + w;
         int count = 0;
         while (p < end && bits < limit) {
             long h = b[p];
             long kind = h & (0xFFL << 56);
-            long state;
-            int next;
-            if (kind == Rt.STRAIGHT) {
-                state = 0;
+            int m = (int) h;
+            if (m < 0 || m >= methods) break;
+            long head, tail;
+            int headLen, tailLen, next;
+            if (plain && (kind == Rt.STRAIGHT || ((h >>> 32) == 0 && p + 1 < end))) {
+                head = ((long) m << flag) | flag;
+                headLen = hb + flag;
+                tail = kind == Rt.STRAIGHT ? 0 : b[p + 1] & wMask;
+                tailLen = w;
+                next = kind == Rt.STRAIGHT ? p + 1 : p + 2;
+            } else if (kind == Rt.STRAIGHT && (tailLen = straightTailLen(m)) >= 0) {
+                head = m;
+                headLen = hb;
+                tail = tailBits[m];
                 next = p + 1;
-            } else if (kind == Rt.NORMAL && (h >>> 32) == 0 && p + 1 < end) {
-                state = b[p + 1];
-                next = p + 2;
             } else {
                 break;
             }
-            int m = (int) h;
-            if (m < 0 || m >= methods) break;
             // Room for two more words: a record is at most 64 + 33 bits.
             if (full + 2 > words.length) words = java.util.Arrays.copyOf(words, words.length * 2);
-            long head = ((long) m << headFlag) | headFlag;
             int total = filled + headLen;
             if (total < 64) {
                 acc = (acc << headLen) | head;
@@ -120,18 +127,17 @@ final class RecordCoder {
                 acc = head;
                 filled = rest;
             }
-            long v = state & wMask;
-            total = filled + w;
+            total = filled + tailLen;
             if (total < 64) {
-                acc = (acc << w) | v;
+                acc = (acc << tailLen) | tail;
                 filled = total;
             } else {
                 int rest = total - 64;
-                words[full++] = ((acc << (63 - filled)) << 1) | (v >>> rest);
-                acc = v;
+                words[full++] = ((acc << (63 - filled)) << 1) | (tail >>> rest);
+                acc = tail;
                 filled = rest;
             }
-            bits += recordBits;
+            bits += headLen + tailLen;
             count++;
             p = next;
         }
@@ -142,6 +148,38 @@ final class RecordCoder {
         o.bits = bits;
         ts.blockCount += count;
         return p;
+    }
+
+    /** Per method: the bits a one-long record codes after its head, and how many (-1: not worked out yet; -2: more than 64). */
+    private long[] tailBits;
+    private int[] tailLens;
+    /** Where {@link #straightTailLen} codes a one-long record by the general path. */
+    private ThreadState scratch;
+
+    /**
+     * The number of bits a one-long record of method {@code m} codes after
+     * its head under raw or AdapTracer (they are the same for every such
+     * record: the method's one path, and no choice that would move a
+     * counter), or -2 when more than 64. Worked out by coding one such
+     * record by {@link #code} into a scratch block.
+     */
+    private int straightTailLen(int m) {
+        if (tailLens == null) {
+            tailLens = new int[t.methodCount()];
+            java.util.Arrays.fill(tailLens, -1);
+            tailBits = new long[t.methodCount()];
+        }
+        int len = tailLens[m];
+        if (len != -1) return len;
+        if (scratch == null) scratch = new ThreadState(new ThreadBuffer(-1, Thread.currentThread()), t);
+        BitOut s = scratch.block;
+        s.reset();
+        code(scratch, new long[] {m | Rt.STRAIGHT}, 0);
+        long n = s.bits - t.headBits;
+        len = n <= 64 ? (int) n : -2;
+        if (len >= 0) tailBits[m] = s.lastBits(len);
+        tailLens[m] = len;
+        return len;
     }
 
     /** A record's head: the method id, or for an aborted one the escape value, the method id and the block. */
