@@ -68,8 +68,8 @@ final class RecordCoder {
 
     /**
      * Codes the run of simple records from {@code b[p]} until {@code end},
-     * the first other record, or the thread's block holding {@code limit}
-     * bits; returns where it stopped ({@code p} when it coded nothing).
+     * the first other record, or {@link #blockBits} reaching {@code limit};
+     * returns where it stopped ({@code p} when it coded nothing).
      * Simple records are the one-long records of one-path methods (every
      * scheme but the context stream) and, for BLPP and PAP, records ended
      * normally with no spilled words. Each codes as a head then a tail:
@@ -77,15 +77,18 @@ final class RecordCoder {
      * breakpoints) then the register, as {@link #blpp} and {@link #pap}
      * code them; for a one-path method under raw and AdapTracer, the method
      * id then the bits {@link #code} gives such a method after its head,
-     * worked out once per method ({@link #straightTailLen}). The bit writer's state
-     * stays in locals: two fields per record instead of a call chain that
-     * stores the writer back after every field.
+     * worked out once per method ({@link #straightTailLen}). The bit
+     * writer's state stays in locals: two fields per record instead of a
+     * call chain that stores the writer back after every field.
      */
     int codeRun(ThreadState ts, long[] b, int p, int end, long limit) {
         if (t.context) return p;
         int scheme = t.schemeId;
         boolean plain = scheme == Tables.BLPP || scheme == Tables.PAP;
         BitOut o = ts.block;
+        // The limit is on blockBits, which counts a stream coder's words too;
+        // no record of a run adds to them, so they come off the limit once.
+        limit -= blockBits(ts) - o.bits;
         long[] words = o.words;
         int full = o.full, filled = o.filled;
         long acc = o.acc, bits = o.bits;
