@@ -66,27 +66,49 @@ final class Coder {
     private void renormalise() {
         while (true) {
             if (high < HALF || low >= HALF) {
-                // low <= high: the settled bit is high's top bit (1 exactly when low >= HALF here).
-                long bit = high >>> 31;
-                emit(bit);
-                low -= bit << 31;
-                high -= bit << 31;
+                // All the top bits low and high share are settled (the
+                // core shifts them out one at a time, with the same bits):
+                // the first is high's top bit, followed by the pending
+                // ones; the rest go out together.
+                int s = Math.min(Long.numberOfLeadingZeros((low ^ high) << 32), 32);
+                emit(high >>> 31);
+                if (s > 1) putBits((high >>> (32 - s)) & ((1L << (s - 1)) - 1), s - 1);
+                low = (low << s) & TOP;
+                high = ((high << s) & TOP) | ((1L << s) - 1);
             } else if (low >= QUARTER && high < HALF + QUARTER) {
                 pending++;
-                low -= QUARTER;
-                high -= QUARTER;
+                low = (low - QUARTER) << 1;
+                high = ((high - QUARTER) << 1) | 1;
             } else {
                 break;
             }
-            low <<= 1;
-            high = (high << 1) | 1;
         }
     }
 
     /** Writes {@code bit}, then the pending bits (its opposite). */
     private void emit(long bit) {
         put(bit);
-        for (; pending > 0; pending--) put(bit ^ 1);
+        while (pending > 0) {
+            int k = (int) Math.min(pending, 31);
+            putBits(bit == 0 ? (1L << k) - 1 : 0, k);
+            pending -= k;
+        }
+    }
+
+    /** Writes the low {@code n} bits of {@code v} (1 ≤ n ≤ 31, v < 2^n), most significant first. */
+    private void putBits(long v, int n) {
+        int room = width - filled;
+        while (n >= room) {
+            n -= room;
+            acc = (acc << room) | (v >>> n);
+            v &= (1L << n) - 1;
+            words.add(acc);
+            acc = 0;
+            filled = 0;
+            room = width;
+        }
+        acc = (acc << n) | v;
+        filled += n;
     }
 
     /**
