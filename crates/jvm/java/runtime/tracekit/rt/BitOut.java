@@ -18,6 +18,8 @@ final class BitOut {
     int filled;
     /** Bits written so far. */
     long bits;
+    /** {@link #writeTo}'s bytes, big-endian (kept between calls). */
+    private java.nio.ByteBuffer bytes;
 
     /**
      * Appends the low {@code n} bits of {@code v} (0 ≤ n ≤ 64), most
@@ -88,14 +90,10 @@ final class BitOut {
         int need = full * 8 + 8;
         // One byte buffer, kept: a fresh one per block cost the coder as much zeroing and page faulting as coding.
         if (bytes == null || bytes.capacity() < need) bytes = java.nio.ByteBuffer.allocate(Math.max(need, 1 << 10));
-        java.nio.LongBuffer longs = bytes.asLongBuffer();
-        longs.put(words, 0, full);
+        bytes.asLongBuffer().put(words, 0, full);
         if (filled > 0) bytes.putLong(full * 8, acc << (64 - filled));
         out.write(bytes.array(), 0, full * 8 + tail);
     }
-
-    /** {@link #writeTo}'s bytes, big-endian (kept between calls). */
-    private java.nio.ByteBuffer bytes;
 
     /** Makes this (whatever it held) a copy of {@code other}. */
     void copyFrom(BitOut other) {

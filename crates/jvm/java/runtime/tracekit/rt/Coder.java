@@ -28,15 +28,6 @@ final class Coder {
         bound = t.bound;
     }
 
-    private void put(long bit) {
-        acc = (acc << 1) | bit;
-        if (++filled == width) {
-            words.add(acc);
-            acc = 0;
-            filled = 0;
-        }
-    }
-
     /** Codes symbol {@code sym} of the {@code k} counters at {@code c[b..b+k)}, then updates them. */
     void code(int[] c, int b, int k, int sym) {
         long total = 0, cum = 0;
@@ -87,7 +78,7 @@ final class Coder {
 
     /** Writes {@code bit}, then the pending bits (its opposite). */
     private void emit(long bit) {
-        put(bit);
+        putBits(bit, 1);
         while (pending > 0) {
             int k = (int) Math.min(pending, 31);
             putBits(bit == 0 ? (1L << k) - 1 : 0, k);
@@ -132,7 +123,7 @@ final class Coder {
 
     /** Final flush: one 1 bit if needed, pad the last word, drop trailing zero words. */
     void finish() {
-        if (low > 0 || pending > 0) put(1);
+        if (low > 0 || pending > 0) putBits(1, 1);
         if (filled > 0) {
             words.add(acc << (width - filled));
             acc = 0;
