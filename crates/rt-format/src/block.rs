@@ -310,8 +310,33 @@ impl<'a> BlockDecoder<'a> {
         self.at
     }
 
+    /// The LEB128 number at the decoder's offset. Call events' numbers are
+    /// mostly one to three bytes: those are read inline, byte by byte with
+    /// one bounds check, the rest by [`varint_long`](Self::varint_long).
     #[inline(always)]
     fn varint(&mut self) -> Result<u64, usize> {
+        let (b, at) = (self.b, self.at);
+        if let Some(&b0) = b.get(at) {
+            if b0 < 0x80 {
+                self.at = at + 1;
+                return Ok(b0 as u64);
+            }
+            if let Some(&[b1, b2]) = b.get(at + 1..at + 3) {
+                let v = (b0 & 0x7f) as u64 | ((b1 & 0x7f) as u64) << 7;
+                if b1 < 0x80 {
+                    self.at = at + 2;
+                    return Ok(v);
+                }
+                if b2 < 0x80 {
+                    self.at = at + 3;
+                    return Ok(v | (b2 as u64) << 14);
+                }
+            }
+        }
+        self.varint_long()
+    }
+
+    fn varint_long(&mut self) -> Result<u64, usize> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
