@@ -265,7 +265,7 @@ final class RecordCoder {
     }
 
     private void adaptracer(ThreadState ts, int m, long[] b, int off, int n, long state, boolean aborted, int sh, int cur) {
-        int realLen = walk(m, b, off, n, state, aborted, sh, cur, false);
+        int realLen = aborted ? walk(m, b, off, n, state, true, sh, cur, false) : walkNormal(m, b, off, n, state);
         int[] base = t.adapBase[m];
         int[][] succ = t.succ[m];
         if (t.context) {
@@ -307,6 +307,37 @@ final class RecordCoder {
     private void addNode(int v) {
         if (nodesLen == nodes.length) nodes = java.util.Arrays.copyOf(nodes, nodesLen * 2);
         nodes[nodesLen++] = v;
+    }
+
+    /**
+     * {@link #walk} of a normally ended invocation, when the blocks are not
+     * wanted: one table step per choice ({@link Tables#hops}). Returns -1.
+     */
+    private int walkNormal(int m, long[] b, int off, int n, long state) {
+        notedLen = 0;
+        t.hops(m);
+        int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m];
+        int exit = t.exit[m];
+        int node = t.chainEnd(m)[t.entry[m]];
+        int wi = 0, used = 0;
+        long word = n > 0 ? b[off] : state;
+        while (node != exit) {
+            int at = base[node];
+            if (at < 0) throw new IllegalStateException("method " + m + ": block " + node + " has no successor");
+            int k = ks[node];
+            int bits = 32 - Integer.numberOfLeadingZeros(k - 1);
+            if (used > 64 - bits) {
+                if (++wi > n) throw new IllegalStateException("method " + m + ": digits run out");
+                word = wi < n ? b[off + wi] : state;
+                used = 0;
+            }
+            int sym = (int) ((word >>> used) & ((1L << bits) - 1));
+            used += bits;
+            if (sym >= k) throw new IllegalStateException("method " + m + ": choice " + sym + " of " + k + " at block " + node);
+            note(node, sym);
+            node = to[at + sym];
+        }
+        return -1;
     }
 
     /**

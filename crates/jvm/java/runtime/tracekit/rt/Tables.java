@@ -271,6 +271,42 @@ final class Tables {
         return end;
     }
 
+    /**
+     * Per method (made on first use): the walk of a normally ended
+     * invocation's choice digits as one table step per choice. For a block
+     * v with k >= 2 successors ({@code hopK[m][v]}), {@code hopBase[m][v]}
+     * is where its k steps start in {@code hopTo[m]}: the block that taking
+     * choice i and then every single successor leads to (a choice or
+     * EXIT); other blocks have base -1.
+     */
+    int[][] hopBase, hopK, hopTo;
+
+    /** Fills {@link #hopBase}, {@link #hopK} and {@link #hopTo} of method {@code m}. Single-threaded use (the coder). */
+    void hops(int m) {
+        if (hopBase == null) {
+            hopBase = new int[methodCount()][];
+            hopK = new int[methodCount()][];
+            hopTo = new int[methodCount()][];
+        }
+        if (hopBase[m] != null) return;
+        int[] end = chainEnd(m);
+        int[][] s = succ[m];
+        int[] base = new int[s.length], k = new int[s.length];
+        int total = 0;
+        for (int v = 0; v < s.length; v++) {
+            k[v] = s[v] == null ? 0 : s[v].length;
+            base[v] = k[v] >= 2 ? total : -1;
+            if (base[v] >= 0) total += k[v];
+        }
+        int[] to = new int[total];
+        for (int v = 0; v < s.length; v++) {
+            for (int i = 0; base[v] >= 0 && i < k[v]; i++) to[base[v] + i] = end[s[v][i]];
+        }
+        hopK[m] = k;
+        hopTo[m] = to;
+        hopBase[m] = base;
+    }
+
     /** Index of {@code to} among {@code from}'s out-edges. */
     int outIndex(int method, int from, int to) {
         int[] s = succ[method][from];
