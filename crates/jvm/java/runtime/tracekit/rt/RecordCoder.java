@@ -310,6 +310,40 @@ final class RecordCoder {
     }
 
     /**
+     * The choice digits a walk reads: the record's spilled words
+     * {@code digitWords[digitOff..digitOff + digitCount)}, then its state
+     * word; {@code digitIndex} is the word being read and {@code digitUsed}
+     * its bits taken.
+     */
+    private long[] digitWords;
+    private int digitOff, digitCount, digitIndex, digitUsed;
+    private long digitState, digitWord;
+
+    private void startDigits(long[] b, int off, int n, long state) {
+        digitWords = b;
+        digitOff = off;
+        digitCount = n;
+        digitState = state;
+        digitIndex = 0;
+        digitUsed = 0;
+        digitWord = n > 0 ? b[off] : state;
+    }
+
+    /** The next digit: the choice among {@code k} successors at block {@code node} of method {@code m}. */
+    private int nextDigit(int m, int node, int k) {
+        int bits = 32 - Integer.numberOfLeadingZeros(k - 1);
+        if (digitUsed > 64 - bits) {
+            if (++digitIndex > digitCount) throw new IllegalStateException("method " + m + ": digits run out");
+            digitWord = digitIndex < digitCount ? digitWords[digitOff + digitIndex] : digitState;
+            digitUsed = 0;
+        }
+        int sym = (int) ((digitWord >>> digitUsed) & ((1L << bits) - 1));
+        digitUsed += bits;
+        if (sym >= k) throw new IllegalStateException("method " + m + ": choice " + sym + " of " + k + " at block " + node);
+        return sym;
+    }
+
+    /**
      * {@link #walk} of a normally ended invocation, when the blocks are not
      * wanted: one table step per choice ({@link Tables#hops}). Returns -1.
      */
@@ -319,21 +353,12 @@ final class RecordCoder {
         int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m];
         int exit = t.exit[m];
         int node = t.chainEnd(m)[t.entry[m]];
-        int wi = 0, used = 0;
-        long word = n > 0 ? b[off] : state;
+        startDigits(b, off, n, state);
         while (node != exit) {
             int at = base[node];
             if (at < 0) throw new IllegalStateException("method " + m + ": block " + node + " has no successor");
             int k = ks[node];
-            int bits = 32 - Integer.numberOfLeadingZeros(k - 1);
-            if (used > 64 - bits) {
-                if (++wi > n) throw new IllegalStateException("method " + m + ": digits run out");
-                word = wi < n ? b[off + wi] : state;
-                used = 0;
-            }
-            int sym = (int) ((word >>> used) & ((1L << bits) - 1));
-            used += bits;
-            if (sym >= k) throw new IllegalStateException("method " + m + ": choice " + sym + " of " + k + " at block " + node);
+            int sym = nextDigit(m, node, k);
             note(node, sym);
             node = to[at + sym];
         }
@@ -353,12 +378,12 @@ final class RecordCoder {
         int[][] succ = t.succ[m];
         int exit = t.exit[m];
         int node = t.entry[m];
-        int wi = 0, used = 0, len = 0;
-        long word = n > 0 ? b[off] : state;
+        int len = 0;
+        startDigits(b, off, n, state);
         int[] chainEnd = wantNodes ? null : t.chainEnd(m);
         int[] chainLen = wantNodes ? null : t.chainLen[m];
         while (true) {
-            boolean spent = wi == n && used == sh;
+            boolean spent = digitIndex == n && digitUsed == sh;
             if (aborted && spent && node == cur) break;
             if (chainEnd != null && !(aborted && spent) && succ[node].length == 1) {
                 // A run of blocks with one successor each: jump to its end.
@@ -378,15 +403,7 @@ final class RecordCoder {
                 throw new IllegalStateException("method " + m + ": block " + node + " has no successor");
             } else {
                 if (aborted && spent) throw new IllegalStateException("method " + m + ": digits end at block " + node + ", not at " + cur);
-                int bits = 32 - Integer.numberOfLeadingZeros(k - 1);
-                if (used > 64 - bits) {
-                    if (++wi > n) throw new IllegalStateException("method " + m + ": digits run out");
-                    word = wi < n ? b[off + wi] : state;
-                    used = 0;
-                }
-                int sym = (int) ((word >>> used) & ((1L << bits) - 1));
-                used += bits;
-                if (sym >= k) throw new IllegalStateException("method " + m + ": choice " + sym + " of " + k + " at block " + node);
+                int sym = nextDigit(m, node, k);
                 note(node, sym);
                 next = s[sym];
             }
