@@ -19,13 +19,9 @@ out=${1:-$root/target/bench-paths-coder}
 BATCHES=${BATCHES:-4096}
 SCHEMES=${SCHEMES:-"raw blpp pap adaptracer adaptracer-stream"}
 WIDTH=${WIDTH:-64}
-mkdir -p "$out"
-cd "$root"
-bash scripts/deps/jvm.sh
-cargo build --release -p tracekit >&2
-tk="$root/target/release/tracekit"
 # shellcheck source=scripts/bench/paths-schemes.sh
 source "$root/scripts/bench/paths-schemes.sh"
+paths_bench_setup "$out"
 for scheme in $SCHEMES; do
   jar="$out/hsqldb-$scheme.jar"
   classes="$out/classes-$scheme"

@@ -18,19 +18,14 @@ WORKLOAD=${WORKLOAD:-hsqldb}
 ROWS=${ROWS:-20000}
 REPEAT=${REPEAT:-5}
 SCHEMES=${SCHEMES:-"raw blpp pap adaptracer adaptracer-stream adaptracer-context"}
-mkdir -p "$out"
-cd "$root"
-bash scripts/deps/jvm.sh
-cargo build --release -p tracekit >&2
-tk="$root/target/release/tracekit"
+# shellcheck source=scripts/bench/paths-schemes.sh
+source "$root/scripts/bench/paths-schemes.sh"
+paths_bench_setup "$out"
 case $WORKLOAD in
   hsqldb) jar=/usr/share/java/hsqldb1.8.0.jar url=jdbc:hsqldb:mem:bench ;;
   h2) jar=/usr/share/java/h2.jar url=jdbc:h2:mem:bench ;;
   *) echo "WORKLOAD must be hsqldb or h2" >&2; exit 2 ;;
 esac
-
-# shellcheck source=scripts/bench/paths-schemes.sh
-source "$root/scripts/bench/paths-schemes.sh"
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 

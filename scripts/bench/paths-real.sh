@@ -28,11 +28,9 @@ SUITE=${SUITE:-"MathOps HeapSort Method Crypt"}
 SCHEMES=${SCHEMES:-"raw blpp pap adaptracer adaptracer-stream adaptracer-context"}
 WORKLOADS=${WORKLOADS:-"rhino hsqldb h2 suite"}
 WIDTH=${WIDTH:-64}
-mkdir -p "$out"
-cd "$root"
-bash scripts/deps/jvm.sh
-cargo build --release -p tracekit >&2
-tk="$root/target/release/tracekit"
+# shellcheck source=scripts/bench/paths-schemes.sh
+source "$root/scripts/bench/paths-schemes.sh"
+paths_bench_setup "$out"
 build="$root/workloads/jvm/build"
 results="$out/results.tsv"
 : >"$results"
@@ -47,9 +45,6 @@ for w in $WORKLOADS; do
     suite) for s in $SUITE; do rows+=("$s|$build/tkbench.jar|@JAR@|tkbench.$s $SIZE"); done ;;
   esac
 done
-
-# shellcheck source=scripts/bench/paths-schemes.sh
-source "$root/scripts/bench/paths-schemes.sh"
 
 run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + system, all threads)
   local cp=$1; shift

@@ -18,16 +18,11 @@ ROWS=${ROWS:-20000}
 SCHEMES=${SCHEMES:-"blpp adaptracer-context"}
 WIDTH=${WIDTH:-64}
 command -v perf >/dev/null || { echo "paths-threads.sh: needs perf (apt install linux-perf)" >&2; exit 1; }
-mkdir -p "$out"
-cd "$root"
-bash scripts/deps/jvm.sh
-cargo build --release -p tracekit >&2
-tk="$root/target/release/tracekit"
-jar=/usr/share/java/hsqldb1.8.0.jar
-cp_prefix="$root/workloads/jvm/build/tkreal.jar"
-
 # shellcheck source=scripts/bench/paths-schemes.sh
 source "$root/scripts/bench/paths-schemes.sh"
+paths_bench_setup "$out"
+jar=/usr/share/java/hsqldb1.8.0.jar
+cp_prefix="$root/workloads/jvm/build/tkreal.jar"
 
 declare -a labels=(uninstrumented) jars=("$jar")
 for scheme in $SCHEMES; do
