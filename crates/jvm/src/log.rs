@@ -2,13 +2,13 @@
 //! streaming reader for it. Another frontend (e.g. smali) that reuses the
 //! runtime writes the same file.
 //!
-//! # Format (version 2)
+//! # Format (version 3)
 //!
 //! Integers marked *varint* are unsigned LEB128. Bit fields are packed most
 //! significant bit first; a section is padded with zero bits to a byte.
 //!
 //! ```text
-//! file    := "tkpaths2" header chunk* [END]
+//! file    := "tkpaths3" header chunk* [END]
 //! header  := scheme mode width inc bound methods fingerprint run  (varints)
 //!            scheme: 0 raw, 1 BLPP, 2 PAP, 3 AdapTracer
 //!            mode:   0 records, 1 stream (AdapTracer), 2 context stream
@@ -66,7 +66,7 @@ use anyhow::{bail, Context, Result};
 use crate::tables::Scheme;
 
 /// First bytes of a log.
-pub const MAGIC: &[u8; 8] = b"tkpaths2";
+pub const MAGIC: &[u8; 8] = b"tkpaths3";
 /// First bytes of a verification sidecar.
 pub const SIDECAR_MAGIC: &[u8; 8] = b"tkpverf2";
 /// Sections larger than this are refused as corrupt.
@@ -188,7 +188,7 @@ impl<R: Read> LogReader<R> {
         let mut offset = 0;
         let magic = bytes(&mut input, &mut offset, 8)?;
         if magic.as_deref() != Some(&MAGIC[..]) {
-            bail!("byte 0: not a tracekit path log (version 2; logs of older jars cannot be read)");
+            bail!("byte 0: not a tracekit path log (version 3; logs of older jars cannot be read)");
         }
         let mut fields = [0u64; 8];
         for f in &mut fields {

@@ -24,6 +24,7 @@ pub const SOURCES: &[(&str, &str)] = java_sources![
     "runtime/tracekit/rt/Coder.java",
     "runtime/tracekit/rt/CtxModel.java",
     "runtime/tracekit/rt/CtxPredictor.java",
+    "runtime/tracekit/rt/CtxRepeat.java",
     "runtime/tracekit/rt/LongList.java",
     "runtime/tracekit/rt/Tables.java",
     "runtime/tracekit/rt/ThreadState.java",

@@ -5,8 +5,9 @@ use crate::arith::{Decoder, Encoder, MAX_TOTAL};
 use crate::context_stream::{ContextLayout, FLAG_INC, METHOD_INC};
 use crate::error::{PathError, Result};
 use crate::predictor::{table_update, Predictor, Slot, BUCKETS, END_CODE_MAX};
+use crate::repeat::RepeatModel;
 
-const FLAG_BOUND: u32 = 65535;
+pub(crate) const FLAG_BOUND: u32 = 65535;
 const SUCC_BITS: u32 = 12;
 const SUCC_LIST: usize = 8;
 const RANK_INC: u32 = 4;
@@ -125,7 +126,7 @@ impl Io<'_, '_> {
     /// live (flag pairs always are: their counts never drop below 1). The
     /// commonest decision of all.
     #[inline]
-    fn bit(&mut self, counts: [u32; 2], bit: bool) -> bool {
+    pub(crate) fn bit(&mut self, counts: [u32; 2], bit: bool) -> bool {
         let [c0, c1] = counts;
         if c0 == 0 || c1 == 0 {
             return self.pick(&counts, &[], usize::from(bit)) == 1;
@@ -146,7 +147,7 @@ impl Io<'_, '_> {
 
 /// AdapTracer's counter update: shrink (halve, never below 1) when `c[s]`
 /// would pass `bound` or the total `MAX_TOTAL`, then `c[s] += inc`.
-fn update(c: &mut [u32], s: usize, inc: u32, bound: u32) {
+pub(crate) fn update(c: &mut [u32], s: usize, inc: u32, bound: u32) {
     let total: u64 = c.iter().map(|&x| u64::from(x)).sum();
     if c[s] + inc > bound || total + u64::from(inc) > MAX_TOTAL {
         for x in c.iter_mut() {
@@ -159,6 +160,8 @@ fn update(c: &mut [u32], s: usize, inc: u32, bound: u32) {
 /// One thread's whole model: predictor, flags, fallback counters.
 #[derive(Debug, Clone)]
 pub(crate) struct ThreadModel {
+    /// The first decision of every invocation: a repeat of the predicted one?
+    pub(crate) repeat: RepeatModel,
     predictor: Predictor,
     /// Per method (made on its first choice): choice counters and flag pairs.
     counts: Vec<Option<Vec<u32>>>,
@@ -192,6 +195,7 @@ impl ThreadModel {
     pub(crate) fn new(layout: &ContextLayout) -> Self {
         let methods = layout.bases.len();
         ThreadModel {
+            repeat: RepeatModel::new(),
             predictor: Predictor::new(),
             counts: vec![None; methods],
             flags: vec![None; methods],

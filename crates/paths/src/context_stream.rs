@@ -1,8 +1,37 @@
 //! The **context stream** (opt-in extension of AdapTracer's stream mode):
 //! one arithmetic coder per thread carries *everything* of the thread —
-//! for every finished invocation its method id, how it ended, then its
-//! branch choices — under predictions from the thread's whole event history
-//! ([`crate::predictor`]). A stream ends with the method id `#methods`.
+//! for every finished invocation a flag "a repeat of the predicted
+//! invocation" or else its method id, how it ended, then its branch choices
+//! — under predictions from the thread's history ([`crate::repeat`],
+//! [`crate::predictor`]). A stream ends with the method id `#methods`.
+//!
+//! # Repeats
+//! Every invocation starts with one decision of [`crate::repeat`]: *is it
+//! the invocation the thread's history predicts?* An invocation's key is
+//! its method and its choice digits as the JVM probes pack them (each
+//! choice's successor index in `⌈log2 k⌉` bits, least significant first);
+//! it is *repeatable* when it ended normally and the digits fit in 64 bits.
+//! The thread keeps a ring of its last `2^16` keys, a table of `2^16`
+//! entries from a hash of the last three keys to the position (+1) of the
+//! invocation that followed them, and a *match*: a predicted position and
+//! its length. Key hash `h = (m + 1)·0xC2B2AE35 ^ lo(d)·0x9E3779B1 ^
+//! hi(d)·0x85EBCA6B` (`^ 0x27D4EB2F` when unrepeatable, whose digits count
+//! as 0); context `((h1 ^ rotl(h2, 13) ^ rotl(h3, 26))·0x9E3779B1) >> 16`
+//! (`h1` the last key's hash, all 0 at the start; u32 arithmetic).
+//!
+//! With no match, the table entry of the context, if set and at most `2^16`
+//! invocations old, starts one of length 0. If the predicted key is
+//! repeatable, a flag (0 = "it is this one") is coded under the pair of
+//! bucket `min(bits(len), 15)` (16 pairs starting at `(1, 1)`, flag update
+//! rule); a hit is the whole invocation, and the match moves one on. A miss
+//! ends the match and the invocation is coded by the events below. When the
+//! predicted key is unrepeatable no flag is coded, the events code the
+//! invocation, and the match moves on only if it was an unrepeatable
+//! invocation of the same method. After every invocation (not the end
+//! marker, which meets a predicted repeatable key as a miss) the table
+//! entry of the context before it is set to its position, its key goes into
+//! the ring and the hashes shift. The events' models see only the
+//! invocations they code.
 //!
 //! # Coding one event
 //! The predictor offers up to two candidate events for the slot (see
@@ -76,6 +105,7 @@ use crate::context_model::{Cost, Io, ThreadModel};
 use crate::error::{check_width, PathError, Result};
 use crate::predictor::PAYLOAD_MAX;
 use crate::program::{MethodId, Program};
+use crate::repeat::InvocationKey;
 
 /// `inc` of the flag pairs.
 pub const FLAG_INC: u32 = 32;
@@ -212,8 +242,14 @@ impl<'p> ContextEncoder<'p> {
     pub fn append(&mut self, m: MethodId, path: &[BlockId], aborted_after: Option<u32>) -> Result<()> {
         let cfg = self.program.cfg(m);
         cfg.check_path(path)?;
+        let key = InvocationKey::of_path(cfg, m.0, path, aborted_after.is_some());
         let mut part = Cost::new();
         let mut io = Io::Enc(&mut self.enc, &mut part);
+        if self.model.repeat.code(&mut io, Some(&key)).is_some() {
+            self.parts[0] += part.bits();
+            self.choices += path.windows(2).filter(|w| cfg.successors(w[0]).len() > 1).count() as u64;
+            return Ok(());
+        }
         self.model.method(&mut io, m.0)?;
         self.parts[0] += part.bits();
         part = Cost::new();
@@ -232,6 +268,7 @@ impl<'p> ContextEncoder<'p> {
             }
         }
         self.parts[2] += part.bits();
+        self.model.repeat.record(&key);
         Ok(())
     }
 
@@ -258,6 +295,12 @@ impl<'p> ContextEncoder<'p> {
     pub fn finish(mut self) -> ContextTrace {
         let mut part = Cost::new();
         let mut io = Io::Enc(&mut self.enc, &mut part);
+        let marker = InvocationKey {
+            method: self.program.len() as u32,
+            digits: 0,
+            repeatable: false,
+        };
+        self.model.repeat.code(&mut io, Some(&marker));
         self.model
             .method(&mut io, self.program.len() as u32)
             .expect("the end marker is a valid id");
@@ -361,6 +404,14 @@ fn next_invocation_into(
 ) -> Result<bool> {
     let mut bits = Cost::new();
     let mut io = Io::Dec(dec, &mut bits);
+    if let Some(key) = model.repeat.code(&mut io, None) {
+        let method = MethodId(key.method);
+        key.path_into(program.cfg(method), &mut inv.path, max_steps)?;
+        inv.method = method;
+        inv.aborted_after = None;
+        inv.ideal_bits = bits.bits();
+        return Ok(true);
+    }
     let m = model.method(&mut io, 0)?;
     if m as usize >= program.len() {
         return Ok(false);
@@ -395,6 +446,9 @@ fn next_invocation_into(
     inv.method = method;
     inv.aborted_after = aborted_after;
     inv.ideal_bits = bits.bits();
+    model
+        .repeat
+        .record(&InvocationKey::of_path(cfg, m, path, aborted_after.is_some()));
     Ok(true)
 }
 

@@ -24,8 +24,10 @@
 //!   AdapTracer word list (e.g. one per thread), paying the flush and the
 //!   word padding once.
 //! - [`ContextEncoder`] / [`ContextDecoder`] (opt-in *context stream*):
-//!   one coder per thread for method ids, invocation ends and choices, with
-//!   predictions from the thread's event history ([`predictor`]); the exact
+//!   one coder per thread: a flag per invocation when it repeats the one
+//!   its history predicts ([`repeat`]), otherwise its method id, end and
+//!   choices, with predictions from the thread's event history
+//!   ([`predictor`]); the exact
 //!   rules are in [`context_stream`], `testdata/vectors-context.json` pins
 //!   them down.
 //! - [`arith`]: the bit-exact arithmetic coder ([`arith::Encoder`],
@@ -138,6 +140,7 @@ pub mod model_options;
 pub mod pap;
 pub mod predictor;
 pub mod program;
+pub mod repeat;
 pub mod synth;
 
 pub use adaptive::{AdaptiveModel, AdaptiveParams, ContextKind, ModelOptions, SymbolOrder};

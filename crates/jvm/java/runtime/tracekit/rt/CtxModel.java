@@ -24,6 +24,8 @@ final class CtxModel {
     private final int inc;
     private final long bound;
     private final CtxPredictor pred = new CtxPredictor();
+    /** The first decision of every invocation: a repeat of the predicted one? */
+    final CtxRepeat repeat = new CtxRepeat();
     private final int[][] flags;
     /** Per method, at each choice block's first counter: the block's counter total (0: not computed yet). */
     private final long[][] totals;

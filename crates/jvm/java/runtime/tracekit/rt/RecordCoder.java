@@ -265,15 +265,21 @@ final class RecordCoder {
     }
 
     private void adaptracer(ThreadState ts, int m, long[] b, int off, int n, long state, boolean aborted, int sh, int cur) {
-        int realLen = aborted ? walk(m, b, off, n, state, true, sh, cur, false) : walkNormal(m, b, off, n, state);
-        int[] base = t.adapBase[m];
-        int[][] succ = t.succ[m];
         if (t.context) {
             if (ts.coder == null) ts.coder = new Coder(t);
             if (ts.context == null) ts.context = new CtxModel(ts);
-            ts.context.invocation(ts.coder, m, realLen, noted, notedLen, succ);
+            // Repeatable: every digit in the state word, ended normally.
+            boolean repeatable = n == 0 && !aborted;
+            CtxRepeat repeat = ts.context.repeat;
+            if (repeat.hit(ts.coder, m, repeatable, repeatable ? state : 0)) return;
+            int realLen = aborted ? walk(m, b, off, n, state, true, sh, cur, false) : walkNormal(m, b, off, n, state);
+            ts.context.invocation(ts.coder, m, realLen, noted, notedLen, t.succ[m]);
+            repeat.record(m, repeatable, repeatable ? state : 0);
             return;
         }
+        int realLen = aborted ? walk(m, b, off, n, state, true, sh, cur, false) : walkNormal(m, b, off, n, state);
+        int[] base = t.adapBase[m];
+        int[][] succ = t.succ[m];
         Coder c;
         if (t.stream) {
             if (ts.coder == null) ts.coder = new Coder(t);

@@ -13,7 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
  * the tracekit-jvm crate (module log).
  */
 final class Sink implements Runnable {
-    static final byte[] MAGIC = {'t', 'k', 'p', 'a', 't', 'h', 's', '2'};
+    static final byte[] MAGIC = {'t', 'k', 'p', 'a', 't', 'h', 's', '3'};
     static final byte[] SIDE_MAGIC = {'t', 'k', 'p', 'v', 'e', 'r', 'f', '2'};
     static final int END = 0, THREAD = 1, BLOCK = 2;
     /** A block is written once its coded part reaches this many bits. */

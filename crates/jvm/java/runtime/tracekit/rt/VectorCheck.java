@@ -76,6 +76,10 @@ public final class VectorCheck {
             int count = (given ? f.length - 2 : f.length) - 1;
             int m = Integer.parseInt(f[0]);
             int prev = t.entry[m], len = 0;
+            // The probes' digit word (see record): repeatable when no word was spilled.
+            long digits = 0;
+            int sh = 0;
+            boolean repeatable = !given;
             for (int i = 0; i < count; i++) {
                 int w = Integer.parseInt(f[i + 1]);
                 int[] s = t.succ[m][prev];
@@ -85,12 +89,20 @@ public final class VectorCheck {
                     if (len + 2 > noted.length) noted = java.util.Arrays.copyOf(noted, noted.length * 2);
                     noted[len++] = prev;
                     noted[len++] = sym;
+                    int bits = 32 - Integer.numberOfLeadingZeros(s.length - 1);
+                    if (sh > 64 - bits) repeatable = false;
+                    else digits |= (long) sym << sh;
+                    sh += bits;
                 }
                 prev = w;
             }
+            if (!repeatable) digits = 0;
+            if (ctx.repeat.hit(coder, m, repeatable, digits)) continue;
             int realLen = given ? Integer.parseInt(f[f.length - 1]) : -1;
             ctx.invocation(coder, m, realLen, noted, len, t.succ[m]);
+            ctx.repeat.record(m, repeatable, digits);
         }
+        ctx.repeat.hit(coder, t.methodCount(), false, 0);
         ctx.method(coder, t.methodCount());
         coder.finish();
         StringBuilder sb = new StringBuilder("w");
