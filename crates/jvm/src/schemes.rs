@@ -136,6 +136,11 @@ impl SchemeTables {
             (Scheme::Pap, Some(c)) => Some(Pap::new(c, width).map_err(|e| anyhow!("{e}"))?),
             _ => None,
         };
+        let digit_bits = |v: usize| match cfg.succs[v].len() {
+            k if k > 1 && live(v as u32) => 32 - (k as u32 - 1).leading_zeros(),
+            _ => 0,
+        };
+        let before = digits_before(&cfg.succs, digit_bits);
         for v in 1..cfg.node_count() as u32 - 1 {
             let succs = &cfg.succs[v as usize];
             if succs.is_empty() || !live(v) {
@@ -144,9 +149,14 @@ impl SchemeTables {
             match self.config.scheme {
                 Scheme::Raw | Scheme::Adaptracer => {
                     if succs.len() > 1 {
-                        let bits = 32 - (succs.len() as u32 - 1).leading_zeros();
+                        let bits = digit_bits(v as usize);
+                        // `d`: no path reaches this digit with the word too full for it.
+                        let op = match before[v as usize] {
+                            Some(b) if b + bits <= 64 => 'd',
+                            _ => 'D',
+                        };
                         for (s, w) in succs.iter().enumerate() {
-                            let _ = writeln!(out, "E\t{v}\t{w}\tD\t{s}\t{bits}");
+                            let _ = writeln!(out, "E\t{v}\t{w}\t{op}\t{s}\t{bits}");
                         }
                     }
                 }
@@ -186,6 +196,36 @@ impl SchemeTables {
     pub fn model_text(&self) -> Option<String> {
         self.model_text.clone()
     }
+}
+
+/// Per node: the most digit bits any path from a source (the entry) takes
+/// before reaching it, or `None` when a path through a cycle reaches it
+/// (no bound). `bits(v)` is the width of node `v`'s digit (0: none). Kahn's
+/// order reaches exactly the nodes with no cycle before them.
+pub(crate) fn digits_before(succs: &[Vec<u32>], bits: impl Fn(usize) -> u32) -> Vec<Option<u32>> {
+    let n = succs.len();
+    let mut indegree = vec![0u32; n];
+    for s in succs {
+        for &w in s {
+            indegree[w as usize] += 1;
+        }
+    }
+    let mut most = vec![0u32; n];
+    let mut done = vec![false; n];
+    let mut ready: Vec<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
+    while let Some(v) = ready.pop() {
+        done[v] = true;
+        let after = most[v].saturating_add(bits(v));
+        for &w in &succs[v] {
+            let w = w as usize;
+            most[w] = most[w].max(after);
+            indegree[w] -= 1;
+            if indegree[w] == 0 {
+                ready.push(w);
+            }
+        }
+    }
+    (0..n).map(|v| done[v].then_some(most[v])).collect()
 }
 
 /// Writes the runtime rows of `scheme` for method `m`, whose runtime node
@@ -357,4 +397,28 @@ pub struct Replay {
     pub choices: u64,
     /// Every record's (or block's) words equal what the core encoder produces.
     pub words_equal: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::digits_before;
+
+    #[test]
+    fn digit_bounds_stop_at_cycles() {
+        // 0 → 1 → {2, 3} → 4; 4 → 5 ⇄ 6 → 7.
+        let succs = vec![
+            vec![1],
+            vec![2, 3],
+            vec![4],
+            vec![4],
+            vec![5],
+            vec![6],
+            vec![5, 7],
+            vec![],
+        ];
+        let bits = |v: usize| u32::from(succs[v].len() > 1);
+        let b = digits_before(&succs, bits);
+        assert_eq!(&b[..5], &[Some(0), Some(0), Some(1), Some(1), Some(1)]);
+        assert_eq!(&b[5..], &[None, None, None]);
+    }
 }

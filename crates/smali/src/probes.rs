@@ -28,8 +28,9 @@ pub struct Regs {
 /// One edge's work, as the plan gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EdgeOp {
-    /// AdapTracer/raw digit: symbol, bits.
-    Digit(u64, u32),
+    /// AdapTracer/raw digit: symbol, bits, and whether the word may be too
+    /// full for it (plan op `D`; `d` where no path arrives that full).
+    Digit(u64, u32, bool),
     /// BLPP add.
     Add(i64),
     /// BLPP emit (spill state + v, reset).
@@ -43,7 +44,8 @@ impl EdgeOp {
     pub fn parse(fields: &[&str]) -> Option<EdgeOp> {
         let n = |i: usize| fields.get(i).and_then(|s| s.parse::<i128>().ok());
         Some(match *fields.first()? {
-            "D" => EdgeOp::Digit(n(1)? as u64, n(2)? as u32),
+            "D" => EdgeOp::Digit(n(1)? as u64, n(2)? as u32, true),
+            "d" => EdgeOp::Digit(n(1)? as u64, n(2)? as u32, false),
             "A" => EdgeOp::Add(n(1)? as i64),
             "X" => EdgeOp::Emit(n(1)? as i64),
             "P" => EdgeOp::Pap(n(1)? as u64, n(2)? as u64, n(3)? as u64),
@@ -186,19 +188,21 @@ impl Regs {
     pub fn edge(&self, from: u32, op: EdgeOp, label: &str, out: &mut Vec<String>) {
         let (s, t) = (self.state(), self.tmp());
         match op {
-            EdgeOp::Digit(sym, bits) => {
-                let skip = format!(":tk_{label}_d");
-                out.push(format!(
-                    "add-int/lit8 {}, {}, -0x{:x}",
-                    self.arg(6),
-                    self.sh(),
-                    64 - bits
-                ));
-                out.push(format!("if-lez {}, {skip}", self.arg(6)));
-                self.spill_reg(&s, out);
-                out.push(format!("const-wide/16 {s}, 0x0"));
-                out.push(format!("const/16 {}, 0x0", self.sh()));
-                out.push(skip);
+            EdgeOp::Digit(sym, bits, checked) => {
+                if checked {
+                    let skip = format!(":tk_{label}_d");
+                    out.push(format!(
+                        "add-int/lit8 {}, {}, -0x{:x}",
+                        self.arg(6),
+                        self.sh(),
+                        64 - bits
+                    ));
+                    out.push(format!("if-lez {}, {skip}", self.arg(6)));
+                    self.spill_reg(&s, out);
+                    out.push(format!("const-wide/16 {s}, 0x0"));
+                    out.push(format!("const/16 {}, 0x0", self.sh()));
+                    out.push(skip);
+                }
                 if sym != 0 {
                     out.push(format!("const-wide {t}, {}", wide_literal(sym as i64)));
                     out.push(format!("shl-long {t}, {t}, {}", self.sh()));
@@ -259,7 +263,7 @@ mod tests {
         assert_eq!(wide_literal(255), "0xffL");
         assert_eq!(EdgeOp::parse(&["P", "3", "1", "99"]), Some(EdgeOp::Pap(3, 1, 99)));
         let mut out = Vec::new();
-        Regs::new(20).edge(1, EdgeOp::Digit(1, 2), "x", &mut out);
+        Regs::new(20).edge(1, EdgeOp::Digit(1, 2, true), "x", &mut out);
         assert!(out.iter().all(|l| !l.contains("v19 ")), "{out:?}");
         assert!(out.contains(&"add-int/lit8 v24, v24, 0x2".to_string()), "{out:?}");
     }

@@ -16,6 +16,8 @@ import org.objectweb.asm.tree.*;
  * before a goto or a return, or in a trampoline the branch, switch case or
  * exception-table entry is pointed at. Ops:
  *   D sym bits  — digit: if sh > 64 - bits spill the word; state |= sym << sh; sh += bits
+ *   d sym bits  — the same where no path reaches the edge with sh > 64 - bits
+ *                 (no cycle before it): no test, no spill code for the JIT
  *   A v         — BLPP add: state += v
  *   X v         — BLPP emit (back edge or DAG cut): spill state + v; state = 0
  *   P k idx lim — PAP: if state ≤u lim then state = state·k + idx, else
@@ -361,19 +363,22 @@ final class Probes {
     private InsnList code(int u, long[] op) {
         InsnList c = new InsnList();
         switch ((char) op[0]) {
-            case 'D': {
+            case 'D':
+            case 'd': {
                 int sym = (int) op[1], bits = (int) op[2];
-                LabelNode skip = new LabelNode();
-                c.add(new VarInsnNode(Opcodes.ILOAD, sh));
-                c.add(push(64 - bits));
-                c.add(new JumpInsnNode(Opcodes.IF_ICMPLE, skip));
-                c.add(new VarInsnNode(Opcodes.LLOAD, state));
-                spillLong(c);
-                c.add(new InsnNode(Opcodes.LCONST_0));
-                c.add(new VarInsnNode(Opcodes.LSTORE, state));
-                c.add(new InsnNode(Opcodes.ICONST_0));
-                c.add(new VarInsnNode(Opcodes.ISTORE, sh));
-                c.add(skip);
+                if (op[0] == 'D') {
+                    LabelNode skip = new LabelNode();
+                    c.add(new VarInsnNode(Opcodes.ILOAD, sh));
+                    c.add(push(64 - bits));
+                    c.add(new JumpInsnNode(Opcodes.IF_ICMPLE, skip));
+                    c.add(new VarInsnNode(Opcodes.LLOAD, state));
+                    spillLong(c);
+                    c.add(new InsnNode(Opcodes.LCONST_0));
+                    c.add(new VarInsnNode(Opcodes.LSTORE, state));
+                    c.add(new InsnNode(Opcodes.ICONST_0));
+                    c.add(new VarInsnNode(Opcodes.ISTORE, sh));
+                    c.add(skip);
+                }
                 if (sym != 0) {
                     c.add(new VarInsnNode(Opcodes.LLOAD, state));
                     c.add(pushLong(sym));
