@@ -140,7 +140,17 @@ impl SchemeTables {
             k if k > 1 && live(v as u32) => 32 - (k as u32 - 1).leading_zeros(),
             _ => 0,
         };
-        let before = digits_before(&cfg.succs, digit_bits);
+        // The most digit bits packed before each node, and PAP's largest register.
+        let before = most_before(&cfg.succs, |u, _, x| x.saturating_add(u64::from(digit_bits(u))));
+        let pap_before = pap.as_ref().map(|pap| {
+            most_before(&cfg.succs, |u, w, x| match pap.radix(BlockId(w as u32)) {
+                k if k > 1 => {
+                    let idx = pap.in_index(BlockId(u as u32), BlockId(w as u32)).unwrap_or(k);
+                    x.saturating_mul(k).saturating_add(idx)
+                }
+                _ => x,
+            })
+        });
         for v in 1..cfg.node_count() as u32 - 1 {
             let succs = &cfg.succs[v as usize];
             if succs.is_empty() || !live(v) {
@@ -152,7 +162,7 @@ impl SchemeTables {
                         let bits = digit_bits(v as usize);
                         // `d`: no path reaches this digit with the word too full for it.
                         let op = match before[v as usize] {
-                            Some(b) if b + bits <= 64 => 'd',
+                            Some(b) if b + u64::from(bits) <= 64 => 'd',
                             _ => 'D',
                         };
                         for (s, w) in succs.iter().enumerate() {
@@ -183,7 +193,12 @@ impl SchemeTables {
                         if k > 1 {
                             let idx = pap.in_index(BlockId(v), BlockId(w)).context("PAP in-edge")?;
                             let lim = (max - idx) / k;
-                            let _ = writeln!(out, "E\t{v}\t{w}\tP\t{k}\t{idx}\t{lim}");
+                            // `p`: no path reaches the edge with a register above the limit.
+                            let op = match pap_before.as_ref().and_then(|b| b[v as usize]) {
+                                Some(r) if r <= lim => 'p',
+                                _ => 'P',
+                            };
+                            let _ = writeln!(out, "E\t{v}\t{w}\t{op}\t{k}\t{idx}\t{lim}");
                         }
                     }
                 }
@@ -198,11 +213,12 @@ impl SchemeTables {
     }
 }
 
-/// Per node: the most digit bits any path from a source (the entry) takes
-/// before reaching it, or `None` when a path through a cycle reaches it
-/// (no bound). `bits(v)` is the width of node `v`'s digit (0: none). Kahn's
-/// order reaches exactly the nodes with no cycle before them.
-pub(crate) fn digits_before(succs: &[Vec<u32>], bits: impl Fn(usize) -> u32) -> Vec<Option<u32>> {
+/// Per node: the largest value a probe word can hold on arrival, over the
+/// paths from a source (the entry, where it is 0), or `None` when a path
+/// through a cycle reaches it (no bound). `step(u, w, x)` is the value
+/// after edge `u → w` for value `x` before it (saturating). Kahn's order
+/// reaches exactly the nodes with no cycle before them.
+pub(crate) fn most_before(succs: &[Vec<u32>], step: impl Fn(usize, usize, u64) -> u64) -> Vec<Option<u64>> {
     let n = succs.len();
     let mut indegree = vec![0u32; n];
     for s in succs {
@@ -210,15 +226,14 @@ pub(crate) fn digits_before(succs: &[Vec<u32>], bits: impl Fn(usize) -> u32) -> 
             indegree[w as usize] += 1;
         }
     }
-    let mut most = vec![0u32; n];
+    let mut most = vec![0u64; n];
     let mut done = vec![false; n];
     let mut ready: Vec<usize> = (0..n).filter(|&v| indegree[v] == 0).collect();
     while let Some(v) = ready.pop() {
         done[v] = true;
-        let after = most[v].saturating_add(bits(v));
         for &w in &succs[v] {
             let w = w as usize;
-            most[w] = most[w].max(after);
+            most[w] = most[w].max(step(v, w, most[v]));
             indegree[w] -= 1;
             if indegree[w] == 0 {
                 ready.push(w);
@@ -401,10 +416,10 @@ pub struct Replay {
 
 #[cfg(test)]
 mod tests {
-    use super::digits_before;
+    use super::most_before;
 
     #[test]
-    fn digit_bounds_stop_at_cycles() {
+    fn bounds_stop_at_cycles() {
         // 0 → 1 → {2, 3} → 4; 4 → 5 ⇄ 6 → 7.
         let succs = vec![
             vec![1],
@@ -416,9 +431,12 @@ mod tests {
             vec![5, 7],
             vec![],
         ];
-        let bits = |v: usize| u32::from(succs[v].len() > 1);
-        let b = digits_before(&succs, bits);
+        let bits = |v: usize| u64::from(succs[v].len() > 1);
+        let b = most_before(&succs, |u, _, x| x + bits(u));
         assert_eq!(&b[..5], &[Some(0), Some(0), Some(1), Some(1), Some(1)]);
         assert_eq!(&b[5..], &[None, None, None]);
+        // A register times the radix of 4 (two in-edges) plus the in-edge index.
+        let b = most_before(&succs, |u, w, x| if w == 4 { x * 2 + u64::from(u == 3) } else { x });
+        assert_eq!(b[4], Some(1));
     }
 }

@@ -22,6 +22,8 @@ import org.objectweb.asm.tree.*;
  *   X v         — BLPP emit (back edge or DAG cut): spill state + v; state = 0
  *   P k idx lim — PAP: if state ≤u lim then state = state·k + idx, else
  *                 spill (state, u) as a breakpoint and state = idx
+ *   p k idx lim — the same where no path reaches the edge with state > lim
+ *                 (no cycle before it): state = state·k + idx alone
  * Every return calls Rt.exit; a catch-all handler (after the super() call in
  * a constructor) calls Rt.abort with the current block and rethrows. A
  * method of one block with no edge work gets the short form instead (see
@@ -404,6 +406,16 @@ final class Probes {
                 }
                 spillLong(c);
                 c.add(new InsnNode(Opcodes.LCONST_0));
+                c.add(new VarInsnNode(Opcodes.LSTORE, state));
+                break;
+            case 'p':
+                c.add(new VarInsnNode(Opcodes.LLOAD, state));
+                c.add(pushLong(op[1]));
+                c.add(new InsnNode(Opcodes.LMUL));
+                if (op[2] != 0) {
+                    c.add(pushLong(op[2]));
+                    c.add(new InsnNode(Opcodes.LADD));
+                }
                 c.add(new VarInsnNode(Opcodes.LSTORE, state));
                 break;
             case 'P': {
