@@ -163,20 +163,35 @@ final class Sink implements Runnable {
         }
     }
 
+    /**
+     * Records per {@link #codeSome} call: the JIT compiles a method by its
+     * calls and its loops' turns, and while the program keeps the compilers
+     * busy its thresholds grow with their queues. A batch loop entered a
+     * thousand times a run could stay interpreted for seconds (seen on
+     * HSQLDB); a call per few dozen records gets it compiled early.
+     */
+    private static final int CHUNK = 64;
+
     private void code(Batch b) {
         ThreadState ts = state(b.from);
         int p = 0;
-        while (p < b.len && !ts.broken) {
+        while (p < b.len && !ts.broken) p = codeSome(ts, b.buf, p, Math.min(b.len, p + CHUNK), b.len);
+    }
+
+    /** Codes the records that start in buf[p..stop) (the last may run on to end); returns where the next one starts. */
+    private int codeSome(ThreadState ts, long[] buf, int p, int stop, int end) {
+        while (p < stop && !ts.broken) {
             try {
-                int q = coder.codeRun(ts, b.buf, p, b.len, BLOCK_BITS);
-                p = q > p ? q : coder.code(ts, b.buf, p);
+                int q = coder.codeRun(ts, buf, p, end, BLOCK_BITS);
+                p = q > p ? q : coder.code(ts, buf, p);
             } catch (RuntimeException e) {
                 ts.broken = true;
                 System.err.println("tracekit: thread " + ts.name + ": dropping records after a bad one: " + e);
-                return;
+                return end;
             }
             if (coder.blockBits(ts) >= BLOCK_BITS) writeBlock(ts);
         }
+        return p;
     }
 
     /** Writes the thread's current block (if any) as a chunk and starts the next one. */
