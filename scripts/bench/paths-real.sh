@@ -16,7 +16,10 @@
 # Environment: REPEAT (default 5), ROWS (default 20000), RHINO_N (default
 # 400), SIZE (tkbench size, default 20000), SUITE (tkbench workloads,
 # default "MathOps HeapSort Method Crypt"), SCHEMES (default all),
-# WORKLOADS (default "rhino hsqldb h2 suite"), WIDTH (default 64).
+# WORKLOADS (default "rhino hsqldb h2 suite"), WIDTH (default 64),
+# INTERLEAVE (1: each round runs the uninstrumented program and every
+# scheme once in turn, so that a noisy machine's slow spells fall on all
+# of them alike; default 0: each scheme's REPEAT runs back to back).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/target/bench-paths-real}
@@ -62,19 +65,55 @@ run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + syst
   echo "$w $c"
 }
 
+median() { # numbers on stdin -> their median
+  sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+interleaved_times() { # name jar cp main -> "config wall cpu" medians, one line per config
+  local name=$1 jar=$2 cp=$3 main=$4 r c t
+  local configs=(uninstrumented $SCHEMES)
+  : >"$out/interleaved.txt"
+  for r in $(seq "$REPEAT"); do
+    for c in "${configs[@]}"; do
+      local j=$jar log=/dev/null
+      if [ "$c" != uninstrumented ]; then j="$out/$name-$c.jar" log="$out/$name-$c.log"; fi
+      # shellcheck disable=SC2086
+      TRACEKIT_PATHS_LOG="$log" /usr/bin/time -o "$out/time.txt" -f '%e %U %S' java -cp "${cp//@JAR@/$j}" $main >/dev/null 2>&1 || true
+      t=$(tail -1 "$out/time.txt")
+      echo "$c $(echo "$t" | awk '{print $1, $2 + $3}')" >>"$out/interleaved.txt"
+    done
+  done
+  for c in "${configs[@]}"; do
+    echo "$c $(awk -v c="$c" '$1 == c {print $2}' "$out/interleaved.txt" | median) $(awk -v c="$c" '$1 == c {print $3}' "$out/interleaved.txt" | median)"
+  done
+}
+
 for row in "${rows[@]}"; do
   IFS='|' read -r name jar cp main <<<"$row"
-  # shellcheck disable=SC2086
-  base=$(TRACEKIT_PATHS_LOG=/dev/null run_times "${cp//@JAR@/$jar}" $main)
+  if [ "${INTERLEAVE:-0}" = 1 ]; then
+    for scheme in $SCHEMES; do
+      # shellcheck disable=SC2046
+      "$tk" paths instrument "$jar" -o "$out/$name-$scheme.jar" --width "$WIDTH" $(flags "$scheme") 2>/dev/null
+    done
+    times=$(interleaved_times "$name" "$jar" "$cp" "$main")
+    base=$(echo "$times" | awk '$1 == "uninstrumented" {print $2, $3}')
+  else
+    # shellcheck disable=SC2086
+    base=$(TRACEKIT_PATHS_LOG=/dev/null run_times "${cp//@JAR@/$jar}" $main)
+  fi
   echo "$name uninstrumented $base (wall, cpu s)" >&2
   printf '%s\tuninstrumented\t%s\t\t\t\t\t\n' "$name" "${base// /	}" >>"$results"
   for scheme in $SCHEMES; do
     tjar="$out/$name-$scheme.jar"
     log="$out/$name-$scheme.log"
-    # shellcheck disable=SC2046
-    "$tk" paths instrument "$jar" -o "$tjar" --width "$WIDTH" $(flags "$scheme") 2>/dev/null
-    # shellcheck disable=SC2086
-    secs=$(TRACEKIT_PATHS_LOG="$log" run_times "${cp//@JAR@/$tjar}" $main)
+    if [ "${INTERLEAVE:-0}" = 1 ]; then
+      secs=$(echo "$times" | awk -v c="$scheme" '$1 == c {print $2, $3}')
+    else
+      # shellcheck disable=SC2046
+      "$tk" paths instrument "$jar" -o "$tjar" --width "$WIDTH" $(flags "$scheme") 2>/dev/null
+      # shellcheck disable=SC2086
+      secs=$(TRACEKIT_PATHS_LOG="$log" run_times "${cp//@JAR@/$tjar}" $main)
+    fi
     summary=$("$tk" paths decode-log "$log" --program "$tjar")
     invs=$(echo "$summary" | awk '{print $1}')
     bits=$(echo "$summary" | awk '{print $3}')

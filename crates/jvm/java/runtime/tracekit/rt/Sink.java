@@ -164,11 +164,12 @@ final class Sink implements Runnable {
     }
 
     /**
-     * Records per {@link #codeSome} call: the JIT compiles a method by its
-     * calls and its loops' turns, and while the program keeps the compilers
-     * busy its thresholds grow with their queues. A batch loop entered a
-     * thousand times a run could stay interpreted for seconds (seen on
-     * HSQLDB); a call per few dozen records gets it compiled early.
+     * Buffer longs per {@link #codeSome} call (a few dozen records): the
+     * JIT compiles a method by its calls and its loops' turns, and while
+     * the program keeps the compilers busy its thresholds grow with their
+     * queues. A batch loop entered a thousand times a run could stay
+     * interpreted for seconds (seen on HSQLDB); a call per few dozen
+     * records gets it compiled early.
      */
     private static final int CHUNK = 64;
 
