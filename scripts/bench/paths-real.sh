@@ -49,6 +49,10 @@ for w in $WORKLOADS; do
   esac
 done
 
+median() { # numbers on stdin -> their median
+  sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
 run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + system, all threads)
   local cp=$1; shift
   local walls=() cpus=()
@@ -60,13 +64,9 @@ run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + syst
     cpus+=("$(echo "$t" | awk '{print $2 + $3}')")
   done
   local w c
-  w=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  c=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  w=$(printf '%s\n' "${walls[@]}" | median)
+  c=$(printf '%s\n' "${cpus[@]}" | median)
   echo "$w $c"
-}
-
-median() { # numbers on stdin -> their median
-  sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
 interleaved_times() { # name jar cp main -> "config wall cpu" medians, one line per config

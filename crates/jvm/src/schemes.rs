@@ -137,11 +137,12 @@ impl SchemeTables {
             _ => None,
         };
         let digit_bits = |v: usize| match cfg.succs[v].len() {
-            k if k > 1 && live(v as u32) => 32 - (k as u32 - 1).leading_zeros(),
+            k if k > 1 && live(v as u32) => core::repeat::digit_bits(k),
             _ => 0,
         };
         // The most digit bits packed before each node, and PAP's largest register.
-        let before = most_before(&cfg.succs, |u, _, x| x.saturating_add(u64::from(digit_bits(u))));
+        let digits_before = matches!(self.config.scheme, Scheme::Raw | Scheme::Adaptracer)
+            .then(|| most_before(&cfg.succs, |u, _, x| x.saturating_add(u64::from(digit_bits(u)))));
         let pap_before = pap.as_ref().map(|pap| {
             most_before(&cfg.succs, |u, w, x| match pap.radix(BlockId(w as u32)) {
                 k if k > 1 => {
@@ -161,7 +162,7 @@ impl SchemeTables {
                     if succs.len() > 1 {
                         let bits = digit_bits(v as usize);
                         // `d`: no path reaches this digit with the word too full for it.
-                        let op = match before[v as usize] {
+                        let op = match digits_before.as_ref().and_then(|b| b[v as usize]) {
                             Some(b) if b + u64::from(bits) <= 64 => 'd',
                             _ => 'D',
                         };

@@ -116,8 +116,9 @@ impl InvocationKey {
     }
 }
 
-/// `⌈log2 k⌉` for `k ≥ 2`: the bits of one choice digit.
-fn digit_bits(k: usize) -> u32 {
+/// `⌈log2 k⌉` for `k ≥ 2`: the bits of the digit of a choice among `k`
+/// successors (the JVM probes' packing).
+pub fn digit_bits(k: usize) -> u32 {
     32 - ((k - 1) as u32).leading_zeros()
 }
 

@@ -270,11 +270,12 @@ final class RecordCoder {
             if (ts.context == null) ts.context = new CtxModel(ts);
             // Repeatable: every digit in the state word, ended normally.
             boolean repeatable = n == 0 && !aborted;
+            long digits = repeatable ? state : 0;
             CtxRepeat repeat = ts.context.repeat;
-            if (repeat.hit(ts.coder, m, repeatable, repeatable ? state : 0)) return;
+            if (repeat.hit(ts.coder, m, repeatable, digits)) return;
             int realLen = aborted ? walk(m, b, off, n, state, true, sh, cur, false) : walkNormal(m, b, off, n, state);
             ts.context.invocation(ts.coder, m, realLen, noted, notedLen, t.succ[m]);
-            repeat.record(m, repeatable, repeatable ? state : 0);
+            repeat.record(m, repeatable, digits);
             return;
         }
         int realLen = aborted ? walk(m, b, off, n, state, true, sh, cur, false) : walkNormal(m, b, off, n, state);

@@ -69,6 +69,7 @@ public final class VectorCheck {
         CtxModel ctx = new CtxModel(ts);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         int[] noted = new int[16];
+        LongList raw = new LongList();
         for (String line; (line = in.readLine()) != null; ) {
             if (line.isEmpty()) continue;
             String[] f = line.split(" ");
@@ -76,12 +77,11 @@ public final class VectorCheck {
             int count = (given ? f.length - 2 : f.length) - 1;
             int m = Integer.parseInt(f[0]);
             int prev = t.entry[m], len = 0;
-            // The probes' digit word (see record): repeatable when no word was spilled.
-            long digits = 0;
-            int sh = 0;
-            boolean repeatable = !given;
+            int[] path = new int[count + 1];
+            path[0] = prev;
             for (int i = 0; i < count; i++) {
                 int w = Integer.parseInt(f[i + 1]);
+                path[i + 1] = w;
                 int[] s = t.succ[m][prev];
                 if (s.length > 1) {
                     int sym = 0;
@@ -89,14 +89,18 @@ public final class VectorCheck {
                     if (len + 2 > noted.length) noted = java.util.Arrays.copyOf(noted, noted.length * 2);
                     noted[len++] = prev;
                     noted[len++] = sym;
-                    int bits = 32 - Integer.numberOfLeadingZeros(s.length - 1);
-                    if (sh > 64 - bits) repeatable = false;
-                    else digits |= (long) sym << sh;
-                    sh += bits;
                 }
                 prev = w;
             }
-            if (!repeatable) digits = 0;
+            // The probes' record of the path: repeatable when it ended normally with no spilled word.
+            boolean repeatable = false;
+            long digits = 0;
+            if (!given) {
+                raw.size = 0;
+                record(t, raw, m, path, false);
+                repeatable = raw.values[0] >>> 32 == 0;
+                if (repeatable) digits = raw.values[1];
+            }
             if (ctx.repeat.hit(coder, m, repeatable, digits)) continue;
             int realLen = given ? Integer.parseInt(f[f.length - 1]) : -1;
             ctx.invocation(coder, m, realLen, noted, len, t.succ[m]);
