@@ -55,6 +55,7 @@ final class RecordCoder {
             case Tables.BLPP: blpp(ts, m, b, p + 1, n, state, cur); break;
             case Tables.PAP: pap(ts, m, b, p + 1, n, state, cur); break;
             case Tables.RAW: {
+                if (!aborted && rawNormal(ts, m, b, p + 1, n, state)) break;
                 walk(m, b, p + 1, n, state, aborted, sh, cur, true);
                 head(ts.block, m, cur);
                 int bits = t.nodeBits[m];
@@ -352,14 +353,13 @@ final class RecordCoder {
 
     /**
      * {@link #walk} of a normally ended invocation, when the blocks are not
-     * wanted: one table step per choice ({@link Tables#hops}). Returns -1.
+     * wanted: one table step per choice ({@link Tables#hopBase}). Returns -1.
      */
     private int walkNormal(int m, long[] b, int off, int n, long state) {
         notedLen = 0;
-        t.hops(m);
         int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m];
         int exit = t.exit[m];
-        int node = t.chainEnd(m)[t.entry[m]];
+        int node = t.chainEnd[m][t.entry[m]];
         startDigits(b, off, n, state);
         while (node != exit) {
             int at = base[node];
@@ -370,6 +370,32 @@ final class RecordCoder {
             node = to[at + sym];
         }
         return -1;
+    }
+
+    /**
+     * Raw, a normally ended invocation: the head, then the blocks after
+     * ENTRY as one bit field per choice ({@link Tables#rawHopBits}), the same
+     * bits {@link #walk} and a field per block give. False (nothing
+     * written) for a method whose fields do not fit in 64 bits.
+     */
+    private boolean rawNormal(ThreadState ts, int m, long[] b, int off, int n, long state) {
+        if (!t.rawHopsFit[m]) return false;
+        BitOut o = ts.block;
+        o.put(m, t.headBits);
+        o.put(t.rawStartBits[m], t.rawStartLen[m]);
+        int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m], lens = t.rawHopLen[m];
+        long[] fields = t.rawHopBits[m];
+        int exit = t.exit[m];
+        int node = t.chainEnd[m][t.entry[m]];
+        startDigits(b, off, n, state);
+        while (node != exit) {
+            int at = base[node];
+            if (at < 0) throw new IllegalStateException("method " + m + ": block " + node + " has no successor");
+            at += nextDigit(m, node, ks[node]);
+            o.put(fields[at], lens[at]);
+            node = to[at];
+        }
+        return true;
     }
 
     /**
@@ -387,7 +413,7 @@ final class RecordCoder {
         int node = t.entry[m];
         int len = 0;
         startDigits(b, off, n, state);
-        int[] chainEnd = wantNodes ? null : t.chainEnd(m);
+        int[] chainEnd = wantNodes ? null : t.chainEnd[m];
         int[] chainLen = wantNodes ? null : t.chainLen[m];
         while (true) {
             boolean spent = digitIndex == n && digitUsed == sh;

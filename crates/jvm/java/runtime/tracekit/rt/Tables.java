@@ -215,6 +215,7 @@ final class Tables {
         t.headBits = bitsFor(n + 1);
         t.nodeBits = new int[n];
         for (int i = 0; i < n; i++) t.nodeBits[i] = bitsFor(t.nodes[i]);
+        if (t.schemeId == RAW || t.schemeId == ADAPTRACER) t.prepareWalks();
         return t;
     }
 
@@ -241,20 +242,43 @@ final class Tables {
         }
     }
 
-    /** Per method, per node (made on first use): where following single successors from the node ends (a choice or EXIT), and in how many steps. */
+    /**
+     * The walk tables, made for every method as the tables are read (raw
+     * and AdapTracer). Made on first use instead, the making was compiled
+     * by C2 into the coder's hot methods (a check per record whose other
+     * side runs once per method, thousands of times: too often for the JIT
+     * to leave it out), which tripled their code and their compile time.
+     */
+    private void prepareWalks() {
+        int n = methodCount();
+        chainEnd = new int[n][];
+        chainLen = new int[n][];
+        hopBase = new int[n][];
+        hopK = new int[n][];
+        hopTo = new int[n][];
+        boolean raw = schemeId == RAW;
+        if (raw) {
+            rawHopBits = new long[n][];
+            rawHopLen = new int[n][];
+            rawStartBits = new long[n];
+            rawStartLen = new int[n];
+            rawHopsFit = new boolean[n];
+        }
+        for (int m = 0; m < n; m++) {
+            if (succ[m] == null) continue;
+            chains(m);
+            hops(m);
+            if (raw) rawHops(m);
+        }
+    }
+
+    /** Per method, per node: where following single successors from the node ends (a choice or EXIT), and in how many steps. */
     int[][] chainEnd, chainLen;
 
-    /** {@link #chainEnd} of method {@code m} (fills {@link #chainLen} too). Single-threaded use (the coder). */
-    int[] chainEnd(int m) {
-        if (chainEnd == null) {
-            chainEnd = new int[methodCount()][];
-            chainLen = new int[methodCount()][];
-        }
-        int[] end = chainEnd[m];
-        if (end != null) return end;
+    private void chains(int m) {
         int[][] s = succ[m];
         int nodes = s.length;
-        end = new int[nodes];
+        int[] end = new int[nodes];
         int[] len = new int[nodes];
         for (int v = 0; v < nodes; v++) {
             int w = v, steps = 0;
@@ -268,28 +292,20 @@ final class Tables {
         }
         chainLen[m] = len;
         chainEnd[m] = end;
-        return end;
     }
 
     /**
-     * Per method (made on first use): the walk of a normally ended
-     * invocation's choice digits as one table step per choice. For a block
-     * v with k >= 2 successors ({@code hopK[m][v]}), {@code hopBase[m][v]}
-     * is where its k steps start in {@code hopTo[m]}: the block that taking
-     * choice i and then every single successor leads to (a choice or
-     * EXIT); other blocks have base -1.
+     * Per method: the walk of a normally ended invocation's choice digits
+     * as one table step per choice. For a block v with k >= 2 successors
+     * ({@code hopK[m][v]}), {@code hopBase[m][v]} is where its k steps start
+     * in {@code hopTo[m]}: the block that taking choice i and then every
+     * single successor leads to (a choice or EXIT); other blocks have base
+     * -1.
      */
     int[][] hopBase, hopK, hopTo;
 
-    /** Fills {@link #hopBase}, {@link #hopK} and {@link #hopTo} of method {@code m}. Single-threaded use (the coder). */
-    void hops(int m) {
-        if (hopBase == null) {
-            hopBase = new int[methodCount()][];
-            hopK = new int[methodCount()][];
-            hopTo = new int[methodCount()][];
-        }
-        if (hopBase[m] != null) return;
-        int[] end = chainEnd(m);
+    private void hops(int m) {
+        int[] end = chainEnd[m];
         int[][] s = succ[m];
         int[] base = new int[s.length], k = new int[s.length];
         int total = 0;
@@ -305,6 +321,61 @@ final class Tables {
         hopK[m] = k;
         hopTo[m] = to;
         hopBase[m] = base;
+    }
+
+    /**
+     * Raw, per method: per step of {@link #hopTo}, the node ids the step
+     * passes (the choice's successor through the end of its run of single
+     * successors, each {@link #nodeBits} wide, the first in the highest
+     * bits) and how many bits they take; the same for the run from ENTRY
+     * ({@link #rawStartBits}). {@link #rawHopsFit} is false for a method
+     * where one of them takes more than 64 bits.
+     */
+    long[][] rawHopBits;
+    int[][] rawHopLen;
+    long[] rawStartBits;
+    int[] rawStartLen;
+    boolean[] rawHopsFit;
+
+    private void rawHops(int m) {
+        int[][] s = succ[m];
+        int[] base = hopBase[m], k = hopK[m];
+        long[] bits = new long[hopTo[m].length];
+        int[] len = new int[bits.length];
+        boolean fit = true;
+        for (int v = 0; v < s.length; v++) {
+            for (int i = 0; base[v] >= 0 && i < k[v]; i++) {
+                len[base[v] + i] = runBits(m, s[v][i], bits, base[v] + i);
+                fit &= len[base[v] + i] >= 0;
+            }
+        }
+        int entry = this.entry[m];
+        long[] start = new long[1];
+        rawStartLen[m] = k[entry] == 1 ? runBits(m, s[entry][0], start, 0) : 0;
+        rawStartBits[m] = start[0];
+        rawHopsFit[m] = fit && rawStartLen[m] >= 0;
+        rawHopLen[m] = len;
+        rawHopBits[m] = bits;
+    }
+
+    /**
+     * The node ids from {@code w} through the end of its run of single
+     * successors, packed into {@code out[at]}; returns their bit count, or
+     * -1 when more than 64.
+     */
+    private int runBits(int m, int w, long[] out, int at) {
+        int[][] s = succ[m];
+        int nb = nodeBits[m], len = 0;
+        long acc = 0;
+        for (int steps = 0; steps <= s.length; steps++) {
+            if (len + nb > 64) return -1;
+            acc = nb == 0 ? acc : (acc << nb) | w;
+            len += nb;
+            if (s[w] == null || s[w].length != 1) break;
+            w = s[w][0];
+        }
+        out[at] = acc;
+        return len;
     }
 
     /** Index of {@code to} among {@code from}'s out-edges. */
