@@ -352,9 +352,9 @@ final class RecordCoder {
     }
 
     /**
-     * The walk cache: the noted choices of the invocations last walked,
-     * direct-mapped by (method, digit word), for records with every digit
-     * in the state word. Programs repeat a few thousand paths millions of
+     * The walk cache: the noted choices of the invocations last walked
+     * (raw: the bits they code), direct-mapped by (method, digit word), for
+     * records with every digit in the state word. Programs repeat a few thousand paths millions of
      * times (HSQLDB's run: 15.8 M invocations), so most walks become a
      * lookup and a copy: the AdapTracer coder of HSQLDB's recorded buffers
      * takes 18% less time (BENCHMARKS.md, stop 38).
@@ -363,6 +363,14 @@ final class RecordCoder {
     private final int[] cacheMethod = new int[1 << CACHE_BITS];
     private final long[] cacheDigits = new long[1 << CACHE_BITS];
     private final int[][] cacheNoted = new int[1 << CACHE_BITS][];
+    /** Raw: the bits the cached invocation codes after its head (at most 64), and how many. */
+    private final long[] cacheBits = new long[1 << CACHE_BITS];
+    private final int[] cacheLen = new int[1 << CACHE_BITS];
+
+    /** The walk cache's slot of (method, digit word). */
+    private static int cacheSlot(int m, long digits) {
+        return (int) ((digits * 0x9E3779B97F4A7C15L + m) * 0xC2B2AE3D27D4EB4FL >>> (64 - CACHE_BITS));
+    }
 
     /**
      * {@link #walk} of a normally ended invocation, when the blocks are not
@@ -371,7 +379,7 @@ final class RecordCoder {
      */
     private int walkNormal(int m, long[] b, int off, int n, long state) {
         if (n != 0) return walkChoices(m, b, off, n, state);
-        int h = (int) ((state * 0x9E3779B97F4A7C15L + m) * 0xC2B2AE3D27D4EB4FL >>> (64 - CACHE_BITS));
+        int h = cacheSlot(m, state);
         if (cacheMethod[h] == m + 1 && cacheDigits[h] == state) {
             int[] c = cacheNoted[h];
             int len = c.length;
@@ -408,13 +416,21 @@ final class RecordCoder {
     /**
      * Raw, a normally ended invocation: the head, then the blocks after
      * ENTRY as one bit field per choice ({@link Tables#rawHopBits}), the same
-     * bits {@link #walk} and a field per block give. False (nothing
-     * written) for a method whose fields do not fit in 64 bits.
+     * bits {@link #walk} and a field per block give; an invocation with
+     * every digit in its state word is looked up in the walk cache first,
+     * which keeps the bits after the head when they fit in 64. False
+     * (nothing written) for a method whose fields do not fit in 64 bits.
      */
     private boolean rawNormal(ThreadState ts, int m, long[] b, int off, int n, long state) {
         if (!t.rawHopsFit[m]) return false;
         BitOut o = ts.block;
         o.put(m, t.headBits);
+        int h = cacheSlot(m, state);
+        if (n == 0 && cacheMethod[h] == m + 1 && cacheDigits[h] == state) {
+            o.put(cacheBits[h], cacheLen[h]);
+            return true;
+        }
+        long start = o.bits;
         o.put(t.rawStartBits[m], t.rawStartLen[m]);
         int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m], lens = t.rawHopLen[m];
         long[] fields = t.rawHopBits[m];
@@ -427,6 +443,13 @@ final class RecordCoder {
             at += nextDigit(m, node, ks[node]);
             o.put(fields[at], lens[at]);
             node = to[at];
+        }
+        long len = o.bits - start;
+        if (n == 0 && len <= 64) {
+            cacheMethod[h] = m + 1;
+            cacheDigits[h] = state;
+            cacheBits[h] = o.lastBits((int) len);
+            cacheLen[h] = (int) len;
         }
         return true;
     }
