@@ -247,7 +247,8 @@ final class Tables {
      * and AdapTracer). Made on first use instead, the making was compiled
      * by C2 into the coder's hot methods (a check per record whose other
      * side runs once per method, thousands of times: too often for the JIT
-     * to leave it out), which tripled their code and their compile time.
+     * to leave it out): raw's coder took 33 KB of code and 0.21 s of C2
+     * (BENCHMARKS.md, stop 38).
      */
     private void prepareWalks() {
         int n = methodCount();
