@@ -378,7 +378,10 @@ final class RecordCoder {
      * ({@link Tables#hopBase}). Returns -1.
      */
     private int walkNormal(int m, long[] b, int off, int n, long state) {
-        if (n != 0) return walkChoices(m, b, off, n, state);
+        if (n != 0) {
+            walkChoices(m, b, off, n, state);
+            return -1;
+        }
         int h = cacheSlot(m, state);
         if (cacheMethod[h] == m + 1 && cacheDigits[h] == state) {
             int[] c = cacheNoted[h];
@@ -395,8 +398,8 @@ final class RecordCoder {
         return -1;
     }
 
-    /** {@link #walkNormal} without the cache. */
-    private int walkChoices(int m, long[] b, int off, int n, long state) {
+    /** {@link #walkNormal} without the cache: fills {@link #noted}. */
+    private void walkChoices(int m, long[] b, int off, int n, long state) {
         notedLen = 0;
         int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m];
         int exit = t.exit[m];
@@ -410,7 +413,6 @@ final class RecordCoder {
             note(node, sym);
             node = to[at + sym];
         }
-        return -1;
     }
 
     /**
@@ -424,25 +426,22 @@ final class RecordCoder {
     private boolean rawNormal(ThreadState ts, int m, long[] b, int off, int n, long state) {
         if (!t.rawHopsFit[m]) return false;
         BitOut o = ts.block;
-        o.put(m, t.headBits);
         int h = cacheSlot(m, state);
         if (n == 0 && cacheMethod[h] == m + 1 && cacheDigits[h] == state) {
+            o.put(m, t.headBits);
             o.put(cacheBits[h], cacheLen[h]);
             return true;
         }
+        // The walk first: a record it refuses leaves no bits in the block.
+        walkChoices(m, b, off, n, state);
+        o.put(m, t.headBits);
         long start = o.bits;
         o.put(t.rawStartBits[m], t.rawStartLen[m]);
-        int[] base = t.hopBase[m], ks = t.hopK[m], to = t.hopTo[m], lens = t.rawHopLen[m];
+        int[] base = t.hopBase[m], lens = t.rawHopLen[m];
         long[] fields = t.rawHopBits[m];
-        int exit = t.exit[m];
-        int node = t.chainEnd[m][t.entry[m]];
-        startDigits(b, off, n, state);
-        while (node != exit) {
-            int at = base[node];
-            if (at < 0) throw new IllegalStateException("method " + m + ": block " + node + " has no successor");
-            at += nextDigit(m, node, ks[node]);
+        for (int i = 0; i < notedLen; i += 2) {
+            int at = base[noted[i]] + noted[i + 1];
             o.put(fields[at], lens[at]);
-            node = to[at];
         }
         long len = o.bits - start;
         if (n == 0 && len <= 64) {
