@@ -378,12 +378,9 @@ final class RecordCoder {
      * ({@link Tables#hopBase}). Returns -1.
      */
     private int walkNormal(int m, long[] b, int off, int n, long state) {
-        if (n != 0) {
-            walkChoices(m, b, off, n, state);
-            return -1;
-        }
+        // Only records whose digits all fit in the state word are cached (as in rawNormal).
         int h = cacheSlot(m, state);
-        if (cacheMethod[h] == m + 1 && cacheDigits[h] == state) {
+        if (n == 0 && cacheMethod[h] == m + 1 && cacheDigits[h] == state) {
             int[] c = cacheNoted[h];
             int len = c.length;
             if (len > noted.length) noted = new int[Math.max(len, 2 * noted.length)];
@@ -392,9 +389,11 @@ final class RecordCoder {
             return -1;
         }
         walkChoices(m, b, off, n, state);
-        cacheMethod[h] = m + 1;
-        cacheDigits[h] = state;
-        cacheNoted[h] = java.util.Arrays.copyOf(noted, notedLen);
+        if (n == 0) {
+            cacheMethod[h] = m + 1;
+            cacheDigits[h] = state;
+            cacheNoted[h] = java.util.Arrays.copyOf(noted, notedLen);
+        }
         return -1;
     }
 
