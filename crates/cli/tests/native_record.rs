@@ -637,6 +637,8 @@ fn main_span_us(rec: &std::path::Path) -> (f64, f64) {
 
 /// `tracekit CMD REC --json --from-us FROM --to-us TO EXTRA`, streamed, or
 /// with `whole` from the recording loaded whole (`TRACEKIT_LOAD_WHOLE`).
+/// Streamed, the skim before the window keeps a checkpoint after every
+/// block, so the reads after the first start from one.
 fn windowed(rec: &std::path::Path, cmd: &str, from: f64, to: f64, extra: &[&str], whole: bool) -> String {
     let mut c = Command::new(TRACEKIT);
     c.arg(cmd).arg(rec).arg("--json");
@@ -646,8 +648,20 @@ fn windowed(rec: &std::path::Path, cmd: &str, from: f64, to: f64, extra: &[&str]
         c.env("TRACEKIT_LOAD_WHOLE", "1");
     } else {
         c.env_remove("TRACEKIT_LOAD_WHOLE");
+        c.env("TRACEKIT_CHECKPOINT_EVENTS", "1");
     }
     run(&mut c)
+}
+
+/// The skim checkpoints saved beside the thread files of `rec`.
+fn checkpoint_files(rec: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(rec)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".tkt.frames"))
+        .collect();
+    v.sort();
+    v
 }
 
 /// The boxes `tracekit ui REC ARGS` serves for the whole timeline at 200
@@ -921,6 +935,12 @@ fn blocks_before_a_window_are_skimmed_with_the_same_result_across_setjmp_and_lon
                 "{cmd} {a}..{b} of the run"
             );
         }
+        // The first read saved checkpoints; the others started from one.
+        assert!(
+            !checkpoint_files(&rec).is_empty(),
+            "no checkpoints saved in {}",
+            rec.display()
+        );
         let listed: Value = serde_json::from_str(&windowed("replay", from, to, false)).unwrap();
         // The jumps land in main: leaf runs under four frames of deep and
         // work (depth 6), or in the last round under work alone (depth 2).
@@ -931,5 +951,14 @@ fn blocks_before_a_window_are_skimmed_with_the_same_result_across_setjmp_and_lon
             }
         }
     }
+    // An index that does not hold together is ignored (and made again).
+    for f in checkpoint_files(&rec) {
+        std::fs::write(&f, b"{\"version\": 1, \"points\": [").unwrap();
+    }
+    let (from, to) = (start + span * 0.5, start + span * 0.55);
+    assert_eq!(windowed("replay", from, to, false), windowed("replay", from, to, true));
+    assert!(checkpoint_files(&rec)
+        .iter()
+        .all(|f| std::fs::read(f).unwrap().starts_with(b"{\"version\":1")));
     let _ = std::fs::remove_dir_all(&dir);
 }

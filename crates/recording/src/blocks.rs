@@ -62,6 +62,17 @@ pub(crate) fn for_each_block(
     }
 }
 
+/// Whether a block header lies at file offset `at` of the file at `path`.
+pub(crate) fn block_at(path: &Path, at: u64) -> bool {
+    let Ok(mut file) = tracekit_safeio::open_regular(path) else {
+        return false;
+    };
+    let mut head = [0u8; BLOCK_HEADER];
+    file.seek(SeekFrom::Start(at)).is_ok()
+        && read_up_to(&mut file, &mut head).is_ok_and(|n| n == BLOCK_HEADER)
+        && BlockHeader::read(&head).is_some()
+}
+
 /// Counts of a file of blocks from its block headers alone; `None` when
 /// the file is not made of blocks.
 pub(crate) fn block_stats(path: &Path) -> Result<Option<ThreadStats>, ThreadFileError> {

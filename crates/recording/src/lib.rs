@@ -22,6 +22,7 @@
 
 mod balance;
 mod blocks;
+mod checkpoints;
 pub mod context_file;
 mod layout;
 mod load;

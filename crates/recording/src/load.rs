@@ -3,6 +3,7 @@
 //! stacks left by `longjmp`, and attaches object, proxy, marker and context
 //! events.
 
+use crate::checkpoints::Checkpoints;
 use crate::layout::{read_layout, thread_timeline, Layout};
 use crate::meta::{TickConverter, CONTEXT_FILE};
 use crate::skim::{Skim, Skimmed};
@@ -380,12 +381,34 @@ impl Builder {
         // skim.rs); the frames they leave open enter the balancer at the
         // first event read in full, after the functions they first saw.
         let start = range.map_or(0, |(start, _)| start);
-        let skim = std::cell::RefCell::new(Skim::new(maps, &ts, start, start > 0 && inherited.is_empty()));
+        // A window's read keeps checkpoints of the skim beside the thread
+        // file, and starts from the last one before the window (see
+        // checkpoints.rs).
+        let on = start > 0 && inherited.is_empty();
+        let mut skim = Skim::new(maps, &ts, start, on);
+        let mut from = None;
+        if on {
+            let loaded = Checkpoints::load(path);
+            let had_index = loaded.is_some();
+            if let Some(index) = loaded {
+                from = skim.resume(index);
+            }
+            if !had_index || from.is_some_and(|at| !crate::blocks::block_at(path, at)) {
+                // No index, or one whose checkpoint is not at a block: a new one.
+                skim = Skim::new(maps, &ts, start, on);
+                from = None;
+                if let Some(index) = Checkpoints::new_for(path) {
+                    skim.resume(index);
+                }
+            }
+        }
+        let skim = std::cell::RefCell::new(skim);
         let skimming = std::cell::Cell::new(skim.borrow().is_on());
         stream_thread_file_skimming(
             path,
+            from,
             past,
-            |h, payload| skim.borrow_mut().block(h, payload),
+            |at, h, payload| skim.borrow_mut().block(at, h, payload),
             |raw, ev| {
                 if skimming.get() {
                     skimming.set(false);
@@ -420,6 +443,9 @@ impl Builder {
         )?;
         if skimming.get() {
             hand_over(self, skim.borrow_mut().take(), &mut bal, &mut cols, &mut method, &ts);
+        }
+        if let Some(index) = skim.borrow_mut().grown_index() {
+            index.save(path);
         }
         for (code, n, detail) in bal.finish(&mut cols) {
             self.s.note_repair(code, n, detail);

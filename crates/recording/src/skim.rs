@@ -9,10 +9,14 @@
 //! below the top; a block that reaches the window) skimming stops for the
 //! rest of the file, the open frames are handed to the full reading, and
 //! that block and every later one are read in full.
+//!
+//! Every so many events skimmed, the state is noted as a checkpoint (see
+//! `checkpoints.rs`), and a skim may start from one.
 
+use crate::checkpoints::{checkpoint_events, Checkpoints};
 use crate::symbolize::MapsHistory;
 use rustc_hash::FxHashSet;
-use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader};
+use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, BLOCK_HEADER};
 use tracekit_rt_format::{ExtEvent, ExtKind};
 
 /// What the skimmed blocks left: the frames open after them and the
@@ -42,6 +46,13 @@ pub(crate) struct Skim<'a> {
     seen: FxHashSet<u64>,
     /// Direct-mapped cache in front of `seen` (addresses, 0: empty).
     recent: Vec<u64>,
+    /// Checkpoints, when they are kept.
+    index: Option<Checkpoints>,
+    /// Whether checkpoints were added to `index`.
+    grew: bool,
+    /// Events skimmed since the last checkpoint, and how many make one.
+    since: u64,
+    stride: u64,
 }
 
 const RECENT: usize = 4096;
@@ -57,6 +68,37 @@ impl<'a> Skim<'a> {
             done: Skimmed::default(),
             seen: FxHashSet::default(),
             recent: vec![0; RECENT],
+            index: None,
+            grew: false,
+            since: 0,
+            stride: checkpoint_events(),
+        }
+    }
+
+    /// Keeps checkpoints in `index`, and starts from its last one before
+    /// the window when there is one: returns the file offset of the first
+    /// block after it (`None`: skim from the first block).
+    pub fn resume(&mut self, index: Checkpoints) -> Option<u64> {
+        let start = self.start_ns;
+        let to_ns = self.to_ns;
+        let at = match index.last_before(|raw| to_ns(raw) < start) {
+            Some(p) if self.on => {
+                self.done = index.state_at(p);
+                self.seen = self.done.first_seen.iter().map(|&(a, _)| a).collect();
+                Some(p.offset)
+            }
+            _ => None,
+        };
+        self.index = Some(index);
+        at
+    }
+
+    /// The checkpoints, when some were added since [`Skim::resume`].
+    pub fn grown_index(&mut self) -> Option<Checkpoints> {
+        if self.grew {
+            self.index.take()
+        } else {
+            None
         }
     }
 
@@ -67,7 +109,8 @@ impl<'a> Skim<'a> {
 
     /// Skims the block when it can (see the module docs); returns whether
     /// it did. Once it refuses a block it refuses every later one.
-    pub fn block(&mut self, h: &BlockHeader, payload: &[u8]) -> bool {
+    /// `at` is the block's file offset.
+    pub fn block(&mut self, at: u64, h: &BlockHeader, payload: &[u8]) -> bool {
         if !self.on {
             return false;
         }
@@ -76,6 +119,14 @@ impl<'a> Skim<'a> {
             return false;
         }
         self.done.last_raw = h.last_ts;
+        self.since += u64::from(h.events);
+        if self.since >= self.stride {
+            if let Some(index) = &mut self.index {
+                index.push(at + (BLOCK_HEADER + payload.len()) as u64, &self.done);
+                self.grew = true;
+            }
+            self.since = 0;
+        }
         true
     }
 
@@ -183,7 +234,7 @@ mod tests {
             (3, Some(true), 0x20),
             (4, Some(false), 0x30),
         ]);
-        assert!(s.block(&h, &p));
+        assert!(s.block(0, &h, &p));
         // g returns, main returns, then an extended event: refused, undone.
         let (h, p) = block(&[
             (5, Some(true), 0x30),
@@ -191,11 +242,11 @@ mod tests {
             (7, Some(false), 0x40),
             (8, None, 0),
         ]);
-        assert!(!s.block(&h, &p));
+        assert!(!s.block(0, &h, &p));
         assert!(!s.is_on());
         // Refused for good.
         let (h, p) = block(&[(9, Some(true), 0x30)]);
-        assert!(!s.block(&h, &p));
+        assert!(!s.block(0, &h, &p));
         assert_eq!(
             s.take(),
             Skimmed {
@@ -225,13 +276,13 @@ mod tests {
         let maps = MapsHistory::default();
         let to_ns = |raw: u64| raw;
         let mut s = Skim::new(&maps, &to_ns, 100, true);
-        assert!(s.block(&h, &out[tracekit_rt_format::block::BLOCK_HEADER..]));
+        assert!(s.block(0, &h, &out[tracekit_rt_format::block::BLOCK_HEADER..]));
         let mut e = BlockEncoder::new();
         e.push_ext(4, &ext(ExtKind::Longjmp));
         let mut out = Vec::new();
         e.finish_into(&mut out);
         let h = BlockHeader::read(&out).unwrap();
-        assert!(!s.block(&h, &out[tracekit_rt_format::block::BLOCK_HEADER..]));
+        assert!(!s.block(0, &h, &out[tracekit_rt_format::block::BLOCK_HEADER..]));
         let left = s.take();
         assert_eq!((left.stack, left.setjmps), (vec![0x10, 0x20], vec![(0xbeef, 1)]));
     }
@@ -242,10 +293,10 @@ mod tests {
         let to_ns = |raw: u64| raw;
         let mut s = Skim::new(&maps, &to_ns, 100, true);
         let (h, p) = block(&[(1, Some(false), 0x10), (2, Some(false), 0x20), (3, Some(true), 0x10)]);
-        assert!(!s.block(&h, &p));
+        assert!(!s.block(0, &h, &p));
         assert_eq!(s.take(), Skimmed::default());
         let mut s = Skim::new(&maps, &to_ns, 100, true);
         let (h, p) = block(&[(99, Some(false), 0x10), (100, Some(true), 0x10)]);
-        assert!(!s.block(&h, &p));
+        assert!(!s.block(0, &h, &p));
     }
 }

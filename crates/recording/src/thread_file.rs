@@ -315,16 +315,19 @@ pub fn stream_thread_file_until(
     past: impl Fn(u64) -> bool,
     f: impl FnMut(u64, RawEvent),
 ) -> Result<ThreadHeader, ThreadFileError> {
-    stream_thread_file_skimming(path, past, |_, _| false, f)
+    stream_thread_file_skimming(path, None, past, |_, _, _| false, f)
 }
 
-/// [`stream_thread_file_until`] that first offers each block, its header
-/// and payload, to `skim`: the events of a block it takes (returns true
-/// for) are not handed to `f`. A version-1 file is handed over whole.
+/// [`stream_thread_file_until`] that first offers each block, its file
+/// offset, header and payload, to `skim`: the events of a block it takes
+/// (returns true for) are not handed to `f`. With `from`, the blocks start
+/// at that file offset (a block's, as a checkpoint names it) instead of
+/// after the header. A version-1 file is handed over whole.
 pub(crate) fn stream_thread_file_skimming(
     path: &Path,
+    from: Option<u64>,
     past: impl Fn(u64) -> bool,
-    mut skim: impl FnMut(&BlockHeader, &[u8]) -> bool,
+    mut skim: impl FnMut(u64, &BlockHeader, &[u8]) -> bool,
     mut f: impl FnMut(u64, RawEvent),
 ) -> Result<ThreadHeader, ThreadFileError> {
     let io = |error| ThreadFileError::Io {
@@ -347,8 +350,9 @@ pub(crate) fn stream_thread_file_skimming(
         records_v1(data.bytes(), hsize, f).map_err(bad)?;
         return Ok(header);
     }
-    crate::blocks::for_each_block(&mut file, hsize as u64, true, |at, h, payload| {
-        if skim(h, payload) {
+    let start = from.unwrap_or(hsize as u64).max(hsize as u64);
+    crate::blocks::for_each_block(&mut file, start, true, |at, h, payload| {
+        if skim(at, h, payload) {
             return Ok(!past(h.first_ts));
         }
         let mut d = BlockDecoder::new(payload, h.first_ts);

@@ -390,6 +390,17 @@ pub mod names {
             /// Process image token.
             image: u64,
         },
+        /// A reader's checkpoints of a thread file's open frames
+        /// (`thread-<pid>-<tid>-<image>.tkt.frames`): a cache `tracekit-recording`
+        /// writes beside the thread file, never needed to read it.
+        Checkpoints {
+            /// Process id.
+            pid: u32,
+            /// Thread id.
+            tid: u32,
+            /// Process image token.
+            image: u64,
+        },
         /// [`META_FILE`].
         Meta,
         /// [`CONTEXT_FILE`].
@@ -399,6 +410,11 @@ pub mod names {
     /// File name of a thread's trace file.
     pub fn thread_file_name(pid: u32, tid: u32, image: u64) -> String {
         format!("thread-{pid}-{tid}-{image}.tkt")
+    }
+
+    /// File name of the checkpoints a reader keeps of a thread file.
+    pub fn checkpoints_file_name(pid: u32, tid: u32, image: u64) -> String {
+        format!("{}.frames", thread_file_name(pid, tid, image))
     }
 
     /// File name of a thread's ring buffer (drained by the recorder into its thread file).
@@ -451,6 +467,14 @@ pub mod names {
         if let Some(r) = name.strip_prefix("thread-").and_then(|r| r.strip_suffix(".tkt")) {
             let [p, t, i] = numbers::<3>(r)?;
             return Some(RecordingFile::Thread {
+                pid: pid_of(p)?,
+                tid: pid_of(t)?,
+                image: i,
+            });
+        }
+        if let Some(r) = name.strip_prefix("thread-").and_then(|r| r.strip_suffix(".tkt.frames")) {
+            let [p, t, i] = numbers::<3>(r)?;
+            return Some(RecordingFile::Checkpoints {
                 pid: pid_of(p)?,
                 tid: pid_of(t)?,
                 image: i,
