@@ -58,6 +58,13 @@ def ui_ready(args):
     return ready, int(err.strip().splitlines()[-1])
 
 
+def drop_checkpoints(rec):
+    """Deletes the skim checkpoints saved beside the thread files of `rec`."""
+    for f in os.listdir(rec):
+        if f.endswith(".tkt.frames"):
+            os.remove(os.path.join(rec, f))
+
+
 def main():
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tracekit", "-p", "tracekit-rt"], cwd=ROOT, check=True)
     rounds = int(os.environ.get("ROUNDS", "3"))
@@ -85,16 +92,11 @@ def main():
         ui_whole = events <= float(os.environ.get("UI_WHOLE_MAX", "5e7"))
         prof = {w: [] for w, _ in windows}
         warm = {w: [] for w, _ in windows}
-
-        def drop_checkpoints():
-            for f in os.listdir(rec):
-                if f.endswith(".tkt.frames"):
-                    os.remove(os.path.join(rec, f))
         ui = {w: [] for w, _ in windows}
         ui_default = []
         for _ in range(rounds):
             for name, extra in windows:
-                drop_checkpoints()
+                drop_checkpoints(rec)
                 prof[name].append(timed([TK, "profile", rec, "--json", *extra]))
                 if extra:
                     warm[name].append(timed([TK, "profile", rec, "--json", *extra]))

@@ -118,6 +118,12 @@ impl Checkpoints {
         self.points.iter().take_while(|p| before(p.last_raw)).last()
     }
 
+    /// Drops every checkpoint (the index stays stamped for its file).
+    pub fn clear(&mut self) {
+        self.first_seen.clear();
+        self.points.clear();
+    }
+
     /// The skim's state at `p`.
     pub fn state_at(&self, p: &Checkpoint) -> Skimmed {
         Skimmed {

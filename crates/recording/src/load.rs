@@ -386,22 +386,13 @@ impl Builder {
         // checkpoints.rs).
         let on = start > 0 && inherited.is_empty();
         let mut skim = Skim::new(maps, &ts, start, on);
-        let mut from = None;
-        if on {
-            let loaded = Checkpoints::load(path);
-            let had_index = loaded.is_some();
-            if let Some(index) = loaded {
-                from = skim.resume(index);
-            }
-            if !had_index || from.is_some_and(|at| !crate::blocks::block_at(path, at)) {
-                // No index, or one whose checkpoint is not at a block: a new one.
-                skim = Skim::new(maps, &ts, start, on);
-                from = None;
-                if let Some(index) = Checkpoints::new_for(path) {
-                    skim.resume(index);
-                }
-            }
-        }
+        let from = if on {
+            Checkpoints::load(path)
+                .or_else(|| Checkpoints::new_for(path))
+                .and_then(|index| skim.resume(index, |at| crate::blocks::block_at(path, at)))
+        } else {
+            None
+        };
         let skim = std::cell::RefCell::new(skim);
         let skimming = std::cell::Cell::new(skim.borrow().is_on());
         stream_thread_file_skimming(

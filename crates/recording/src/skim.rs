@@ -77,17 +77,22 @@ impl<'a> Skim<'a> {
 
     /// Keeps checkpoints in `index`, and starts from its last one before
     /// the window when there is one: returns the file offset of the first
-    /// block after it (`None`: skim from the first block).
-    pub fn resume(&mut self, index: Checkpoints) -> Option<u64> {
-        let start = self.start_ns;
-        let to_ns = self.to_ns;
-        let at = match index.last_before(|raw| to_ns(raw) < start) {
-            Some(p) if self.on => {
+    /// block after it (`None`: skim from the first block). An index whose
+    /// checkpoint is not at a block (`at_block` says) is started afresh.
+    pub fn resume(&mut self, mut index: Checkpoints, at_block: impl Fn(u64) -> bool) -> Option<u64> {
+        let (start, to_ns) = (self.start_ns, self.to_ns);
+        let point = index.last_before(|raw| to_ns(raw) < start).filter(|_| self.on);
+        let at = match point {
+            Some(p) if at_block(p.offset) => {
                 self.done = index.state_at(p);
                 self.seen = self.done.first_seen.iter().map(|&(a, _)| a).collect();
                 Some(p.offset)
             }
-            _ => None,
+            Some(_) => {
+                index.clear();
+                None
+            }
+            None => None,
         };
         self.index = Some(index);
         at

@@ -464,20 +464,18 @@ pub mod names {
             return Some(RecordingFile::Context);
         }
         let pid_of = |v: u64| u32::try_from(v).ok();
-        if let Some(r) = name.strip_prefix("thread-").and_then(|r| r.strip_suffix(".tkt")) {
+        if let Some(r) = name.strip_prefix("thread-") {
+            // A thread file, or a reader's checkpoints of one.
+            let (r, frames) = match r.strip_suffix(".tkt.frames") {
+                Some(r) => (r, true),
+                None => (r.strip_suffix(".tkt")?, false),
+            };
             let [p, t, i] = numbers::<3>(r)?;
-            return Some(RecordingFile::Thread {
-                pid: pid_of(p)?,
-                tid: pid_of(t)?,
-                image: i,
-            });
-        }
-        if let Some(r) = name.strip_prefix("thread-").and_then(|r| r.strip_suffix(".tkt.frames")) {
-            let [p, t, i] = numbers::<3>(r)?;
-            return Some(RecordingFile::Checkpoints {
-                pid: pid_of(p)?,
-                tid: pid_of(t)?,
-                image: i,
+            let (pid, tid, image) = (pid_of(p)?, pid_of(t)?, i);
+            return Some(if frames {
+                RecordingFile::Checkpoints { pid, tid, image }
+            } else {
+                RecordingFile::Thread { pid, tid, image }
             });
         }
         if let Some(r) = name.strip_prefix("ring-").and_then(|r| r.strip_suffix(".tkr")) {
