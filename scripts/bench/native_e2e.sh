@@ -13,6 +13,8 @@
 # LUA_SCALE times. Peers are skipped for call counts above PEER_MAX
 # (default 1e8: uftrace writes 16 bytes per event, 32 GB at 1e9), and on
 # Lua when LUA_PEERS=0 (default 1).
+# BASELINE=/path/to/another/tracekit adds its `record` to every round
+# (interleaved with the others, same flags), e.g. the build before a change.
 # Each recording is deleted right after it was measured.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,6 +66,7 @@ measure() {  # measure NAME EVENTS PEERS CMD…
   echo "|---|---|---|---|---|---|---|"
   local tsc="" tk="" uf="" lt="" pairs="" r t
   local tk_rss="" tk_lost="" tk_bytes="" tk_cpu="" tsc_cpu=""
+  local base="" base_pairs="" base_rss="" base_lost="" base_bytes="" base_cpu=""
   # TSC-only and tracekit runs alternate, so drift hits both alike; each
   # pair's ratio is kept too.
   for _ in $(seq "$RUNS"); do
@@ -75,6 +78,15 @@ measure() {  # measure NAME EVENTS PEERS CMD…
     pairs+="$(awk -v a="${r%% *}" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
     tk_lost=$("$T" replay "$W/rec" --stats | tail -1 | awk '{print $5}')
     tk_bytes=$(du -sb "$W/rec" | awk -v e="$events" '{printf "%.2f", $1 / e}')
+    if [[ -n ${BASELINE:-} ]]; then
+      rm -rf "$W/rec-base"
+      r=$(timed "$BASELINE" record -o "$W/rec-base" -- "$@"); base+="${r%% *} "; base_rss=${r##* }
+      base_cpu=$(cat "$W/cpu.txt")
+      base_pairs+="$(awk -v a="${r%% *}" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
+      base_lost=$("$BASELINE" replay "$W/rec-base" --stats | tail -1 | awk '{print $5}')
+      base_bytes=$(du -sb "$W/rec-base" | awk -v e="$events" '{printf "%.2f", $1 / e}')
+      rm -rf "$W/rec-base"
+    fi
   done
   local tsc_m tk_m pair_m
   tsc_m=$(echo $tsc | tr ' ' '\n' | median)
@@ -84,6 +96,13 @@ measure() {  # measure NAME EVENTS PEERS CMD…
   row "TSC-only hooks" "$tsc_m" "1.00" "—" "—" "—"
   echo "$tk_cpu" >"$W/cpu.txt"
   row "tracekit record" "$tk_m" "$(awk -v a="$tk_m" -v b="$tsc_m" 'BEGIN{printf "%.2f", a/b}') (paired $(printf %.2f "$pair_m"))" "$tk_lost" "$((tk_rss / 1024))" "$tk_bytes"
+  if [[ -n ${BASELINE:-} ]]; then
+    local base_m base_pair_m
+    base_m=$(echo $base | tr ' ' '\n' | median)
+    base_pair_m=$(echo $base_pairs | tr ' ' '\n' | median)
+    echo "$base_cpu" >"$W/cpu.txt"
+    row "baseline record ($BASELINE)" "$base_m" "$(awk -v a="$base_m" -v b="$tsc_m" 'BEGIN{printf "%.2f", a/b}') (paired $(printf %.2f "$base_pair_m"))" "$base_lost" "$((base_rss / 1024))" "$base_bytes"
+  fi
   local uf_rss="" uf_bytes=""
   if [[ $peers == 1 ]]; then
     for _ in $(seq "$RUNS"); do

@@ -143,7 +143,7 @@ impl<'a> Skim<'a> {
             self.done.first_seen.len(),
             self.done.setjmps.len(),
         );
-        let mut d = BlockDecoder::new(payload, h.first_ts);
+        let mut d = BlockDecoder::new(payload, h);
         let ok = loop {
             match d.next_event() {
                 Ok(None) => break true,

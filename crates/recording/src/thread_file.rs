@@ -355,7 +355,7 @@ pub(crate) fn stream_thread_file_skimming(
         if skim(at, h, payload) {
             return Ok(!past(h.first_ts));
         }
-        let mut d = BlockDecoder::new(payload, h.first_ts);
+        let mut d = BlockDecoder::new(payload, h);
         loop {
             let body_at = at + BLOCK_HEADER as u64 + d.offset() as u64;
             match d.next_event() {

@@ -79,7 +79,7 @@ fn bench(c: &mut Criterion) {
                 let h = tracekit_rt_format::block::BlockHeader::read(&coded[at..]).unwrap();
                 let start = at + BLOCK_HEADER;
                 let end = start + h.payload_len as usize;
-                let mut d = BlockDecoder::new(&coded[start..end], h.first_ts);
+                let mut d = BlockDecoder::new(&coded[start..end], &h);
                 while let Some((ts, e)) = d.next_event().unwrap() {
                     if let BlockEvent::Enter(a) | BlockEvent::Exit(a) = e {
                         sum = sum.wrapping_add(ts ^ a);

@@ -9,16 +9,35 @@
 //! block   = header payload
 //! header  = "TKB2" u32:payload_len u32:events u32:flags u64:first_ts u64:last_ts   (32 bytes, LE)
 //! payload = event*
-//! event   = varint(zigzag(ts - prev_ts) << 2 | code) body
-//!   code 0 (enter), 1 (exit): body = varint(zigzag(address - prev_address))
-//!   code 2 (extended event):  body = varint(len) len bytes (an ExtEvent body)
 //! ```
 //!
-//! `varint` is unsigned LEB128; `prev_ts` starts at the block's `first_ts`
-//! and `prev_address` at 0, so a block decodes without the ones before it.
-//! Time stamps are the runtime's raw clock, 60 bits as in version-1
-//! records (`ts << 4 | kind`), so a delta's zigzag code fits in 62 bits. A
-//! block is written with one `write`, after its events were read from the
+//! `varint` is unsigned LEB128 and `zigzag` maps signed numbers to
+//! unsigned ones; `prev_ts` starts at the block's `first_ts`, `prev_address`
+//! at 0 and the block's frame stack empty, so a block decodes without the
+//! ones before it. Time stamps are the runtime's raw clock, 60 bits as in
+//! version-1 records (`ts << 4 | kind`). Blocks whose flags carry
+//! [`FLAG_FRAMES`] (what the recorder writes) code an event as
+//!
+//! ```text
+//! event = varint(dt << 2 | code) body          dt = ts - prev_ts, 0 <= dt < 2^62
+//!   code 0 (enter): body = varint(zigzag(address - prev_address)); the address
+//!                   goes on the frame stack
+//!   code 1 (exit):  body = varint(zigzag(address - prev_address)); the stack is
+//!                   left as it is
+//!   code 3 (exit of the frame on top of the stack): no body; it is popped
+//!   code 2 (escape): dt is a sub-kind, then body = varint(zigzag(ts - prev_ts)) and
+//!     sub 0 (extended event): varint(len) len bytes (an ExtEvent body)
+//!     sub 1 (enter), 2 (exit): varint(zigzag(address - prev_address)), as codes 0
+//!                   and 1 (for a clock that stepped back)
+//! ```
+//!
+//! so a call's exit costs the clock's byte or two alone, and a clock delta
+//! below 32 ticks one byte. Blocks without the flag (written by recorders
+//! before it) code every event as `varint(zigzag(dt) << 2 | code) body`,
+//! code 0 and 1 as above without the stack, code 2 an extended event
+//! (`varint(len)` and its bytes).
+//!
+//! A block is written with one `write`, after its events were read from the
 //! ring; a block cut short by a crash of the recorder (its payload runs past
 //! the end of the file) is the end of the data, and every block before it
 //! is complete. `first_ts`/`last_ts` let a reader skip the blocks outside a
@@ -34,9 +53,19 @@ pub const BLOCK_HEADER: usize = 32;
 /// Events per block at most (a block holds at most this many).
 pub const BLOCK_EVENTS: u32 = 8192;
 
+/// Block flag: the events are in the frame coding (see the module doc).
+pub const FLAG_FRAMES: u32 = 1;
+
 const CODE_ENTER: u64 = 0;
 const CODE_EXIT: u64 = 1;
+/// An extended event in unflagged blocks, the escape in flagged ones.
 const CODE_EXT: u64 = 2;
+const CODE_ESCAPE: u64 = 2;
+const CODE_TOP_EXIT: u64 = 3;
+const ESCAPE_EXT: u64 = 0;
+const ESCAPE_ENTER: u64 = 1;
+/// Clock deltas at or past this go through the escape.
+const DT_LIMIT: u64 = 1 << 62;
 // `push_calls` codes an event's kind as its `exit` flag.
 const _: () = assert!(CODE_ENTER == false as u64 && CODE_EXIT == true as u64);
 
@@ -47,6 +76,8 @@ pub struct BlockHeader {
     pub payload_len: u32,
     /// Events in the block.
     pub events: u32,
+    /// [`FLAG_FRAMES`] or 0.
+    pub flags: u32,
     /// Raw clock of the first event.
     pub first_ts: u64,
     /// Raw clock of the last event.
@@ -68,6 +99,7 @@ impl BlockHeader {
         Some(BlockHeader {
             payload_len: u32_at(4),
             events: u32_at(8),
+            flags: u32_at(12),
             first_ts: u64_at(16),
             last_ts: u64_at(24),
         })
@@ -79,7 +111,7 @@ impl BlockHeader {
         b[..4].copy_from_slice(&BLOCK_MAGIC);
         b[4..8].copy_from_slice(&self.payload_len.to_le_bytes());
         b[8..12].copy_from_slice(&self.events.to_le_bytes());
-        // 12..16: flags, none yet.
+        b[12..16].copy_from_slice(&self.flags.to_le_bytes());
         b[16..24].copy_from_slice(&self.first_ts.to_le_bytes());
         b[24..32].copy_from_slice(&self.last_ts.to_le_bytes());
         b
@@ -96,8 +128,9 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-/// Most bytes one call event takes: two LEB128 numbers of 64 bits.
-const MAX_CALL_BYTES: usize = 20;
+/// Most bytes one call event takes: an escape byte and two LEB128 numbers
+/// of 64 bits.
+const MAX_CALL_BYTES: usize = 21;
 
 /// Writes `v` as LEB128 at `p`; returns the bytes written (at most 10).
 ///
@@ -143,6 +176,8 @@ fn put_varint(out: &mut Vec<u8>, v: u64) {
 #[derive(Debug, Default)]
 pub struct BlockEncoder {
     payload: Vec<u8>,
+    /// The block's frame stack: addresses entered and not yet left.
+    stack: Vec<u64>,
     events: u32,
     first_ts: u64,
     prev_ts: u64,
@@ -154,6 +189,7 @@ impl BlockEncoder {
     pub fn new() -> BlockEncoder {
         BlockEncoder {
             payload: Vec::with_capacity(64 << 10),
+            stack: Vec::with_capacity(BLOCK_EVENTS as usize),
             ..BlockEncoder::default()
         }
     }
@@ -175,6 +211,7 @@ impl BlockEncoder {
             self.first_ts = ts;
             self.prev_ts = ts;
             self.prev_addr = 0;
+            self.stack.clear();
         }
     }
 
@@ -201,17 +238,40 @@ impl BlockEncoder {
         }
         let room = (BLOCK_EVENTS.saturating_sub(self.events)) as usize;
         self.payload.reserve(room * MAX_CALL_BYTES);
+        // Every enter of the block pushes at most one frame.
+        self.stack.reserve(room);
         let start = self.payload.len();
         let base = self.payload.as_mut_ptr();
-        let (mut len, mut prev_ts, mut prev_addr, mut added) = (start, self.prev_ts, self.prev_addr, 0usize);
+        let stack = self.stack.as_mut_ptr();
+        let (mut len, mut depth) = (start, self.stack.len());
+        let (mut prev_ts, mut prev_addr, mut added) = (self.prev_ts, self.prev_addr, 0usize);
         let mut code = |(ts, exit, addr): (u64, bool, u64)| {
-            let token = zigzag(ts.wrapping_sub(prev_ts) as i64) << 2 | exit as u64;
+            let dt = ts.wrapping_sub(prev_ts);
             let delta = zigzag(addr.wrapping_sub(prev_addr) as i64);
             // SAFETY: `reserve` left room for `room` events of at most
-            // MAX_CALL_BYTES each past `start`.
+            // MAX_CALL_BYTES each past `start`, and for `room` frames past
+            // the stack's length; `depth` counts the frames written.
             unsafe {
-                len += write_varint(base.add(len), token);
-                len += write_varint(base.add(len), delta);
+                if dt >= DT_LIMIT {
+                    let sub = ESCAPE_ENTER + exit as u64;
+                    len += write_varint(base.add(len), sub << 2 | CODE_ESCAPE);
+                    len += write_varint(base.add(len), zigzag(dt as i64));
+                    len += write_varint(base.add(len), delta);
+                    if !exit {
+                        *stack.add(depth) = addr;
+                        depth += 1;
+                    }
+                } else if exit && depth > 0 && *stack.add(depth - 1) == addr {
+                    depth -= 1;
+                    len += write_varint(base.add(len), dt << 2 | CODE_TOP_EXIT);
+                } else {
+                    len += write_varint(base.add(len), dt << 2 | exit as u64);
+                    len += write_varint(base.add(len), delta);
+                    if !exit {
+                        *stack.add(depth) = addr;
+                        depth += 1;
+                    }
+                }
             }
             prev_ts = ts;
             prev_addr = addr;
@@ -225,8 +285,12 @@ impl BlockEncoder {
             code(event);
             added += 1;
         }
-        // SAFETY: the bytes up to `len` were written above.
-        unsafe { self.payload.set_len(len) };
+        // SAFETY: the bytes up to `len` and the frames up to `depth` were
+        // written above (or before this run).
+        unsafe {
+            self.payload.set_len(len);
+            self.stack.set_len(depth);
+        }
         self.prev_ts = prev_ts;
         self.prev_addr = prev_addr;
         self.events += added as u32;
@@ -239,7 +303,8 @@ impl BlockEncoder {
         let d = ts.wrapping_sub(self.prev_ts) as i64;
         self.prev_ts = ts;
         self.events += 1;
-        put_varint(&mut self.payload, zigzag(d) << 2 | CODE_EXT);
+        put_varint(&mut self.payload, ESCAPE_EXT << 2 | CODE_ESCAPE);
+        put_varint(&mut self.payload, zigzag(d));
         put_varint(&mut self.payload, body.len() as u64);
         self.payload.extend_from_slice(body);
     }
@@ -263,6 +328,7 @@ impl BlockEncoder {
         let header = BlockHeader {
             payload_len: self.payload.len() as u32,
             events: self.events,
+            flags: FLAG_FRAMES,
             first_ts: self.first_ts,
             last_ts: self.prev_ts,
         }
@@ -292,16 +358,22 @@ pub struct BlockDecoder<'a> {
     at: usize,
     prev_ts: u64,
     prev_addr: u64,
+    /// The block is in the frame coding ([`FLAG_FRAMES`]).
+    frames: bool,
+    /// Its frame stack; at most one frame per two payload bytes.
+    stack: Vec<u64>,
 }
 
 impl<'a> BlockDecoder<'a> {
-    /// A decoder of `payload`, whose block header says `first_ts`.
-    pub fn new(payload: &'a [u8], first_ts: u64) -> BlockDecoder<'a> {
+    /// A decoder of `payload`, the block's bytes after `header`.
+    pub fn new(payload: &'a [u8], header: &BlockHeader) -> BlockDecoder<'a> {
         BlockDecoder {
             b: payload,
             at: 0,
-            prev_ts: first_ts,
+            prev_ts: header.first_ts,
             prev_addr: 0,
+            frames: header.flags & FLAG_FRAMES != 0,
+            stack: Vec::new(),
         }
     }
 
@@ -364,183 +436,78 @@ impl<'a> BlockDecoder<'a> {
         }
         let start = self.at;
         let token = self.varint()?;
-        let ts = self.prev_ts.wrapping_add(unzigzag(token >> 2) as u64);
-        self.prev_ts = ts;
+        if !self.frames {
+            return self.unflagged(start, token).map(Some);
+        }
         let ev = match token & 3 {
-            CODE_ENTER | CODE_EXIT => {
+            CODE_ESCAPE => return self.escaped(start, token >> 2).map(Some),
+            CODE_TOP_EXIT => {
+                let addr = self.stack.pop().ok_or(start)?;
+                self.prev_addr = addr;
+                BlockEvent::Exit(addr)
+            }
+            code => self.call(code == CODE_EXIT)?,
+        };
+        self.prev_ts = self.prev_ts.wrapping_add(token >> 2);
+        Ok(Some((self.prev_ts, ev)))
+    }
+
+    /// A call event's address, from its delta; an enter goes on the stack.
+    #[inline(always)]
+    fn call(&mut self, exit: bool) -> Result<BlockEvent<'a>, usize> {
+        let addr = self.prev_addr.wrapping_add(unzigzag(self.varint()?) as u64);
+        self.prev_addr = addr;
+        Ok(if exit {
+            BlockEvent::Exit(addr)
+        } else {
+            if self.frames {
+                self.stack.push(addr);
+            }
+            BlockEvent::Enter(addr)
+        })
+    }
+
+    /// An extended event's body.
+    fn ext(&mut self) -> Result<BlockEvent<'a>, usize> {
+        let len = self.varint()? as usize;
+        if len > self.b.len() - self.at {
+            return Err(self.at);
+        }
+        let body = &self.b[self.at..self.at + len];
+        self.at += len;
+        Ok(BlockEvent::Ext(body))
+    }
+
+    /// The event after an escape of this sub-kind.
+    fn escaped(&mut self, start: usize, sub: u64) -> Result<(u64, BlockEvent<'a>), usize> {
+        let ts = self.prev_ts.wrapping_add(unzigzag(self.varint()?) as u64);
+        let ev = match sub {
+            ESCAPE_EXT => self.ext()?,
+            ESCAPE_ENTER => self.call(false)?,
+            s if s == ESCAPE_ENTER + 1 => {
+                // An escaped exit never pops: the coder names its address.
                 let addr = self.prev_addr.wrapping_add(unzigzag(self.varint()?) as u64);
                 self.prev_addr = addr;
-                if token & 3 == CODE_ENTER {
-                    BlockEvent::Enter(addr)
-                } else {
-                    BlockEvent::Exit(addr)
-                }
-            }
-            CODE_EXT => {
-                let len = self.varint()? as usize;
-                if len > self.b.len() - self.at {
-                    return Err(self.at);
-                }
-                let body = &self.b[self.at..self.at + len];
-                self.at += len;
-                BlockEvent::Ext(body)
+                BlockEvent::Exit(addr)
             }
             _ => return Err(start),
         };
-        Ok(Some((ts, ev)))
+        self.prev_ts = ts;
+        Ok((ts, ev))
+    }
+
+    /// An event of a block without [`FLAG_FRAMES`].
+    fn unflagged(&mut self, start: usize, token: u64) -> Result<(u64, BlockEvent<'a>), usize> {
+        let ts = self.prev_ts.wrapping_add(unzigzag(token >> 2) as u64);
+        let ev = match token & 3 {
+            CODE_ENTER | CODE_EXIT => self.call(token & 3 == CODE_EXIT)?,
+            CODE_EXT => self.ext()?,
+            _ => return Err(start),
+        };
+        self.prev_ts = ts;
+        Ok((ts, ev))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[derive(Debug, Clone)]
-    enum Ev {
-        Call(u64, bool, u64),
-        Ext(u64, Vec<u8>),
-    }
-
-    fn ev() -> impl Strategy<Value = Ev> {
-        prop_oneof![
-            (0u64..1 << 60, any::<bool>(), any::<u64>()).prop_map(|(t, x, a)| Ev::Call(t, x, a)),
-            (0u64..1 << 60, proptest::collection::vec(any::<u8>(), 0..40)).prop_map(|(t, b)| Ev::Ext(t, b)),
-        ]
-    }
-
-    proptest! {
-        #[test]
-        fn blocks_round_trip(evs in proptest::collection::vec(ev(), 1..200)) {
-            let mut enc = BlockEncoder::new();
-            for e in &evs {
-                match e {
-                    Ev::Call(t, x, a) => enc.push_call(*t, *x, *a),
-                    Ev::Ext(t, b) => enc.push_ext(*t, b),
-                }
-            }
-            let mut out = Vec::new();
-            enc.finish_into(&mut out);
-            let h = BlockHeader::read(&out).unwrap();
-            prop_assert_eq!(h.events as usize, evs.len());
-            prop_assert_eq!(h.payload_len as usize, out.len() - BLOCK_HEADER);
-            let mut d = BlockDecoder::new(&out[BLOCK_HEADER..], h.first_ts);
-            for e in &evs {
-                let (ts, got) = d.next_event().unwrap().unwrap();
-                match (e, got) {
-                    (Ev::Call(t, false, a), BlockEvent::Enter(g)) => { prop_assert_eq!((*t, *a), (ts, g)); }
-                    (Ev::Call(t, true, a), BlockEvent::Exit(g)) => { prop_assert_eq!((*t, *a), (ts, g)); }
-                    (Ev::Ext(t, b), BlockEvent::Ext(g)) => { prop_assert_eq!((*t, b.as_slice()), (ts, g)); }
-                    (want, got) => prop_assert!(false, "{:?} decoded as {:?}", want, got),
-                }
-            }
-            prop_assert_eq!(d.next_event(), Ok(None));
-        }
-
-        #[test]
-        fn calls_coded_in_runs_give_the_same_bytes_as_one_by_one(
-            evs in proptest::collection::vec(ev(), 1..300),
-            runs in proptest::collection::vec(1usize..40, 1..20),
-        ) {
-            prop_assert_eq!(encode_one_by_one(&evs), encode_in_runs(&evs, &runs));
-        }
-
-        #[test]
-        fn malformed_payloads_never_panic(b in proptest::collection::vec(any::<u8>(), 0..100), first: u64) {
-            let mut d = BlockDecoder::new(&b, first);
-            for _ in 0..200 {
-                match d.next_event() {
-                    Ok(Some(_)) => {}
-                    _ => break,
-                }
-            }
-        }
-    }
-
-    /// Blocks of `evs` coded with `push_call` and `push_ext`.
-    fn encode_one_by_one(evs: &[Ev]) -> Vec<u8> {
-        let mut enc = BlockEncoder::new();
-        let mut out = Vec::new();
-        for e in evs {
-            match e {
-                Ev::Call(t, x, a) => enc.push_call(*t, *x, *a),
-                Ev::Ext(t, b) => enc.push_ext(*t, b),
-            }
-            if enc.is_full() {
-                enc.finish_into(&mut out);
-            }
-        }
-        enc.finish_into(&mut out);
-        out
-    }
-
-    /// Blocks of `evs` with the calls coded by `push_calls`, in runs of at
-    /// most the lengths `runs` gives in turn, as the drainer does.
-    fn encode_in_runs(evs: &[Ev], runs: &[usize]) -> Vec<u8> {
-        let mut enc = BlockEncoder::new();
-        let mut out = Vec::new();
-        let (mut i, mut run) = (0, 0);
-        while i < evs.len() {
-            if let Ev::Ext(t, b) = &evs[i] {
-                enc.push_ext(*t, b);
-                i += 1;
-            } else {
-                let mut left = runs[run % runs.len()];
-                run += 1;
-                let before = i;
-                let added = enc.push_calls(|| match evs.get(i) {
-                    Some(Ev::Call(t, x, a)) if left > 0 => {
-                        left -= 1;
-                        i += 1;
-                        Some((*t, *x, *a))
-                    }
-                    _ => None,
-                });
-                assert_eq!(added as usize, i - before);
-            }
-            if enc.is_full() {
-                enc.finish_into(&mut out);
-            }
-        }
-        enc.finish_into(&mut out);
-        out
-    }
-
-    #[test]
-    fn runs_of_calls_fill_blocks_exactly_as_single_calls_do() {
-        // Long enough to fill several blocks, with an extended event now
-        // and then and clock and address deltas of every varint length.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut ts = 1u64 << 50;
-        let evs: Vec<Ev> = (0..3 * BLOCK_EVENTS as u64 + 77)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                ts = ts.wrapping_add(x >> (x % 60)) & ((1 << 60) - 1);
-                if i % 997 == 0 {
-                    Ev::Ext(ts, vec![i as u8; (i % 13) as usize])
-                } else {
-                    Ev::Call(ts, x & 1 == 1, x.rotate_left(i as u32 % 64) >> (x % 64))
-                }
-            })
-            .collect();
-        let one_by_one = encode_one_by_one(&evs);
-        assert_eq!(one_by_one, encode_in_runs(&evs, &[5000, 1, 17, 9000]));
-        assert_eq!(one_by_one, encode_in_runs(&evs, &[usize::MAX]));
-    }
-
-    #[test]
-    fn a_call_loop_costs_about_three_bytes_per_event() {
-        let mut enc = BlockEncoder::new();
-        let mut ts = 1_000_000u64;
-        for i in 0..4000u64 {
-            ts += 20 + i % 7;
-            enc.push_call(ts, i % 2 == 1, 0x5555_5555_1139);
-        }
-        let mut out = Vec::new();
-        enc.finish_into(&mut out);
-        let per_event = out.len() as f64 / 4000.0;
-        assert!(per_event < 3.1, "{per_event} bytes per event");
-    }
-}
+mod tests;

@@ -101,7 +101,7 @@ fn read_thread_file(path: &Path) -> Vec<Written> {
     while at < bytes.len() {
         let h = BlockHeader::read(&bytes[at..]).unwrap();
         let payload = &bytes[at + BLOCK_HEADER..at + BLOCK_HEADER + h.payload_len as usize];
-        let mut d = BlockDecoder::new(payload, h.first_ts);
+        let mut d = BlockDecoder::new(payload, &h);
         while let Some((ts, e)) = d.next_event().unwrap() {
             out.push(match e {
                 BlockEvent::Enter(a) => Written::Call(ts, false, a),
