@@ -1,8 +1,8 @@
 //! The recorder's drainer: reads records from the runtime's per-thread ring
 //! buffers while the program runs, codes them into compact blocks
 //! (`tracekit_rt_format::block`: delta-coded time stamps and addresses,
-//! an exit of the innermost open frame without its address: 1.5–2.2 bytes
-//! per call event) and appends the blocks to the recording's
+//! a return from a function that called nothing without its address:
+//! 1.5–2.8 bytes per call event) and appends the blocks to the recording's
 //! thread files with plain `write`s; then everything left once the program
 //! has ended (normally or not).
 //!

@@ -12,30 +12,28 @@
 //! ```
 //!
 //! `varint` is unsigned LEB128 and `zigzag` maps signed numbers to
-//! unsigned ones; `prev_ts` starts at the block's `first_ts`, `prev_address`
-//! at 0 and the block's frame stack empty, so a block decodes without the
-//! ones before it. Time stamps are the runtime's raw clock, 60 bits as in
-//! version-1 records (`ts << 4 | kind`). Blocks whose flags carry
-//! [`FLAG_FRAMES`] (what the recorder writes) code an event as
+//! unsigned ones; `prev_ts` starts at the block's `first_ts` and
+//! `prev_address` (the address of the block's last call event) at 0, so a
+//! block decodes without the ones before it. Time stamps are the runtime's
+//! raw clock, 60 bits as in version-1 records (`ts << 4 | kind`). Blocks
+//! whose flags carry [`FLAG_COMPACT`] (what the recorder writes) code an
+//! event as
 //!
 //! ```text
 //! event = varint(dt << 2 | code) body          dt = ts - prev_ts, 0 <= dt < 2^62
-//!   code 0 (enter): body = varint(zigzag(address - prev_address)); the address
-//!                   goes on the frame stack
-//!   code 1 (exit):  body = varint(zigzag(address - prev_address)); the stack is
-//!                   left as it is
-//!   code 3 (exit of the frame on top of the stack): no body; it is popped
+//!   code 0 (enter), 1 (exit): body = varint(zigzag(address - prev_address))
+//!   code 3 (exit at prev_address, as a call's return with nothing called in
+//!           between): no body
 //!   code 2 (escape): dt is a sub-kind, then body = varint(zigzag(ts - prev_ts)) and
 //!     sub 0 (extended event): varint(len) len bytes (an ExtEvent body)
-//!     sub 1 (enter), 2 (exit): varint(zigzag(address - prev_address)), as codes 0
-//!                   and 1 (for a clock that stepped back)
+//!     sub 1 (enter), 2 (exit): as codes 0 and 1 (for a clock that stepped back)
 //! ```
 //!
-//! so a call's exit costs the clock's byte or two alone, and a clock delta
-//! below 32 ticks one byte. Blocks without the flag (written by recorders
-//! before it) code every event as `varint(zigzag(dt) << 2 | code) body`,
-//! code 0 and 1 as above without the stack, code 2 an extended event
-//! (`varint(len)` and its bytes).
+//! so the exit of a function that called nothing costs its clock's one or
+//! two bytes alone, and a clock delta below 32 ticks takes one byte. Blocks
+//! without the flag (written by recorders before it) code every event as
+//! `varint(zigzag(dt) << 2 | code) body`, codes 0 and 1 as above, code 2 an
+//! extended event (`varint(len)` and its bytes).
 //!
 //! A block is written with one `write`, after its events were read from the
 //! ring; a block cut short by a crash of the recorder (its payload runs past
@@ -53,15 +51,15 @@ pub const BLOCK_HEADER: usize = 32;
 /// Events per block at most (a block holds at most this many).
 pub const BLOCK_EVENTS: u32 = 8192;
 
-/// Block flag: the events are in the frame coding (see the module doc).
-pub const FLAG_FRAMES: u32 = 1;
+/// Block flag: the events are in the compact coding (see the module doc).
+pub const FLAG_COMPACT: u32 = 1;
 
 const CODE_ENTER: u64 = 0;
 const CODE_EXIT: u64 = 1;
 /// An extended event in unflagged blocks, the escape in flagged ones.
 const CODE_EXT: u64 = 2;
 const CODE_ESCAPE: u64 = 2;
-const CODE_TOP_EXIT: u64 = 3;
+const CODE_SAME_EXIT: u64 = 3;
 const ESCAPE_EXT: u64 = 0;
 const ESCAPE_ENTER: u64 = 1;
 /// Clock deltas at or past this go through the escape.
@@ -76,7 +74,7 @@ pub struct BlockHeader {
     pub payload_len: u32,
     /// Events in the block.
     pub events: u32,
-    /// [`FLAG_FRAMES`] or 0.
+    /// [`FLAG_COMPACT`] or 0.
     pub flags: u32,
     /// Raw clock of the first event.
     pub first_ts: u64,
@@ -172,12 +170,23 @@ fn put_varint(out: &mut Vec<u8>, v: u64) {
     }
 }
 
+/// Writes a call event whose clock delta is out of the plain coding's
+/// range (a clock that stepped back) at `p`; returns the bytes written.
+///
+/// # Safety
+/// `p` must be valid for MAX_CALL_BYTES bytes of writes.
+#[cold]
+#[inline(never)]
+unsafe fn write_escaped_call(p: *mut u8, dt: u64, exit: bool, moved: u64) -> usize {
+    let mut n = write_varint(p, (ESCAPE_ENTER + exit as u64) << 2 | CODE_ESCAPE);
+    n += write_varint(p.add(n), zigzag(dt as i64));
+    n + write_varint(p.add(n), zigzag(moved as i64))
+}
+
 /// Builds one block at a time from events in the order written.
 #[derive(Debug, Default)]
 pub struct BlockEncoder {
     payload: Vec<u8>,
-    /// The block's frame stack: addresses entered and not yet left.
-    stack: Vec<u64>,
     events: u32,
     first_ts: u64,
     prev_ts: u64,
@@ -189,7 +198,6 @@ impl BlockEncoder {
     pub fn new() -> BlockEncoder {
         BlockEncoder {
             payload: Vec::with_capacity(64 << 10),
-            stack: Vec::with_capacity(BLOCK_EVENTS as usize),
             ..BlockEncoder::default()
         }
     }
@@ -211,7 +219,6 @@ impl BlockEncoder {
             self.first_ts = ts;
             self.prev_ts = ts;
             self.prev_addr = 0;
-            self.stack.clear();
         }
     }
 
@@ -238,58 +245,40 @@ impl BlockEncoder {
         }
         let room = (BLOCK_EVENTS.saturating_sub(self.events)) as usize;
         self.payload.reserve(room * MAX_CALL_BYTES);
-        // Every enter of the block pushes at most one frame.
-        self.stack.reserve(room);
         let start = self.payload.len();
         let base = self.payload.as_mut_ptr();
-        let stack = self.stack.as_mut_ptr();
-        let (mut len, mut depth) = (start, self.stack.len());
-        let (mut prev_ts, mut prev_addr, mut added) = (self.prev_ts, self.prev_addr, 0usize);
-        let mut code = |(ts, exit, addr): (u64, bool, u64)| {
+        let (mut len, mut prev_ts, mut prev_addr, mut added) = (start, self.prev_ts, self.prev_addr, 0usize);
+        // One place codes an event, so the compiler inlines it into the
+        // loop with the coder's state in registers.
+        let mut pending = first;
+        while added < room {
+            let Some((ts, exit, addr)) = pending.take().or_else(&mut next) else {
+                break;
+            };
             let dt = ts.wrapping_sub(prev_ts);
-            let delta = zigzag(addr.wrapping_sub(prev_addr) as i64);
+            let moved = addr.wrapping_sub(prev_addr);
             // SAFETY: `reserve` left room for `room` events of at most
-            // MAX_CALL_BYTES each past `start`, and for `room` frames past
-            // the stack's length; `depth` counts the frames written.
+            // MAX_CALL_BYTES each past `start`.
             unsafe {
-                if dt >= DT_LIMIT {
-                    let sub = ESCAPE_ENTER + exit as u64;
-                    len += write_varint(base.add(len), sub << 2 | CODE_ESCAPE);
-                    len += write_varint(base.add(len), zigzag(dt as i64));
-                    len += write_varint(base.add(len), delta);
-                    if !exit {
-                        *stack.add(depth) = addr;
-                        depth += 1;
-                    }
-                } else if exit && depth > 0 && *stack.add(depth - 1) == addr {
-                    depth -= 1;
-                    len += write_varint(base.add(len), dt << 2 | CODE_TOP_EXIT);
+                if dt < DT_LIMIT {
+                    // No branch on the kind of event: calls and returns
+                    // interleave with little pattern. The address is
+                    // written always and kept unless it is implied.
+                    let same = exit as u64 & (moved == 0) as u64;
+                    len += write_varint(base.add(len), dt << 2 | exit as u64 | same << 1);
+                    let n = write_varint(base.add(len), zigzag(moved as i64));
+                    len += n & (same as usize).wrapping_sub(1);
                 } else {
-                    len += write_varint(base.add(len), dt << 2 | exit as u64);
-                    len += write_varint(base.add(len), delta);
-                    if !exit {
-                        *stack.add(depth) = addr;
-                        depth += 1;
-                    }
+                    len += write_escaped_call(base.add(len), dt, exit, moved);
                 }
             }
             prev_ts = ts;
             prev_addr = addr;
-        };
-        if let Some(event) = first {
-            code(event);
-            added = 1;
-        }
-        while added < room {
-            let Some(event) = next() else { break };
-            code(event);
             added += 1;
         }
-        // SAFETY: the bytes up to `len` and the frames up to `depth` were
-        // written above (or before this run).
+        // SAFETY: the bytes up to `len` were written above.
         unsafe {
             self.payload.set_len(len);
-            self.stack.set_len(depth);
         }
         self.prev_ts = prev_ts;
         self.prev_addr = prev_addr;
@@ -328,7 +317,7 @@ impl BlockEncoder {
         let header = BlockHeader {
             payload_len: self.payload.len() as u32,
             events: self.events,
-            flags: FLAG_FRAMES,
+            flags: FLAG_COMPACT,
             first_ts: self.first_ts,
             last_ts: self.prev_ts,
         }
@@ -358,10 +347,8 @@ pub struct BlockDecoder<'a> {
     at: usize,
     prev_ts: u64,
     prev_addr: u64,
-    /// The block is in the frame coding ([`FLAG_FRAMES`]).
-    frames: bool,
-    /// Its frame stack; at most one frame per two payload bytes.
-    stack: Vec<u64>,
+    /// The block is in the compact coding ([`FLAG_COMPACT`]).
+    compact: bool,
 }
 
 impl<'a> BlockDecoder<'a> {
@@ -372,8 +359,7 @@ impl<'a> BlockDecoder<'a> {
             at: 0,
             prev_ts: header.first_ts,
             prev_addr: 0,
-            frames: header.flags & FLAG_FRAMES != 0,
-            stack: Vec::new(),
+            compact: header.flags & FLAG_COMPACT != 0,
         }
     }
 
@@ -436,23 +422,19 @@ impl<'a> BlockDecoder<'a> {
         }
         let start = self.at;
         let token = self.varint()?;
-        if !self.frames {
+        if !self.compact {
             return self.unflagged(start, token).map(Some);
         }
         let ev = match token & 3 {
             CODE_ESCAPE => return self.escaped(start, token >> 2).map(Some),
-            CODE_TOP_EXIT => {
-                let addr = self.stack.pop().ok_or(start)?;
-                self.prev_addr = addr;
-                BlockEvent::Exit(addr)
-            }
+            CODE_SAME_EXIT => BlockEvent::Exit(self.prev_addr),
             code => self.call(code == CODE_EXIT)?,
         };
         self.prev_ts = self.prev_ts.wrapping_add(token >> 2);
         Ok(Some((self.prev_ts, ev)))
     }
 
-    /// A call event's address, from its delta; an enter goes on the stack.
+    /// A call event's address, from its delta.
     #[inline(always)]
     fn call(&mut self, exit: bool) -> Result<BlockEvent<'a>, usize> {
         let addr = self.prev_addr.wrapping_add(unzigzag(self.varint()?) as u64);
@@ -460,9 +442,6 @@ impl<'a> BlockDecoder<'a> {
         Ok(if exit {
             BlockEvent::Exit(addr)
         } else {
-            if self.frames {
-                self.stack.push(addr);
-            }
             BlockEvent::Enter(addr)
         })
     }
@@ -484,19 +463,14 @@ impl<'a> BlockDecoder<'a> {
         let ev = match sub {
             ESCAPE_EXT => self.ext()?,
             ESCAPE_ENTER => self.call(false)?,
-            s if s == ESCAPE_ENTER + 1 => {
-                // An escaped exit never pops: the coder names its address.
-                let addr = self.prev_addr.wrapping_add(unzigzag(self.varint()?) as u64);
-                self.prev_addr = addr;
-                BlockEvent::Exit(addr)
-            }
+            s if s == ESCAPE_ENTER + 1 => self.call(true)?,
             _ => return Err(start),
         };
         self.prev_ts = ts;
         Ok((ts, ev))
     }
 
-    /// An event of a block without [`FLAG_FRAMES`].
+    /// An event of a block without [`FLAG_COMPACT`].
     fn unflagged(&mut self, start: usize, token: u64) -> Result<(u64, BlockEvent<'a>), usize> {
         let ts = self.prev_ts.wrapping_add(unzigzag(token >> 2) as u64);
         let ev = match token & 3 {

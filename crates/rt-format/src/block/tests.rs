@@ -167,28 +167,29 @@ fn decode_block(out: &[u8]) -> Result<Vec<(u64, BlockEvent<'_>)>, usize> {
 }
 
 #[test]
-fn exits_of_the_top_frame_carry_no_address_and_others_do() {
+fn an_exit_at_the_last_calls_address_carries_none_and_others_do() {
     let mut enc = BlockEncoder::new();
     enc.push_call(10, false, 0x100); // enter: clock byte, address bytes
     enc.push_call(11, false, 0x200);
-    enc.push_call(12, true, 0x200); // top frame: one byte
-    enc.push_call(13, true, 0x999); // not the top (0x100): named
-    enc.push_call(14, true, 0x100); // still the top: one byte
-    enc.push_call(15, true, 0x100); // stack empty: named
+    enc.push_call(12, true, 0x200); // the last call's address: one byte
+    enc.push_call(13, true, 0x100); // another: named
+    enc.push_call(14, true, 0x100); // the same again: one byte
+    enc.push_call(15, false, 0x100); // an enter is always named
     let mut out = Vec::new();
     enc.finish_into(&mut out);
     let payload = &out[BLOCK_HEADER..];
-    assert_eq!(payload[6], 1 << 2 | CODE_TOP_EXIT as u8);
+    assert_eq!(payload[6], 1 << 2 | CODE_SAME_EXIT as u8);
     assert_eq!(payload[7], 1 << 2 | CODE_EXIT as u8);
-    assert_eq!(payload[10], 1 << 2 | CODE_TOP_EXIT as u8);
+    assert_eq!(payload[10], 1 << 2 | CODE_SAME_EXIT as u8);
+    assert_eq!(payload[11..], [1 << 2 | CODE_ENTER as u8, 0]);
     let evs = decode_block(&out).unwrap();
     let want = [
         (10, BlockEvent::Enter(0x100)),
         (11, BlockEvent::Enter(0x200)),
         (12, BlockEvent::Exit(0x200)),
-        (13, BlockEvent::Exit(0x999)),
+        (13, BlockEvent::Exit(0x100)),
         (14, BlockEvent::Exit(0x100)),
-        (15, BlockEvent::Exit(0x100)),
+        (15, BlockEvent::Enter(0x100)),
     ];
     assert_eq!(evs, want);
 }
@@ -197,9 +198,9 @@ fn exits_of_the_top_frame_carry_no_address_and_others_do() {
 fn a_clock_that_steps_back_goes_through_the_escape() {
     let mut enc = BlockEncoder::new();
     enc.push_call(1000, false, 0x100);
-    enc.push_call(990, false, 0x200); // back 10 ticks: escaped, still a frame
-    enc.push_call(995, true, 0x200); // the top frame
-    enc.push_call(900, true, 0x100); // back again: escaped, named, no pop
+    enc.push_call(990, false, 0x200); // back 10 ticks: escaped
+    enc.push_call(995, true, 0x200); // the last call's address
+    enc.push_call(900, true, 0x100); // back again: escaped
     enc.push_ext(905, b"xy");
     enc.push_call(906, false, 0x300);
     let mut out = Vec::new();
@@ -217,25 +218,27 @@ fn a_clock_that_steps_back_goes_through_the_escape() {
 }
 
 #[test]
-fn a_top_exit_with_no_frame_and_an_unknown_escape_are_errors() {
+fn an_unknown_escape_and_a_cut_body_are_errors() {
     fn bad(payload: &[u8]) -> Result<Option<(u64, BlockEvent<'_>)>, usize> {
         let h = BlockHeader {
             payload_len: payload.len() as u32,
             events: 1,
-            flags: FLAG_FRAMES,
+            flags: FLAG_COMPACT,
             first_ts: 5,
             last_ts: 5,
         };
         BlockDecoder::new(payload, &h).next_event()
     }
-    assert_eq!(bad(&[CODE_TOP_EXIT as u8]), Err(0));
     assert_eq!(bad(&[3 << 2 | CODE_ESCAPE as u8, 0, 0]), Err(0));
     assert_eq!(bad(&[ESCAPE_EXT as u8 | CODE_ESCAPE as u8, 0, 5, 1]), Err(3));
+    assert_eq!(bad(&[1 << 2 | CODE_ENTER as u8]), Err(1));
+    // The first exit of a block with no address is at address 0.
+    assert_eq!(bad(&[CODE_SAME_EXIT as u8]), Ok(Some((5, BlockEvent::Exit(0)))));
 }
 
 #[test]
 fn blocks_of_earlier_recorders_still_decode() {
-    // The coding without FLAG_FRAMES, by hand: zigzag clock deltas, every
+    // The coding without FLAG_COMPACT, by hand: zigzag clock deltas, every
     // exit named, code 2 an extended event.
     let mut payload = Vec::new();
     for (dt, code, rest) in [(0i64, 0u64, zigzag(0x40)), (3, 1, 0), (-2, 2, 2)] {
