@@ -394,6 +394,8 @@ impl<'a> BlockDecoder<'a> {
         self.varint_long()
     }
 
+    #[cold]
+    #[inline(never)]
     fn varint_long(&mut self) -> Result<u64, usize> {
         let mut v = 0u64;
         let mut shift = 0;
@@ -414,8 +416,10 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// The next event and its raw time stamp; `Ok(None)` at the end of the
-    /// payload; `Err(offset)` for a malformed payload.
-    #[inline]
+    /// payload; `Err(offset)` for a malformed payload. Inlined into the
+    /// readers' loops: a call per event, returning its result through
+    /// memory, cost the skim of a late window a third of its time.
+    #[inline(always)]
     pub fn next_event(&mut self) -> Result<Option<(u64, BlockEvent<'a>)>, usize> {
         if self.at >= self.b.len() {
             return Ok(None);
@@ -458,6 +462,8 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// The event after an escape of this sub-kind.
+    #[cold]
+    #[inline(never)]
     fn escaped(&mut self, start: usize, sub: u64) -> Result<(u64, BlockEvent<'a>), usize> {
         let ts = self.prev_ts.wrapping_add(unzigzag(self.varint()?) as u64);
         let ev = match sub {
@@ -471,6 +477,7 @@ impl<'a> BlockDecoder<'a> {
     }
 
     /// An event of a block without [`FLAG_COMPACT`].
+    #[inline(never)]
     fn unflagged(&mut self, start: usize, token: u64) -> Result<(u64, BlockEvent<'a>), usize> {
         let ts = self.prev_ts.wrapping_add(unzigzag(token >> 2) as u64);
         let ev = match token & 3 {
