@@ -57,6 +57,16 @@ timed() {
 median() { sort -g | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 row() { printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$@" "$(cat "$W/cpu.txt" 2>/dev/null)"; }
 
+# record_once BIN DIR EVENTS CMD…: `BIN record` of CMD into DIR (made
+# afresh), timed; prints "wall_s peak_kb cpu_s events_lost bytes_per_event".
+record_once() {
+  local bin=$1 dir=$2 events=$3 r; shift 3
+  rm -rf "$dir"
+  r=$(timed "$bin" record -o "$dir" -- "$@")
+  echo "$r $(cat "$W/cpu.txt") $("$bin" replay "$dir" --stats | tail -1 | awk '{print $5}')" \
+    "$(du -sb "$dir" | awk -v e="$events" '{printf "%.2f", $1 / e}')"
+}
+
 measure() {  # measure NAME EVENTS PEERS CMD…
   local name=$1 events=$2 peers=$3; shift 3
   echo
@@ -64,7 +74,7 @@ measure() {  # measure NAME EVENTS PEERS CMD…
   echo
   echo "| tool | wall s (median of $RUNS) | × TSC-only | events lost | peak RSS MB | bytes/event on disk | CPU s (last run) |"
   echo "|---|---|---|---|---|---|---|"
-  local tsc="" tk="" uf="" lt="" pairs="" r t
+  local tsc="" tk="" uf="" lt="" pairs="" r t w
   local tk_rss="" tk_lost="" tk_bytes="" tk_cpu="" tsc_cpu=""
   local base="" base_pairs="" base_rss="" base_lost="" base_bytes="" base_cpu=""
   # TSC-only and tracekit runs alternate, so drift hits both alike; each
@@ -72,19 +82,11 @@ measure() {  # measure NAME EVENTS PEERS CMD…
   for _ in $(seq "$RUNS"); do
     r=$(timed env LD_PRELOAD="$W/tsc_floor.so" "$@"); t=${r%% *}; tsc+="$t "
     tsc_cpu=$(cat "$W/cpu.txt")
-    rm -rf "$W/rec"
-    r=$(timed "$T" record -o "$W/rec" -- "$@"); tk+="${r%% *} "; tk_rss=${r##* }
-    tk_cpu=$(cat "$W/cpu.txt")
-    pairs+="$(awk -v a="${r%% *}" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
-    tk_lost=$("$T" replay "$W/rec" --stats | tail -1 | awk '{print $5}')
-    tk_bytes=$(du -sb "$W/rec" | awk -v e="$events" '{printf "%.2f", $1 / e}')
+    read -r w tk_rss tk_cpu tk_lost tk_bytes <<<"$(record_once "$T" "$W/rec" "$events" "$@")"
+    tk+="$w "; pairs+="$(awk -v a="$w" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
     if [[ -n ${BASELINE:-} ]]; then
-      rm -rf "$W/rec-base"
-      r=$(timed "$BASELINE" record -o "$W/rec-base" -- "$@"); base+="${r%% *} "; base_rss=${r##* }
-      base_cpu=$(cat "$W/cpu.txt")
-      base_pairs+="$(awk -v a="${r%% *}" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
-      base_lost=$("$BASELINE" replay "$W/rec-base" --stats | tail -1 | awk '{print $5}')
-      base_bytes=$(du -sb "$W/rec-base" | awk -v e="$events" '{printf "%.2f", $1 / e}')
+      read -r w base_rss base_cpu base_lost base_bytes <<<"$(record_once "$BASELINE" "$W/rec-base" "$events" "$@")"
+      base+="$w "; base_pairs+="$(awk -v a="$w" -v b="$t" 'BEGIN{printf "%.4f", a/b}') "
       rm -rf "$W/rec-base"
     fi
   done

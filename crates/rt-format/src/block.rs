@@ -62,6 +62,7 @@ const CODE_ESCAPE: u64 = 2;
 const CODE_SAME_EXIT: u64 = 3;
 const ESCAPE_EXT: u64 = 0;
 const ESCAPE_ENTER: u64 = 1;
+const ESCAPE_EXIT: u64 = 2;
 /// Clock deltas at or past this go through the escape.
 const DT_LIMIT: u64 = 1 << 62;
 // `push_calls` codes an event's kind as its `exit` flag.
@@ -178,7 +179,8 @@ fn put_varint(out: &mut Vec<u8>, v: u64) {
 #[cold]
 #[inline(never)]
 unsafe fn write_escaped_call(p: *mut u8, dt: u64, exit: bool, moved: u64) -> usize {
-    let mut n = write_varint(p, (ESCAPE_ENTER + exit as u64) << 2 | CODE_ESCAPE);
+    let sub = if exit { ESCAPE_EXIT } else { ESCAPE_ENTER };
+    let mut n = write_varint(p, sub << 2 | CODE_ESCAPE);
     n += write_varint(p.add(n), zigzag(dt as i64));
     n + write_varint(p.add(n), zigzag(moved as i64))
 }
@@ -469,7 +471,7 @@ impl<'a> BlockDecoder<'a> {
         let ev = match sub {
             ESCAPE_EXT => self.ext()?,
             ESCAPE_ENTER => self.call(false)?,
-            s if s == ESCAPE_ENTER + 1 => self.call(true)?,
+            ESCAPE_EXIT => self.call(true)?,
             _ => return Err(start),
         };
         self.prev_ts = ts;
