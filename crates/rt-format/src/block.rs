@@ -41,6 +41,18 @@
 //! is complete. `first_ts`/`last_ts` let a reader skip the blocks outside a
 //! time window without decoding them, and `events` lets it count events
 //! from the headers alone.
+//!
+//! A block of call events only (no extended event) also carries a summary
+//! of its call depth in its flags ([`FLAG_DEPTH`], see [`DepthSummary`]):
+//!
+//! ```text
+//! flags = bit 0: FLAG_COMPACT   bit 1: FLAG_DEPTH
+//!         bits 2..18: net (i16)  bits 18..32: -lowest (u14)
+//! ```
+//!
+//! so a reader knows the depth at every block boundary from the headers
+//! alone, and which block entered each frame open at a window's start: it
+//! decodes those few blocks rather than all of them.
 
 /// File format version of thread files made of blocks.
 pub const BLOCK_VERSION: u32 = 2;
@@ -53,6 +65,13 @@ pub const BLOCK_EVENTS: u32 = 8192;
 
 /// Block flag: the events are in the compact coding (see the module doc).
 pub const FLAG_COMPACT: u32 = 1;
+/// Block flag: the other flag bits hold the block's [`DepthSummary`].
+pub const FLAG_DEPTH: u32 = 2;
+const NET_SHIFT: u32 = 2;
+const LOWEST_SHIFT: u32 = 18;
+/// `-lowest` takes the flags' top 14 bits.
+const LOWEST_MAX: u32 = (1 << (32 - LOWEST_SHIFT)) - 1;
+const _: () = assert!(BLOCK_EVENTS <= LOWEST_MAX && BLOCK_EVENTS <= i16::MAX as u32);
 
 const CODE_ENTER: u64 = 0;
 const CODE_EXIT: u64 = 1;
@@ -75,7 +94,8 @@ pub struct BlockHeader {
     pub payload_len: u32,
     /// Events in the block.
     pub events: u32,
-    /// [`FLAG_COMPACT`] or 0.
+    /// [`FLAG_COMPACT`], [`FLAG_DEPTH`] and the depth summary (see
+    /// [`BlockHeader::depth`]).
     pub flags: u32,
     /// Raw clock of the first event.
     pub first_ts: u64,
@@ -104,6 +124,19 @@ impl BlockHeader {
         })
     }
 
+    /// The block's call depth summary, when its flags carry one that
+    /// holds together with its event count.
+    pub fn depth(&self) -> Option<DepthSummary> {
+        if self.flags & FLAG_DEPTH == 0 {
+            return None;
+        }
+        let net = i32::from((self.flags >> NET_SHIFT) as u16 as i16);
+        let lowest = -((self.flags >> LOWEST_SHIFT) as i32);
+        let events = i64::from(self.events);
+        let sane = i64::from(net).abs() <= events && -i64::from(lowest) <= events && lowest <= net.min(0);
+        sane.then_some(DepthSummary { net, lowest })
+    }
+
     /// The header's bytes.
     fn bytes(&self) -> [u8; BLOCK_HEADER] {
         let mut b = [0u8; BLOCK_HEADER];
@@ -114,6 +147,24 @@ impl BlockHeader {
         b[16..24].copy_from_slice(&self.first_ts.to_le_bytes());
         b[24..32].copy_from_slice(&self.last_ts.to_le_bytes());
         b
+    }
+}
+
+/// How a block's call events move the call depth (enters +1, exits -1),
+/// from the header alone: where the depth ends and its lowest point,
+/// both relative to the depth at the block's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepthSummary {
+    /// Depth at the block's end, minus the depth at its start.
+    pub net: i32,
+    /// Lowest depth reached within the block (0 or less), counting its start.
+    pub lowest: i32,
+}
+
+impl DepthSummary {
+    /// The flag bits that carry it.
+    fn flags(self) -> u32 {
+        FLAG_DEPTH | u32::from(self.net as i16 as u16) << NET_SHIFT | ((-self.lowest) as u32) << LOWEST_SHIFT
     }
 }
 
@@ -193,6 +244,11 @@ pub struct BlockEncoder {
     first_ts: u64,
     prev_ts: u64,
     prev_addr: u64,
+    /// Call depth relative to the block's start, and its lowest point.
+    depth: i32,
+    lowest: i32,
+    /// An extended event was added: the block carries no depth summary.
+    has_ext: bool,
 }
 
 impl BlockEncoder {
@@ -221,6 +277,9 @@ impl BlockEncoder {
             self.first_ts = ts;
             self.prev_ts = ts;
             self.prev_addr = 0;
+            self.depth = 0;
+            self.lowest = 0;
+            self.has_ext = false;
         }
     }
 
@@ -250,6 +309,7 @@ impl BlockEncoder {
         let start = self.payload.len();
         let base = self.payload.as_mut_ptr();
         let (mut len, mut prev_ts, mut prev_addr, mut added) = (start, self.prev_ts, self.prev_addr, 0usize);
+        let (mut depth, mut lowest) = (self.depth, self.lowest);
         // One place codes an event, so the compiler inlines it into the
         // loop with the coder's state in registers.
         let mut pending = first;
@@ -276,6 +336,9 @@ impl BlockEncoder {
             }
             prev_ts = ts;
             prev_addr = addr;
+            // The depth summary: two register operations, off the coding's path.
+            depth += 1 - 2 * exit as i32;
+            lowest = lowest.min(depth);
             added += 1;
         }
         // SAFETY: the bytes up to `len` were written above.
@@ -284,6 +347,7 @@ impl BlockEncoder {
         }
         self.prev_ts = prev_ts;
         self.prev_addr = prev_addr;
+        (self.depth, self.lowest) = (depth, lowest);
         self.events += added as u32;
         added as u32
     }
@@ -294,6 +358,7 @@ impl BlockEncoder {
         let d = ts.wrapping_sub(self.prev_ts) as i64;
         self.prev_ts = ts;
         self.events += 1;
+        self.has_ext = true;
         put_varint(&mut self.payload, ESCAPE_EXT << 2 | CODE_ESCAPE);
         put_varint(&mut self.payload, zigzag(d));
         put_varint(&mut self.payload, body.len() as u64);
@@ -316,10 +381,19 @@ impl BlockEncoder {
         if self.events == 0 {
             return Ok(());
         }
+        let summary = DepthSummary {
+            net: self.depth,
+            lowest: self.lowest,
+        };
+        let depth = if self.has_ext || self.events > BLOCK_EVENTS {
+            0
+        } else {
+            summary.flags()
+        };
         let header = BlockHeader {
             payload_len: self.payload.len() as u32,
             events: self.events,
-            flags: FLAG_COMPACT,
+            flags: FLAG_COMPACT | depth,
             first_ts: self.first_ts,
             last_ts: self.prev_ts,
         }

@@ -17,6 +17,15 @@ fn ev() -> impl Strategy<Value = Ev> {
     ]
 }
 
+/// Mostly calls, so blocks of calls only are common (one in 8001 is an
+/// extended event).
+fn mostly_calls() -> impl Strategy<Value = Ev> {
+    prop_oneof![
+        8000 => (0u64..1 << 60, any::<bool>(), 0u64..4).prop_map(|(t, x, a)| Ev::Call(t, x, a)),
+        1 => (0u64..1 << 60, proptest::collection::vec(any::<u8>(), 0..4)).prop_map(|(t, b)| Ev::Ext(t, b)),
+    ]
+}
+
 proptest! {
     #[test]
     fn blocks_round_trip(evs in proptest::collection::vec(ev(), 1..200)) {
@@ -51,6 +60,35 @@ proptest! {
         runs in proptest::collection::vec(1usize..40, 1..20),
     ) {
         prop_assert_eq!(encode_one_by_one(&evs), encode_in_runs(&evs, &runs));
+    }
+
+    #[test]
+    fn every_block_of_calls_carries_its_depth_summary(
+        evs in proptest::collection::vec(mostly_calls(), 1..20_000),
+        runs in proptest::collection::vec(1usize..3000, 1..20),
+    ) {
+        let out = encode_in_runs(&evs, &runs);
+        let (mut at, mut summarized) = (0, 0);
+        while at < out.len() {
+            let h = BlockHeader::read(&out[at..]).unwrap();
+            let payload = &out[at + BLOCK_HEADER..at + BLOCK_HEADER + h.payload_len as usize];
+            let (mut depth, mut lowest, mut ext) = (0i32, 0i32, false);
+            let mut d = BlockDecoder::new(payload, &h);
+            while let Some((_, e)) = d.next_event().unwrap() {
+                match e {
+                    BlockEvent::Enter(_) => depth += 1,
+                    BlockEvent::Exit(_) => depth -= 1,
+                    BlockEvent::Ext(_) => ext = true,
+                }
+                lowest = lowest.min(depth);
+            }
+            let want = (!ext).then_some(DepthSummary { net: depth, lowest });
+            prop_assert_eq!(h.depth(), want);
+            summarized += usize::from(!ext);
+            at += BLOCK_HEADER + h.payload_len as usize;
+        }
+        // Blocks of calls only are common enough to be tried.
+        prop_assume!(summarized > 0);
     }
 
     #[test]
@@ -258,4 +296,48 @@ fn blocks_of_earlier_recorders_still_decode() {
     assert_eq!(d.next_event(), Ok(Some((53, BlockEvent::Exit(0x40)))));
     assert_eq!(d.next_event(), Ok(Some((51, BlockEvent::Ext(b"hi")))));
     assert_eq!(d.next_event(), Ok(None));
+}
+
+#[test]
+fn a_full_block_of_enters_or_of_exits_keeps_its_summary_whole() {
+    for exit in [false, true] {
+        let mut enc = BlockEncoder::new();
+        let mut ts = 0;
+        enc.push_calls(|| {
+            ts += 1;
+            Some((ts, exit, 0x40))
+        });
+        let mut out = Vec::new();
+        enc.finish_into(&mut out);
+        let h = BlockHeader::read(&out).unwrap();
+        let n = BLOCK_EVENTS as i32;
+        let want = if exit {
+            DepthSummary { net: -n, lowest: -n }
+        } else {
+            DepthSummary { net: n, lowest: 0 }
+        };
+        assert_eq!(h.depth(), Some(want));
+    }
+}
+
+#[test]
+fn a_summary_that_does_not_hold_together_is_none() {
+    let header = |events, net: i32, lowest: i32| BlockHeader {
+        payload_len: 0,
+        events,
+        flags: FLAG_COMPACT | DepthSummary { net, lowest }.flags(),
+        first_ts: 0,
+        last_ts: 0,
+    };
+    assert_eq!(header(4, 2, -1).depth(), Some(DepthSummary { net: 2, lowest: -1 }));
+    // More movement than events, a lowest point above the end or the start.
+    assert_eq!(header(4, 5, 0).depth(), None);
+    assert_eq!(header(4, -1, -5).depth(), None);
+    assert_eq!(header(4, -2, -1).depth(), None);
+    // Blocks of earlier recorders carry none.
+    let old = BlockHeader {
+        flags: FLAG_COMPACT,
+        ..header(4, 0, 0)
+    };
+    assert_eq!(old.depth(), None);
 }
