@@ -154,11 +154,15 @@ impl Profile {
             }
             walker.walk(calls, session.methods.len(), opts.window.as_ref(), &mut acc);
         }
-        Profile::from_acc(acc, session.clocks)
+        Profile::from_acc(acc, session.clocks, &session.methods.ranks())
     }
 
-    /// The profile of what the walk accumulated.
-    pub(crate) fn from_acc(acc: Acc, clocks: Clocks) -> Profile {
+    /// The profile of what the walk accumulated; rows of equal time are
+    /// ordered by `ranks` (see [`tracekit_model::MethodTable::ranks`]), so
+    /// the order does not depend on the order methods were met in (a
+    /// window's read meets them in another order than the whole run's).
+    pub(crate) fn from_acc(acc: Acc, clocks: Clocks, ranks: &[u32]) -> Profile {
+        let rank = |m: MethodId| ranks.get(m.0 as usize).copied().unwrap_or(m.0);
         let mut methods: Vec<MethodProfile> = acc
             .rows
             .into_iter()
@@ -184,13 +188,13 @@ impl Profile {
                 r.incl_cpu_ns
             }
         };
-        methods.sort_by(|a, b| key(b).cmp(&key(a)).then(a.method.cmp(&b.method)));
+        methods.sort_by(|a, b| key(b).cmp(&key(a)).then(rank(a.method).cmp(&rank(b.method))));
         let mut edges: Vec<EdgeProfile> = acc.edges.into_values().collect();
         edges.sort_by(|a, b| {
             b.incl_real_ns
                 .cmp(&a.incl_real_ns)
-                .then(a.child.cmp(&b.child))
-                .then(a.parent.cmp(&b.parent))
+                .then(rank(a.child).cmp(&rank(b.child)))
+                .then(a.parent.map(rank).cmp(&b.parent.map(rank)))
         });
         Profile {
             clocks,

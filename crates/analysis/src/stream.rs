@@ -7,13 +7,13 @@
 //!
 //! ```
 //! use tracekit_analysis::StreamAnalysis;
-//! use tracekit_model::{CallEvent, Clocks, MethodId};
+//! use tracekit_model::{CallEvent, Clocks, MethodId, MethodTable};
 //! let mut a = StreamAnalysis::new(true, true);
 //! a.begin_thread();
 //! a.event(&CallEvent::enter(MethodId(0), 10, None));
 //! a.event(&CallEvent::exit(MethodId(0), 30, None));
 //! a.end_thread();
-//! let (profile, tree) = a.finish(Clocks::WALL);
+//! let (profile, tree) = a.finish(Clocks::WALL, &MethodTable::new());
 //! assert_eq!(profile.unwrap().methods[0].incl_real_ns, 20);
 //! assert_eq!(tree.unwrap().root().incl_real_ns, 20);
 //! ```
@@ -23,7 +23,7 @@ use crate::intervals::IntervalSet;
 use crate::profile::Acc;
 use crate::walk::{Closed, Visitor, Walker};
 use crate::{CallTree, Profile};
-use tracekit_model::{CallEvent, Clocks, MethodId};
+use tracekit_model::{CallEvent, Clocks, MethodId, MethodTable};
 
 struct Both {
     profile: Option<Acc>,
@@ -125,15 +125,21 @@ impl StreamAnalysis {
         }
     }
 
-    /// The results, on the session's clocks.
-    pub fn finish(self, clocks: Clocks) -> (Option<Profile>, Option<CallTree>) {
-        let (profile, tree, _) = self.finish_with_threads(clocks);
+    /// The results, on the session's clocks; `methods` (the session's)
+    /// orders rows of equal time (see [`MethodTable::ranks`]).
+    pub fn finish(self, clocks: Clocks, methods: &MethodTable) -> (Option<Profile>, Option<CallTree>) {
+        let (profile, tree, _) = self.finish_with_threads(clocks, methods);
         (profile, tree)
     }
 
     /// The results and, when kept ([`StreamAnalysis::keep_thread_profiles`]),
     /// each thread's own profile in the order the threads were fed.
-    pub fn finish_with_threads(mut self, clocks: Clocks) -> (Option<Profile>, Option<CallTree>, Vec<Profile>) {
+    pub fn finish_with_threads(
+        mut self,
+        clocks: Clocks,
+        methods: &MethodTable,
+    ) -> (Option<Profile>, Option<CallTree>, Vec<Profile>) {
+        let ranks = methods.ranks();
         let mut own = Vec::new();
         if let Some(threads) = self.threads.take() {
             if let Some(acc) = &mut self.out.profile {
@@ -141,10 +147,13 @@ impl StreamAnalysis {
                 self.total.merge(acc);
                 *acc = std::mem::take(&mut self.total);
             }
-            own = threads.into_iter().map(|a| Profile::from_acc(a, clocks)).collect();
+            own = threads
+                .into_iter()
+                .map(|a| Profile::from_acc(a, clocks, &ranks))
+                .collect();
         }
         (
-            self.out.profile.map(|a| Profile::from_acc(a, clocks)),
+            self.out.profile.map(|a| Profile::from_acc(a, clocks, &ranks)),
             self.out.tree.map(CallTree::from_builder),
             own,
         )

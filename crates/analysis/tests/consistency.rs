@@ -74,7 +74,7 @@ fn streamed(s: &Session, window: Option<IntervalSet>) -> (Profile, tracekit_anal
         }
         a.end_thread();
     }
-    let (p, t) = a.finish(s.clocks);
+    let (p, t) = a.finish(s.clocks, &s.methods);
     (p.unwrap(), t.unwrap())
 }
 
@@ -156,7 +156,7 @@ fn streamed_events_give_each_threads_own_profile_in_the_same_walk() {
             }
             st.end_thread();
         }
-        let (whole, _, own) = st.finish_with_threads(s.clocks);
+        let (whole, _, own) = st.finish_with_threads(s.clocks, &s.methods);
         let whole = whole.unwrap();
         let want = Profile::of(
             &s,

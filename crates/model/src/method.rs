@@ -111,6 +111,35 @@ impl MethodTable {
         self.methods.is_empty()
     }
 
+    /// Each method's place (indexed by id) when the table is sorted by
+    /// class, name, signature, module, source file, line and address, ties
+    /// by id: an order of methods that does not depend on the order a
+    /// reader met them in, for reports to break ties with.
+    pub fn ranks(&self) -> Vec<u32> {
+        fn key(m: &Method) -> impl Ord + '_ {
+            (
+                &m.class,
+                &m.name,
+                &m.signature,
+                &m.module,
+                &m.source_file,
+                m.line,
+                m.address,
+            )
+        }
+        let mut ids: Vec<u32> = (0..self.methods.len() as u32).collect();
+        ids.sort_by(|&a, &b| {
+            key(&self.methods[a as usize])
+                .cmp(&key(&self.methods[b as usize]))
+                .then(a.cmp(&b))
+        });
+        let mut ranks = vec![0; ids.len()];
+        for (place, id) in ids.into_iter().enumerate() {
+            ranks[id as usize] = place as u32;
+        }
+        ranks
+    }
+
     /// Iterates over `(id, method)` pairs.
     pub fn iter(&self) -> impl Iterator<Item = (MethodId, &Method)> {
         self.methods.iter().enumerate().map(|(i, m)| (MethodId(i as u32), m))

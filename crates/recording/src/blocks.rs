@@ -17,6 +17,17 @@ pub(crate) enum BlockError {
     Bad(usize, String),
 }
 
+impl BlockError {
+    /// The error as one of the file at `path`.
+    pub(crate) fn of(self, path: &Path) -> ThreadFileError {
+        let path = path.display().to_string();
+        match self {
+            BlockError::Io(error) => ThreadFileError::Io { path, error },
+            BlockError::Bad(offset, what) => ThreadFileError::Bad { path, offset, what },
+        }
+    }
+}
+
 /// Calls `f(file offset, header, payload)` for every complete block from
 /// `start`, until `f` returns `false`; with `payload` false, payloads are
 /// skipped (and `f` gets an empty slice). Returns whether the last block
@@ -112,52 +123,65 @@ fn scan_block_headers(
     path: &Path,
     mut f: impl FnMut(&BlockHeader),
 ) -> Result<Option<(ThreadHeader, u64)>, ThreadFileError> {
-    let io = |error| ThreadFileError::Io {
-        path: path.display().to_string(),
-        error,
-    };
-    let mut file = tracekit_safeio::open_regular(path).map_err(|e| io(std::io::Error::new(e.kind, e.message)))?;
-    let mut head = vec![0u8; HEADER_SIZE];
-    let n = read_up_to(&mut file, &mut head).map_err(io)?;
-    head.truncate(n);
-    let (header, hsize) = parse_header(&head).map_err(|(offset, what)| ThreadFileError::Bad {
-        path: path.display().to_string(),
-        offset,
-        what,
-    })?;
+    let (mut file, header, first) = open_thread_file(path)?;
     if header.version != BLOCK_VERSION {
         return Ok(None);
     }
-    let mut end = hsize as u64;
-    for_each_block(&mut file, hsize as u64, false, |at, h, _| {
+    let mut end = first;
+    for_each_block(&mut file, first, false, |at, h, _| {
         f(h);
         end = at + BLOCK_HEADER as u64 + h.payload_len as u64;
         Ok(true)
     })
-    .map_err(|e| match e {
-        BlockError::Io(e) => io(e),
-        BlockError::Bad(offset, what) => ThreadFileError::Bad {
-            path: path.display().to_string(),
-            offset,
-            what,
-        },
-    })?;
+    .map_err(|e| e.of(path))?;
     Ok(Some((header, end)))
 }
 
+/// Opens the thread file at `path` and reads its header: the file (at no
+/// particular offset), the header, and where the data after it starts.
+pub(crate) fn open_thread_file(path: &Path) -> Result<(std::fs::File, ThreadHeader, u64), ThreadFileError> {
+    let mut file = tracekit_safeio::open_regular(path).map_err(|e| ThreadFileError::Io {
+        path: path.display().to_string(),
+        error: std::io::Error::new(e.kind, e.message),
+    })?;
+    let mut head = vec![0u8; HEADER_SIZE];
+    let n = read_up_to(&mut file, &mut head).map_err(|e| BlockError::Io(e).of(path))?;
+    head.truncate(n);
+    let (header, hsize) = parse_header(&head).map_err(|(o, w)| BlockError::Bad(o, w).of(path))?;
+    Ok((file, header, hsize as u64))
+}
+
+/// The payload of the block at file offset `at`; `None` when there is no
+/// complete block there.
+pub(crate) fn read_payload(file: &mut std::fs::File, at: u64) -> Option<Vec<u8>> {
+    let mut payload = None;
+    for_each_block(file, at, true, |_, _, p| {
+        payload = Some(p.to_vec());
+        Ok(false)
+    })
+    .ok()?;
+    payload
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::thread_file::{read_thread_file, stream_thread_file_until, thread_stats, RawEvent};
     use tracekit_rt_format::block::{BlockEncoder, BLOCK_VERSION};
     use tracekit_rt_format::{off, ExtEvent, ExtKind, HEADER_SIZE, MAGIC};
 
-    /// A version-2 file of `blocks` blocks of 3 events each.
-    fn file_of_blocks(blocks: u64) -> Vec<u8> {
+    /// The header of a version-2 thread file (no blocks yet).
+    pub(crate) fn v2_header() -> Vec<u8> {
         let mut b = vec![0u8; HEADER_SIZE];
         b[..8].copy_from_slice(&MAGIC);
         b[off::VERSION..off::VERSION + 4].copy_from_slice(&BLOCK_VERSION.to_le_bytes());
         b[off::HEADER_SIZE..off::HEADER_SIZE + 4].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
         b[off::PID..off::PID + 4].copy_from_slice(&7u32.to_le_bytes());
+        b
+    }
+
+    /// A version-2 file of `blocks` blocks of 3 events each.
+    fn file_of_blocks(blocks: u64) -> Vec<u8> {
+        let mut b = v2_header();
         let marker = ExtEvent {
             sub: ExtKind::Marker,
             remote_pid: 0,

@@ -25,6 +25,7 @@ mod blocks;
 mod checkpoints;
 pub mod context_file;
 mod layout;
+mod leap;
 mod load;
 pub mod meta;
 mod skim;

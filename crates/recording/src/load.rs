@@ -8,7 +8,7 @@ use crate::layout::{read_layout, thread_timeline, Layout};
 use crate::meta::{TickConverter, CONTEXT_FILE};
 use crate::skim::{Skim, Skimmed};
 use crate::symbolize::{MapsHistory, Symbolizer};
-use crate::thread_file::{stream_thread_file_skimming, thread_stats, RawEvent, ThreadStats};
+use crate::thread_file::{stream_thread_file_from, thread_stats, RawEvent, ThreadStats};
 use anyhow::Context as _;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
@@ -377,65 +377,55 @@ impl Builder {
             m
         };
         let past = |raw: u64| until.is_some_and(|u| ts(raw) > u);
-        // Blocks that end before the window's start are skimmed (see
-        // skim.rs); the frames they leave open enter the balancer at the
-        // first event read in full, after the functions they first saw.
+        // Blocks that end before the window's start are skimmed or leapt
+        // over (see skim.rs and leap.rs); the frames they leave open enter
+        // the balancer before the first event read in full, after the
+        // functions they first saw.
         let start = range.map_or(0, |(start, _)| start);
         // A window's read keeps checkpoints of the skim beside the thread
         // file, and starts from the last one before the window (see
         // checkpoints.rs).
         let on = start > 0 && inherited.is_empty();
         let mut skim = Skim::new(maps, &ts, start, on);
-        let from = if on {
+        let mut from = if on {
             Checkpoints::load(path)
                 .or_else(|| Checkpoints::new_for(path))
                 .and_then(|index| skim.resume(index, |at| crate::blocks::block_at(path, at)))
         } else {
             None
         };
-        let skim = std::cell::RefCell::new(skim);
-        let skimming = std::cell::Cell::new(skim.borrow().is_on());
-        stream_thread_file_skimming(
-            path,
-            from,
-            past,
-            |at, h, payload| skim.borrow_mut().block(at, h, payload),
-            |raw, ev| {
-                if skimming.get() {
-                    skimming.set(false);
-                    hand_over(self, skim.borrow_mut().take(), &mut bal, &mut cols, &mut method, &ts);
-                }
-                let at = ts(raw);
-                let step = match ev {
-                    RawEvent::Enter(a) => Step::Call(CallKind::Enter, method(self, a, raw)),
-                    RawEvent::Exit(a) => Step::Call(CallKind::Exit, method(self, a, raw)),
-                    RawEvent::Ext(x) => match x.sub {
-                        ExtKind::NamedEnter | ExtKind::NamedExit => {
-                            let name = x.strings.first().cloned().unwrap_or_default();
-                            let m = self.s.methods.intern(Method::new("", name, ""));
-                            let kind = if x.sub == ExtKind::NamedEnter {
-                                CallKind::Enter
-                            } else {
-                                CallKind::Exit
-                            };
-                            Step::Call(kind, m)
-                        }
-                        ExtKind::Longjmp => Step::Longjmp(x.object_id),
-                        ExtKind::Setjmp => Step::Setjmp(x.object_id),
-                        ExtKind::Fork => Step::Fork(x.value),
-                        _ => {
-                            self.add_ext(at, pid, tid, &x);
-                            return;
-                        }
-                    },
-                };
-                bal.push(at, step, &mut cols);
-            },
-        )?;
-        if skimming.get() {
-            hand_over(self, skim.borrow_mut().take(), &mut bal, &mut cols, &mut method, &ts);
+        if on {
+            from = skim.run(path, from)?;
+            hand_over(self, skim.take(), &mut bal, &mut cols, &mut method, &ts);
         }
-        if let Some(index) = skim.borrow_mut().grown_index() {
+        stream_thread_file_from(path, from, past, |raw, ev| {
+            let at = ts(raw);
+            let step = match ev {
+                RawEvent::Enter(a) => Step::Call(CallKind::Enter, method(self, a, raw)),
+                RawEvent::Exit(a) => Step::Call(CallKind::Exit, method(self, a, raw)),
+                RawEvent::Ext(x) => match x.sub {
+                    ExtKind::NamedEnter | ExtKind::NamedExit => {
+                        let name = x.strings.first().cloned().unwrap_or_default();
+                        let m = self.s.methods.intern(Method::new("", name, ""));
+                        let kind = if x.sub == ExtKind::NamedEnter {
+                            CallKind::Enter
+                        } else {
+                            CallKind::Exit
+                        };
+                        Step::Call(kind, m)
+                    }
+                    ExtKind::Longjmp => Step::Longjmp(x.object_id),
+                    ExtKind::Setjmp => Step::Setjmp(x.object_id),
+                    ExtKind::Fork => Step::Fork(x.value),
+                    _ => {
+                        self.add_ext(at, pid, tid, &x);
+                        return;
+                    }
+                },
+            };
+            bal.push(at, step, &mut cols);
+        })?;
+        if let Some(index) = skim.grown_index() {
             index.save(path);
         }
         for (code, n, detail) in bal.finish(&mut cols) {

@@ -12,11 +12,19 @@
 //!
 //! Every so many events skimmed, the state is noted as a checkpoint (see
 //! `checkpoints.rs`), and a skim may start from one.
+//!
+//! Before a block is skimmed, the blocks are leapt over (see `leap.rs`) as
+//! far as they can be: only the few that entered frames still open, and
+//! those with extended events, are decoded. The skim takes the rest, and
+//! all of them when the leap cannot be made.
 
+use crate::blocks::{for_each_block, open_thread_file, read_payload};
 use crate::checkpoints::{checkpoint_events, Checkpoints};
 use crate::symbolize::MapsHistory;
+use crate::thread_file::ThreadFileError;
 use rustc_hash::FxHashSet;
-use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, BLOCK_HEADER};
+use std::path::Path;
+use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
 use tracekit_rt_format::{ExtEvent, ExtKind};
 
 /// What the skimmed blocks left: the frames open after them and the
@@ -107,9 +115,76 @@ impl<'a> Skim<'a> {
         }
     }
 
-    /// Whether skimming still goes on (no block was refused yet).
-    pub fn is_on(&self) -> bool {
-        self.on
+    /// Skims, or leaps over, the blocks of the thread file at `path` that
+    /// end before the window, from file offset `from` (a block's, as
+    /// [`Skim::resume`] gives) or from the first block; returns the offset
+    /// of the first block to read in full (`None`: the first). Skimming is
+    /// then over: [`Skim::take`] gives what it left.
+    pub fn run(&mut self, path: &Path, from: Option<u64>) -> Result<Option<u64>, ThreadFileError> {
+        if !self.on {
+            return Ok(from);
+        }
+        let (mut file, header, first) = open_thread_file(path)?;
+        if header.version != BLOCK_VERSION {
+            self.on = false;
+            return Ok(from);
+        }
+        let start = from.unwrap_or(first).max(first);
+        // The blocks that end before the window, from their headers.
+        let mut before: Vec<(u64, BlockHeader)> = Vec::new();
+        let (to_ns, start_ns) = (self.to_ns, self.start_ns);
+        for_each_block(&mut file, start, false, |at, h, _| {
+            let ends_before = h.events > 0 && to_ns(h.last_ts) < start_ns;
+            if ends_before {
+                before.push((at, *h));
+            }
+            Ok(ends_before)
+        })
+        .map_err(|e| e.of(path))?;
+        // They are leapt over as far as they can be, then skimmed.
+        let run: Vec<BlockHeader> = before.iter().map(|(_, h)| *h).collect();
+        let read = |i: usize| read_payload(&mut file, before[i].0);
+        let mut next = start;
+        let mut rest = &before[..];
+        if let Some((after, taken)) = crate::leap::leap(&self.done, &run, read, self.maps) {
+            if let Some(&(at, h)) = taken.checked_sub(1).and_then(|i| before.get(i)) {
+                next = at + (BLOCK_HEADER + h.payload_len as usize) as u64;
+                self.seen = after.first_seen.iter().map(|&(a, _)| a).collect();
+                self.done = after;
+                // A later window's read starts from here.
+                if let Some(index) = &mut self.index {
+                    index.push(next, &self.done);
+                    self.grew = true;
+                }
+                rest = &before[taken..];
+            }
+        }
+        next = self.skim_blocks(path, &mut file, rest, next)?;
+        self.on = false;
+        Ok(Some(next))
+    }
+
+    /// Skims `blocks` (consecutive, from file offset `next`) until one is
+    /// refused; returns the offset of the first block not skimmed.
+    fn skim_blocks(
+        &mut self,
+        path: &Path,
+        file: &mut std::fs::File,
+        blocks: &[(u64, BlockHeader)],
+        mut next: u64,
+    ) -> Result<u64, ThreadFileError> {
+        let Some(&(last, _)) = blocks.last() else {
+            return Ok(next);
+        };
+        for_each_block(file, next, true, |at, h, payload| {
+            if !self.block(at, h, payload) {
+                return Ok(false);
+            }
+            next = at + (BLOCK_HEADER + payload.len()) as u64;
+            Ok(at < last)
+        })
+        .map_err(|e| e.of(path))?;
+        Ok(next)
     }
 
     /// Skims the block when it can (see the module docs); returns whether
@@ -209,9 +284,119 @@ fn slot(a: u64) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use proptest::prelude::*;
     use tracekit_rt_format::block::BlockEncoder;
+
+    /// The body of an extended event of kind `sub` on buffer 0xbeef.
+    pub(crate) fn ext_body(sub: ExtKind) -> Vec<u8> {
+        let mut body = vec![0u8; tracekit_rt_format::ext_body_len(&[])];
+        let n = tracekit_rt_format::encode_ext_raw(&mut body, sub, 0, 0xbeef, 0, &[]).unwrap();
+        body.truncate(n);
+        body
+    }
+
+    /// A thread file of a well-nested run at times 10, 11, …: each of
+    /// `ops` enters one of a few functions (0..=3), leaves the innermost
+    /// one (4..=6, when one is open) or notes a `setjmp` (7); blocks end
+    /// after as many events as `cuts` gives in turn.
+    fn random_run(ops: &[u8], cuts: &[usize]) -> Vec<u8> {
+        let mut file = crate::blocks::tests::v2_header();
+        let mut enc = BlockEncoder::new();
+        let (mut stack, mut cut) = (Vec::new(), cuts.iter().cycle());
+        let mut left = *cut.next().unwrap();
+        for (i, &op) in ops.iter().enumerate() {
+            let ts = 10 + i as u64;
+            match op {
+                0..=3 => {
+                    let a = 0x100 + u64::from(op) * 0x10;
+                    enc.push_call(ts, false, a);
+                    stack.push(a);
+                }
+                4..=6 => match stack.pop() {
+                    Some(a) => enc.push_call(ts, true, a),
+                    None => continue,
+                },
+                _ => enc.push_ext(ts, &ext_body(ExtKind::Setjmp)),
+            }
+            left -= 1;
+            if left == 0 || enc.is_full() {
+                enc.finish_into(&mut file);
+                left = *cut.next().unwrap();
+            }
+        }
+        enc.finish_into(&mut file);
+        file
+    }
+
+    /// What skimming every block from the first leaves, block by block
+    /// with no leap, and where it stopped.
+    fn skimmed_only(path: &Path, start_ns: u64) -> (Skimmed, u64) {
+        let (maps, to_ns) = (MapsHistory::default(), |raw: u64| raw);
+        let mut s = Skim::new(&maps, &to_ns, start_ns, true);
+        let (mut file, _, first) = open_thread_file(path).unwrap();
+        let mut next = first;
+        let _ = for_each_block(&mut file, first, true, |at, h, p| {
+            let taken = s.block(at, h, p);
+            if taken {
+                next = at + (BLOCK_HEADER + p.len()) as u64;
+            }
+            Ok(taken)
+        });
+        (s.take(), next)
+    }
+
+    proptest! {
+        #[test]
+        fn a_leap_leaves_what_skimming_every_block_does(
+            ops in proptest::collection::vec(prop_oneof![40 => 0u8..7, 1 => Just(7u8)], 1..3000),
+            cuts in proptest::collection::vec(1usize..200, 1..8),
+            at in 0.0f64..1.2,
+        ) {
+            let dir = std::env::temp_dir().join(format!("tracekit-leap-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("t.tkt");
+            std::fs::write(&path, random_run(&ops, &cuts)).unwrap();
+            let start_ns = 10 + (ops.len() as f64 * at) as u64;
+            let (want, want_next) = skimmed_only(&path, start_ns);
+            let (maps, to_ns) = (MapsHistory::default(), |raw: u64| raw);
+            let mut s = Skim::new(&maps, &to_ns, start_ns, true);
+            let next = s.run(&path, None).unwrap();
+            let got = s.take();
+            prop_assert_eq!(next, Some(want_next));
+            prop_assert_eq!(&got.stack, &want.stack);
+            prop_assert_eq!(&got.setjmps, &want.setjmps);
+            prop_assert_eq!(got.last_raw, want.last_raw);
+            // The leap sees fewer functions, but every open one.
+            for a in &got.stack {
+                prop_assert!(got.first_seen.iter().any(|(f, _)| f == a));
+            }
+            for (f, _) in &got.first_seen {
+                prop_assert!(want.first_seen.iter().any(|(w, _)| w == f));
+            }
+        }
+
+        #[test]
+        fn a_damaged_file_never_panics_a_leap(
+            ops in proptest::collection::vec(0u8..8, 1..600),
+            pos in 0usize..4000,
+            val: u8,
+        ) {
+            let dir = std::env::temp_dir().join(format!("tracekit-leap-bad-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("t.tkt");
+            let mut file = random_run(&ops, &[7, 50]);
+            let at = tracekit_rt_format::HEADER_SIZE + pos % (file.len() - tracekit_rt_format::HEADER_SIZE).max(1);
+            if at < file.len() {
+                file[at] = val;
+            }
+            std::fs::write(&path, &file).unwrap();
+            let (maps, to_ns) = (MapsHistory::default(), |raw: u64| raw);
+            let mut s = Skim::new(&maps, &to_ns, u64::MAX, true);
+            let _ = s.run(&path, None);
+        }
+    }
 
     fn block(events: &[(u64, Option<bool>, u64)]) -> (BlockHeader, Vec<u8>) {
         let mut e = BlockEncoder::new();
@@ -248,7 +433,6 @@ mod tests {
             (8, None, 0),
         ]);
         assert!(!s.block(0, &h, &p));
-        assert!(!s.is_on());
         // Refused for good.
         let (h, p) = block(&[(9, Some(true), 0x30)]);
         assert!(!s.block(0, &h, &p));
@@ -265,12 +449,7 @@ mod tests {
 
     #[test]
     fn a_setjmp_is_skimmed_with_its_depth_and_a_longjmp_is_not() {
-        let ext = |sub| {
-            let mut body = vec![0u8; tracekit_rt_format::ext_body_len(&[])];
-            let n = tracekit_rt_format::encode_ext_raw(&mut body, sub, 0, 0xbeef, 0, &[]).unwrap();
-            body.truncate(n);
-            body
-        };
+        let ext = ext_body;
         let mut e = BlockEncoder::new();
         e.push_call(1, false, 0x10);
         e.push_ext(2, &ext(ExtKind::Setjmp));

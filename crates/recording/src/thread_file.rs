@@ -1,7 +1,7 @@
 //! Reads one per-thread trace file written by the runtime.
 
 use std::path::Path;
-use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
+use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BLOCK_HEADER, BLOCK_VERSION};
 use tracekit_rt_format::{off, ExtEvent, HEADER_SIZE, KIND_ENTER, KIND_EXIT, KIND_EXT, KIND_PAD, MAGIC, RECORD_SIZE};
 
 /// Header fields of a thread file.
@@ -315,46 +315,30 @@ pub fn stream_thread_file_until(
     past: impl Fn(u64) -> bool,
     f: impl FnMut(u64, RawEvent),
 ) -> Result<ThreadHeader, ThreadFileError> {
-    stream_thread_file_skimming(path, None, past, |_, _, _| false, f)
+    stream_thread_file_from(path, None, past, f)
 }
 
-/// [`stream_thread_file_until`] that first offers each block, its file
-/// offset, header and payload, to `skim`: the events of a block it takes
-/// (returns true for) are not handed to `f`. With `from`, the blocks start
-/// at that file offset (a block's, as a checkpoint names it) instead of
-/// after the header. A version-1 file is handed over whole.
-pub(crate) fn stream_thread_file_skimming(
+/// [`stream_thread_file_until`] from file offset `from` (a block's, where
+/// a skim before a time window ended) instead of after the header; a
+/// version-1 file is handed over whole.
+pub(crate) fn stream_thread_file_from(
     path: &Path,
     from: Option<u64>,
     past: impl Fn(u64) -> bool,
-    mut skim: impl FnMut(u64, &BlockHeader, &[u8]) -> bool,
     mut f: impl FnMut(u64, RawEvent),
 ) -> Result<ThreadHeader, ThreadFileError> {
-    let io = |error| ThreadFileError::Io {
-        path: path.display().to_string(),
-        error,
-    };
-    let bad = |(offset, what): (usize, String)| ThreadFileError::Bad {
-        path: path.display().to_string(),
-        offset,
-        what,
-    };
-    let mut file = tracekit_safeio::open_regular(path).map_err(|e| io(std::io::Error::new(e.kind, e.message)))?;
-    let mut head = vec![0u8; HEADER_SIZE];
-    let n = read_up_to(&mut file, &mut head).map_err(io)?;
-    head.truncate(n);
-    let (header, hsize) = parse_header(&head).map_err(bad)?;
+    let (mut file, header, first) = crate::blocks::open_thread_file(path)?;
     if header.version != BLOCK_VERSION {
         drop(file);
-        let data = Mapped::open(path).map_err(io)?;
-        records_v1(data.bytes(), hsize, f).map_err(bad)?;
+        let data = Mapped::open(path).map_err(|error| ThreadFileError::Io {
+            path: path.display().to_string(),
+            error,
+        })?;
+        records_v1(data.bytes(), first as usize, f).map_err(|(o, w)| crate::blocks::BlockError::Bad(o, w).of(path))?;
         return Ok(header);
     }
-    let start = from.unwrap_or(hsize as u64).max(hsize as u64);
+    let start = from.unwrap_or(first).max(first);
     crate::blocks::for_each_block(&mut file, start, true, |at, h, payload| {
-        if skim(at, h, payload) {
-            return Ok(!past(h.first_ts));
-        }
         let mut d = BlockDecoder::new(payload, h);
         loop {
             let body_at = at + BLOCK_HEADER as u64 + d.offset() as u64;
@@ -379,10 +363,7 @@ pub(crate) fn stream_thread_file_skimming(
             }
         }
     })
-    .map_err(|e| match e {
-        crate::blocks::BlockError::Io(e) => io(e),
-        crate::blocks::BlockError::Bad(o, w) => bad((o, w)),
-    })?;
+    .map_err(|e| e.of(path))?;
     Ok(header)
 }
 

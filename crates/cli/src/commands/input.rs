@@ -162,7 +162,7 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
     // window on the whole session's horizon for the report.
     let options = select.options(&loaded.session)?;
     let clocks = loaded.session.clocks;
-    let (profile, tree, own) = feed.analysis.finish_with_threads(clocks);
+    let (profile, tree, own) = feed.analysis.finish_with_threads(clocks, &loaded.session.methods);
     let mut per_thread: Vec<(ThreadId, tracekit_analysis::Profile)> = feed.fed.into_iter().zip(own).collect();
     if wanted.per_thread {
         // Every selected thread has a row, as in the loaded profile, even
@@ -170,7 +170,10 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
         for (id, _, _) in loaded.session.thread_calls() {
             let selected = options.threads.as_ref().is_none_or(|t| t.contains(&id));
             if selected && !per_thread.iter().any(|(t, _)| *t == id) {
-                let empty = StreamAnalysis::new(true, false).finish(clocks).0.expect("profile");
+                let empty = StreamAnalysis::new(true, false)
+                    .finish(clocks, &loaded.session.methods)
+                    .0
+                    .expect("profile");
                 per_thread.push((id, empty));
             }
         }
