@@ -33,10 +33,8 @@ pub struct Config {
     pub buffer_bytes: usize,
     /// `TRACEKIT_RING_DIR`: where per-thread ring buffers go when the recorder drains them.
     pub ring_dir: Option<PathBuf>,
-    /// `TRACEKIT_RING_KB`: every ring's capacity (KiB, rounded to a power
-    /// of two); by default [`FIRST_RING_BYTES`] for a process's first ring
-    /// and [`RING_BYTES`] for the others (see [`ring_bytes_for_new_thread`]).
-    pub ring_kb: Option<usize>,
+    /// `TRACEKIT_RING_KB`: ring capacity (KiB, rounded to a power of two).
+    pub ring_bytes: usize,
     /// `TRACEKIT_OVERFLOW=wait`: wait for the recorder instead of dropping.
     pub wait: bool,
 }
@@ -46,32 +44,6 @@ impl Config {
     pub fn dir_bytes(&self) -> &[u8] {
         use std::os::unix::ffi::OsStrExt;
         self.dir.as_os_str().as_bytes()
-    }
-}
-
-/// The default capacity of a process's first ring (normally its main
-/// thread's).
-///
-/// Measured on a 2-vCPU VM (BENCHMARKS.md, stop 42): a loop of 10⁹ calls
-/// recorded through an 8 MiB ring ran 1.01–1.55× its TSC-only time from run
-/// to run, its own CPU per call rising while the drainer read behind it;
-/// through 32 MiB, 1.01–1.11×, and the drainer used less CPU.
-pub const FIRST_RING_BYTES: usize = 32 << 20;
-/// The default capacity of every later thread's ring: a program with many
-/// threads keeps 8 MiB of shared memory per thread.
-pub const RING_BYTES: usize = 8 << 20;
-/// Whether this process has made its first ring (reset in a forked child).
-static FIRST_RING_MADE: AtomicBool = AtomicBool::new(false);
-
-/// The capacity of the ring a new thread makes: `TRACEKIT_RING_KB` when
-/// set, else [`FIRST_RING_BYTES`] for the process's first ring and
-/// [`RING_BYTES`] for the others.
-pub fn ring_bytes_for_new_thread(cfg: &Config) -> usize {
-    let first = !FIRST_RING_MADE.swap(true, Ordering::Relaxed);
-    match cfg.ring_kb {
-        Some(kb) => (kb.max(64) << 10).next_power_of_two(),
-        None if first => FIRST_RING_BYTES,
-        None => RING_BYTES,
     }
 }
 
@@ -110,15 +82,17 @@ pub fn config() -> Option<&'static Config> {
                 .and_then(|v| v.parse::<usize>().ok())
                 .unwrap_or(256);
             let ring_dir = std::env::var_os("TRACEKIT_RING_DIR").map(PathBuf::from);
-            let ring_kb = std::env::var("TRACEKIT_RING_KB")
+            let kb = std::env::var("TRACEKIT_RING_KB")
                 .ok()
-                .and_then(|v| v.parse::<usize>().ok());
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(8192);
+            let ring_bytes = (kb.max(64) << 10).next_power_of_two();
             let wait = std::env::var("TRACEKIT_OVERFLOW").is_ok_and(|v| v == "wait");
             Some(Config {
                 dir: PathBuf::from(dir),
                 buffer_bytes: mb.max(1) << 20,
                 ring_dir,
-                ring_kb,
+                ring_bytes,
                 wait,
             })
         })
@@ -219,7 +193,6 @@ extern "C" fn after_fork_in_child() {
     maps::reset_after_fork();
     // SAFETY: getpid has no preconditions.
     PID.store(unsafe { libc::getpid() } as u32, Ordering::Relaxed);
-    FIRST_RING_MADE.store(false, Ordering::Relaxed);
     thread_buf::reset_after_fork();
     maps::snapshot();
 }

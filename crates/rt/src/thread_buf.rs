@@ -341,13 +341,13 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
     // SAFETY: gettid has no preconditions.
     let tid = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
     let pid = process::pid();
-    let (path, cap, ring) = match &cfg.ring_dir {
-        Some(dir) => (
+    let (path, cap, ring) = match (&cfg.ring_dir, cfg.ring_bytes) {
+        (Some(dir), cap) => (
             dir.join(tracekit_rt_format::ring_file_name(pid, tid, process::image())),
-            process::ring_bytes_for_new_thread(cfg),
+            cap,
             true,
         ),
-        None => (
+        (None, _) => (
             cfg.dir
                 .join(tracekit_rt_format::thread_file_name(pid, tid, process::image())),
             cfg.buffer_bytes,

@@ -49,8 +49,7 @@ pub struct Args {
     /// through ring buffers that this process drains.
     #[arg(long)]
     direct: bool,
-    /// Ring buffer capacity per thread in KiB (default: 32768 for each
-    /// process's first thread, 8192 for the others).
+    /// Ring buffer capacity per thread in KiB (default 8192).
     #[arg(long, value_name = "KIB")]
     ring_kb: Option<usize>,
     /// What a thread does when its ring is full: wait for the drainer (the
