@@ -375,6 +375,7 @@ pub(crate) mod tests {
             for (f, _) in &got.first_seen {
                 prop_assert!(want.first_seen.iter().any(|(w, _)| w == f));
             }
+            let _ = std::fs::remove_dir_all(&dir);
         }
 
         #[test]
@@ -395,6 +396,7 @@ pub(crate) mod tests {
             let (maps, to_ns) = (MapsHistory::default(), |raw: u64| raw);
             let mut s = Skim::new(&maps, &to_ns, u64::MAX, true);
             let _ = s.run(&path, None);
+            let _ = std::fs::remove_dir_all(&dir);
         }
     }
 
