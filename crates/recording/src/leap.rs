@@ -31,8 +31,9 @@ use tracekit_rt_format::{ExtEvent, ExtKind};
 enum Frame {
     /// Entered at this address, at this raw time.
     Known(u64, u64),
-    /// The `slot`-th frame block `block` of the run left open (outermost first).
-    Left { block: usize, slot: usize },
+    /// The `slot`-th frame (outermost first) that the block at file
+    /// offset `at`, with this header, left open.
+    Left { at: u64, header: BlockHeader, slot: usize },
 }
 
 /// The frames a block of calls left open above its lowest point,
@@ -79,14 +80,14 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// Takes a block with a summary; false (nothing changed) when the
     /// depth would go below the run's first frame.
-    fn summarized(&mut self, block: usize, s: DepthSummary) -> bool {
+    fn summarized(&mut self, at: u64, header: BlockHeader, s: DepthSummary) -> bool {
         let low = self.stack.len() as i64 + i64::from(s.lowest);
         if low < 0 {
             return false;
         }
         self.stack.truncate(low as usize);
         self.stack
-            .extend((0..(s.net - s.lowest) as usize).map(|slot| Frame::Left { block, slot }));
+            .extend((0..(s.net - s.lowest) as usize).map(|slot| Frame::Left { at, header, slot }));
         true
     }
 
@@ -145,64 +146,72 @@ impl Walk<'_> {
     }
 }
 
-/// The state after the first `n` blocks of a run, from `before` (the state
-/// at the run's start) and the run's block headers, and that `n`: the walk
-/// stops before the first block the skim would refuse. `read(i)` gives
-/// block `i`'s payload. `None` when the blocks cannot be leapt over (see
-/// the module doc): they are then skimmed.
-pub(crate) fn leap(
-    before: &Skimmed,
-    run: &[BlockHeader],
-    mut read: impl FnMut(usize) -> Option<Vec<u8>>,
-    maps: &MapsHistory,
-) -> Option<(Skimmed, usize)> {
-    let mut walk = Walk {
-        maps,
-        stack: before.stack.iter().map(|&a| Frame::Known(a, before.last_raw)).collect(),
-        first_seen: before.first_seen.clone(),
-        seen: before.first_seen.iter().map(|&(a, _)| a).collect(),
-        setjmps: before.setjmps.clone(),
-    };
-    let mut taken = 0;
-    for (i, h) in run.iter().enumerate() {
+/// A leap in progress: the blocks are handed to it one at a time, in file
+/// order, and it keeps only the open frames (memory bounded by the call
+/// depth, not by the number of blocks).
+pub(crate) struct Leap<'a> {
+    walk: Walk<'a>,
+    last_raw: u64,
+}
+
+impl<'a> Leap<'a> {
+    /// A leap from `before`, the state at the first block it will take.
+    pub fn new(before: &Skimmed, maps: &'a MapsHistory) -> Leap<'a> {
+        Leap {
+            walk: Walk {
+                maps,
+                stack: before.stack.iter().map(|&a| Frame::Known(a, before.last_raw)).collect(),
+                first_seen: before.first_seen.clone(),
+                seen: before.first_seen.iter().map(|&(a, _)| a).collect(),
+                setjmps: before.setjmps.clone(),
+            },
+            last_raw: before.last_raw,
+        }
+    }
+
+    /// Takes the block at file offset `at` (`read(at)` gives its payload,
+    /// asked for only when it has no depth summary); false, and nothing
+    /// changed, when the skim would refuse it: the leap ends before it.
+    pub fn take(&mut self, at: u64, h: &BlockHeader, read: impl FnOnce(u64) -> Option<Vec<u8>>) -> bool {
         let ok = match h.depth() {
-            Some(s) => walk.summarized(i, s),
-            None => read(i).is_some_and(|payload| walk.decoded(h, &payload)),
+            Some(s) => self.walk.summarized(at, *h, s),
+            None => read(at).is_some_and(|payload| self.walk.decoded(h, &payload)),
         };
-        if !ok {
-            break;
+        if ok {
+            self.last_raw = h.last_ts;
         }
-        taken = i + 1;
+        ok
     }
-    // The blocks named by frames still open, decoded once each.
-    let mut left: FxHashMap<usize, Vec<(u64, u64)>> = FxHashMap::default();
-    let mut stack = Vec::with_capacity(walk.stack.len());
-    for f in std::mem::take(&mut walk.stack) {
-        let (a, raw) = match f {
-            Frame::Known(a, raw) => (a, raw),
-            Frame::Left { block, slot } => {
-                if let std::collections::hash_map::Entry::Vacant(e) = left.entry(block) {
-                    let payload = read(block)?;
-                    e.insert(frames_left_open(&run[block], &payload, run[block].depth()?)?);
+
+    /// The state after the blocks taken, decoding (with `read`) each block
+    /// named by a frame still open, once; `None` when one of them does not
+    /// agree with its summary (the blocks are then skimmed instead).
+    pub fn finish(mut self, mut read: impl FnMut(u64) -> Option<Vec<u8>>) -> Option<Skimmed> {
+        let mut left: FxHashMap<u64, Vec<(u64, u64)>> = FxHashMap::default();
+        let mut stack = Vec::with_capacity(self.walk.stack.len());
+        for f in std::mem::take(&mut self.walk.stack) {
+            let (a, raw) = match f {
+                Frame::Known(a, raw) => (a, raw),
+                Frame::Left { at, header, slot } => {
+                    if let std::collections::hash_map::Entry::Vacant(e) = left.entry(at) {
+                        let payload = read(at)?;
+                        e.insert(frames_left_open(&header, &payload, header.depth()?)?);
+                    }
+                    left[&at][slot]
                 }
-                left[&block][slot]
+            };
+            if !self.walk.note(a, raw) {
+                return None;
             }
-        };
-        if !walk.note(a, raw) {
-            return None;
+            stack.push(a);
         }
-        stack.push(a);
-    }
-    let last_raw = taken.checked_sub(1).map_or(before.last_raw, |i| run[i].last_ts);
-    Some((
-        Skimmed {
+        Some(Skimmed {
             stack,
-            first_seen: walk.first_seen,
-            setjmps: walk.setjmps,
-            last_raw,
-        },
-        taken,
-    ))
+            first_seen: self.walk.first_seen,
+            setjmps: self.walk.setjmps,
+            last_raw: self.last_raw,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -223,6 +232,24 @@ mod tests {
         let mut out = Vec::new();
         e.finish_into(&mut out);
         (BlockHeader::read(&out).unwrap(), out[BLOCK_HEADER..].to_vec())
+    }
+
+    /// Leaps over `run` (block `i` at file offset `i`) from `before` as far
+    /// as it goes: the state and how many blocks were taken.
+    fn leap(
+        before: &Skimmed,
+        run: &[BlockHeader],
+        read: impl FnMut(usize) -> Option<Vec<u8>>,
+        maps: &MapsHistory,
+    ) -> Option<(Skimmed, usize)> {
+        let read = std::cell::RefCell::new(read);
+        let mut l = Leap::new(before, maps);
+        let taken = run
+            .iter()
+            .enumerate()
+            .take_while(|&(i, h)| l.take(i as u64, h, |at| read.borrow_mut()(at as usize)))
+            .count();
+        Some((l.finish(|at| read.borrow_mut()(at as usize))?, taken))
     }
 
     /// Leaps over `blocks` from `before`; also which blocks were read.

@@ -20,6 +20,7 @@
 
 use crate::blocks::{for_each_block, open_thread_file, read_payload};
 use crate::checkpoints::{checkpoint_events, Checkpoints};
+use crate::leap::Leap;
 use crate::symbolize::MapsHistory;
 use crate::thread_file::ThreadFileError;
 use rustc_hash::FxHashSet;
@@ -130,25 +131,27 @@ impl<'a> Skim<'a> {
             return Ok(from);
         }
         let start = from.unwrap_or(first).max(first);
-        // The blocks that end before the window, from their headers.
-        let mut before: Vec<(u64, BlockHeader)> = Vec::new();
+        // The blocks that end before the window are leapt over, from their
+        // headers, as far as they can be; payloads come through a second
+        // handle, as the walk goes on.
+        let mut payloads = tracekit_safeio::open_regular(path).map_err(|e| ThreadFileError::Io {
+            path: path.display().to_string(),
+            error: std::io::Error::new(e.kind, e.message),
+        })?;
+        let mut read = |at: u64| read_payload(&mut payloads, at);
+        let mut leap = Leap::new(&self.done, self.maps);
         let (to_ns, start_ns) = (self.to_ns, self.start_ns);
+        let mut next = start;
         for_each_block(&mut file, start, false, |at, h, _| {
-            let ends_before = h.events > 0 && to_ns(h.last_ts) < start_ns;
-            if ends_before {
-                before.push((at, *h));
+            let taken = h.events > 0 && to_ns(h.last_ts) < start_ns && leap.take(at, h, &mut read);
+            if taken {
+                next = at + (BLOCK_HEADER + h.payload_len as usize) as u64;
             }
-            Ok(ends_before)
+            Ok(taken)
         })
         .map_err(|e| e.of(path))?;
-        // They are leapt over as far as they can be, then skimmed.
-        let run: Vec<BlockHeader> = before.iter().map(|(_, h)| *h).collect();
-        let read = |i: usize| read_payload(&mut file, before[i].0);
-        let mut next = start;
-        let mut rest = &before[..];
-        if let Some((after, taken)) = crate::leap::leap(&self.done, &run, read, self.maps) {
-            if let Some(&(at, h)) = taken.checked_sub(1).and_then(|i| before.get(i)) {
-                next = at + (BLOCK_HEADER + h.payload_len as usize) as u64;
+        match leap.finish(&mut read) {
+            Some(after) if next > start => {
                 self.seen = after.first_seen.iter().map(|&(a, _)| a).collect();
                 self.done = after;
                 // A later window's read starts from here.
@@ -156,32 +159,26 @@ impl<'a> Skim<'a> {
                     index.push(next, &self.done);
                     self.grew = true;
                 }
-                rest = &before[taken..];
             }
+            // Nothing leapt over, or a block disagreed: all are skimmed.
+            _ => next = start,
         }
-        next = self.skim_blocks(path, &mut file, rest, next)?;
+        // Then skimmed, up to the window or the first block refused.
+        next = self.skim_blocks(path, &mut file, next)?;
         self.on = false;
         Ok(Some(next))
     }
 
-    /// Skims `blocks` (consecutive, from file offset `next`) until one is
-    /// refused; returns the offset of the first block not skimmed.
-    fn skim_blocks(
-        &mut self,
-        path: &Path,
-        file: &mut std::fs::File,
-        blocks: &[(u64, BlockHeader)],
-        mut next: u64,
-    ) -> Result<u64, ThreadFileError> {
-        let Some(&(last, _)) = blocks.last() else {
-            return Ok(next);
-        };
+    /// Skims the blocks from file offset `next` until one is refused (one
+    /// that reaches the window is); returns the offset of the first block
+    /// not skimmed.
+    fn skim_blocks(&mut self, path: &Path, file: &mut std::fs::File, mut next: u64) -> Result<u64, ThreadFileError> {
         for_each_block(file, next, true, |at, h, payload| {
-            if !self.block(at, h, payload) {
-                return Ok(false);
+            let taken = self.block(at, h, payload);
+            if taken {
+                next = at + (BLOCK_HEADER + payload.len()) as u64;
             }
-            next = at + (BLOCK_HEADER + payload.len()) as u64;
-            Ok(at < last)
+            Ok(taken)
         })
         .map_err(|e| e.of(path))?;
         Ok(next)
