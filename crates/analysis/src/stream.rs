@@ -139,7 +139,12 @@ impl StreamAnalysis {
         clocks: Clocks,
         methods: &MethodTable,
     ) -> (Option<Profile>, Option<CallTree>, Vec<Profile>) {
-        let ranks = methods.ranks();
+        // Ranking sorts the method table: only for profiles.
+        let ranks = if self.out.profile.is_some() {
+            methods.ranks()
+        } else {
+            Vec::new()
+        };
         let mut own = Vec::new();
         if let Some(threads) = self.threads.take() {
             if let Some(acc) = &mut self.out.profile {

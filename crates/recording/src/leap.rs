@@ -136,7 +136,7 @@ impl Walk<'_> {
     /// Notes address `a`, entered at `raw`; false when its function depends
     /// on the time (the skim refuses those).
     fn note(&mut self, a: u64, raw: u64) -> bool {
-        if self.maps.unique(a).is_none() && self.maps.at(a, raw).is_some() {
+        if self.maps.depends_on_time(a, raw) {
             return false;
         }
         if self.seen.insert(a) {

@@ -13,10 +13,11 @@
 //! Every so many events skimmed, the state is noted as a checkpoint (see
 //! `checkpoints.rs`), and a skim may start from one.
 //!
-//! Before a block is skimmed, the blocks are leapt over (see `leap.rs`) as
-//! far as they can be: only the few that entered frames still open, and
-//! those with extended events, are decoded. The skim takes the rest, and
-//! all of them when the leap cannot be made.
+//! First, though, the blocks are leapt over (see `leap.rs`): only the few
+//! that entered frames still open, and those with extended events, are
+//! decoded. The leap stops where the skim would refuse a block, so the skim
+//! follows events one by one only when the leap cannot be made (a block
+//! that disagrees with its depth summary).
 
 use crate::blocks::{for_each_block, open_thread_file, read_payload};
 use crate::checkpoints::{checkpoint_events, Checkpoints};
@@ -151,20 +152,23 @@ impl<'a> Skim<'a> {
         })
         .map_err(|e| e.of(path))?;
         match leap.finish(&mut read) {
-            Some(after) if next > start => {
-                self.seen = after.first_seen.iter().map(|&(a, _)| a).collect();
-                self.done = after;
-                // A later window's read starts from here.
-                if let Some(index) = &mut self.index {
-                    index.push(next, &self.done);
-                    self.grew = true;
+            Some(after) => {
+                if next > start {
+                    self.seen = after.first_seen.iter().map(|&(a, _)| a).collect();
+                    self.done = after;
+                    // A later window's read starts from here.
+                    if let Some(index) = &mut self.index {
+                        index.push(next, &self.done);
+                        self.grew = true;
+                    }
                 }
+                // The leap stops only where the skim would refuse too (at
+                // the window, at worst): nothing is left to skim.
             }
-            // Nothing leapt over, or a block disagreed: all are skimmed.
-            _ => next = start,
+            // A block disagreed with its summary: all are skimmed, up to
+            // the window or the first block refused.
+            None => next = self.skim_blocks(path, &mut file, start)?,
         }
-        // Then skimmed, up to the window or the first block refused.
-        next = self.skim_blocks(path, &mut file, next)?;
         self.on = false;
         Ok(Some(next))
     }
@@ -260,7 +264,7 @@ impl<'a> Skim<'a> {
             return true;
         }
         if !self.seen.contains(&a) {
-            if self.maps.unique(a).is_none() && self.maps.at(a, raw).is_some() {
+            if self.maps.depends_on_time(a, raw) {
                 return false;
             }
             self.seen.insert(a);

@@ -149,6 +149,13 @@ impl MapsHistory {
         }
     }
 
+    /// Whether the function at `addr`, seen at `clock`, depends on the time:
+    /// it is mapped then, but not by the same mapping in every snapshot (a
+    /// library unloaded and another loaded in its place).
+    pub fn depends_on_time(&self, addr: u64, clock: u64) -> bool {
+        self.unique(addr).is_none() && self.at(addr, clock).is_some()
+    }
+
     /// The mapping of `addr` when every snapshot that maps it agrees (so the
     /// time of the event does not matter), `None` otherwise.
     pub fn unique(&self, addr: u64) -> Option<&Mapping> {

@@ -171,7 +171,8 @@ pub fn stream_analysis(name: &Path, select: &Selection, wanted: Wanted) -> Resul
             let selected = options.threads.as_ref().is_none_or(|t| t.contains(&id));
             if selected && !per_thread.iter().any(|(t, _)| *t == id) {
                 let empty = StreamAnalysis::new(true, false)
-                    .finish(clocks, &loaded.session.methods)
+                    // No rows to order: no method table to rank.
+                    .finish(clocks, &tracekit_model::MethodTable::new())
                     .0
                     .expect("profile");
                 per_thread.push((id, empty));
