@@ -220,6 +220,69 @@ fn a_full_buffer_counts_every_lost_event() {
 }
 
 #[test]
+fn a_busy_thread_moves_to_a_larger_ring_and_nothing_is_lost() {
+    let dir = work_dir("grow");
+    let exe = build(&dir, "crash.c", &[]);
+    // 2 000 004 events are 32 MB: 488 laps of a 64 KiB ring. After 128 the
+    // recorder offers a 256 KiB ring and the thread moves to it.
+    let calls = 1_000_000u64;
+    let rec = dir.join("rec");
+    let out = Command::new(TRACEKIT)
+        .args([
+            "record",
+            "--context",
+            "none",
+            "--ring-kb",
+            "64",
+            "--ring-max-kb",
+            "256",
+            "-o",
+        ])
+        .arg(&rec)
+        .arg("--")
+        .arg(&exe)
+        .args(["none", &calls.to_string()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("1 busy thread(s) moved to a larger ring buffer"), "{err}");
+    assert_eq!(stats(&rec), (2 * calls + 4, 0));
+    let profile: Value =
+        serde_json::from_str(&run(Command::new(TRACEKIT).arg("profile").arg(&rec).arg("--json"))).unwrap();
+    let before_crash = profile["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "before_crash")
+        .map(|m| m["calls"].as_u64().unwrap());
+    assert_eq!(before_crash, Some(calls));
+    // With --ring-max-kb at --ring-kb, rings keep their size.
+    let rec = dir.join("fixed");
+    let out = Command::new(TRACEKIT)
+        .args([
+            "record",
+            "--context",
+            "none",
+            "--ring-kb",
+            "64",
+            "--ring-max-kb",
+            "64",
+            "-o",
+        ])
+        .arg(&rec)
+        .arg("--")
+        .arg(&exe)
+        .args(["none", &calls.to_string()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("moved"), "{err}");
+    assert_eq!(stats(&rec), (2 * calls + 4, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn selection_by_function_name_and_module() {
     let dir = work_dir("filter");
     let exe = build(&dir, "recursion.c", &[]);

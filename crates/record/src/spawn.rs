@@ -12,6 +12,12 @@ use tracekit_rt_format::names::{self, RecordingFile};
 /// File name of the runtime shared library.
 pub const RUNTIME_LIB: &str = "libtracekit_rt.so";
 
+/// Capacity in KiB a busy thread's ring moves up to by default: on a
+/// 10⁹-call run, 32 MiB made the traced run 1.03× the untraced one where
+/// 8 MiB made it 1.19× (BENCHMARKS.md), but faulting 32 MiB in when every
+/// thread starts would cost short runs about 25 ms each.
+pub const DEFAULT_RING_MAX_KB: usize = 32 << 10;
+
 /// What to record and how.
 #[derive(Debug, Clone, Default)]
 pub struct RecordOptions {
@@ -27,8 +33,12 @@ pub struct RecordOptions {
     pub clock: Option<String>,
     /// Write thread files directly instead of through ring buffers drained by the recorder.
     pub direct: bool,
-    /// Ring buffer capacity per thread in KiB (default 8192).
+    /// Ring buffer capacity each thread starts with, in KiB (default 8192).
     pub ring_kb: Option<usize>,
+    /// Ring buffer capacity a busy thread moves up to, in KiB (default
+    /// [`DEFAULT_RING_MAX_KB`]; at or below the starting capacity, rings keep
+    /// their size).
+    pub ring_max_kb: Option<usize>,
     /// Drop (and count) events when a ring is full; by default the writing
     /// thread waits for the drainer, so nothing is lost.
     pub drop_on_overflow: bool,
@@ -152,7 +162,9 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
             cmd.env("TRACEKIT_RING_KB", kb.to_string());
         }
         cmd.env("TRACEKIT_OVERFLOW", if opts.drop_on_overflow { "drop" } else { "wait" });
-        Some(crate::drain::Drainer::start(ring_dir, out.clone()))
+        // Rounded like the runtime rounds `TRACEKIT_RING_KB`.
+        let grow_to = (opts.ring_max_kb.unwrap_or(DEFAULT_RING_MAX_KB).max(64) << 10).next_power_of_two();
+        Some(crate::drain::Drainer::start(ring_dir, out.clone(), grow_to as u64))
     };
     // Ctrl-C reaches the program (same process group); the recorder ignores
     // it while the program runs so it can still drain the rings and write

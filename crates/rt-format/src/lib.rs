@@ -64,6 +64,10 @@ pub const KIND_PAD: u64 = 4;
 /// In a ring only: a slot after an extended record's first, carrying the
 /// next 8 bytes of its body in its payload word (see [`ring_ext_size`]).
 pub const KIND_CONT: u64 = 5;
+/// In a ring only: the writer moved on to the larger ring the recorder
+/// offered in [`off::NEXT_RING`]; payload = that ring's capacity. It is the
+/// ring's last record: the thread's next record is the new ring's first.
+pub const KIND_MOVED: u64 = 6;
 
 /// Bytes an extended record with a body of `len` bytes takes in a ring: its
 /// first slot (first word and body length) and one [`KIND_CONT`] slot per
@@ -146,6 +150,11 @@ pub mod off {
     /// `u32` [`crate::RING_WITH_LAPS`] when the data area is a ring drained by
     /// the recorder (0 for a thread file written in place).
     pub const RING: usize = 384;
+    /// `u64` in a ring: the capacity of the larger ring the recorder has
+    /// prepared for this thread at [`super::names::ring_successor_name`]
+    /// (0 while none is offered). The writer moves to it at the start of a
+    /// lap, leaving a [`super::KIND_MOVED`] record as the old ring's last.
+    pub const NEXT_RING: usize = 448;
 }
 
 /// Sub-kinds of an extended event.
@@ -420,6 +429,13 @@ pub mod names {
     /// File name of a thread's ring buffer (drained by the recorder into its thread file).
     pub fn ring_file_name(pid: u32, tid: u32, image: u64) -> String {
         format!("ring-{pid}-{tid}-{image}.tkr")
+    }
+
+    /// File name of the larger ring the recorder prepares for a thread
+    /// that laps its ring often (see [`super::off::NEXT_RING`]); not a
+    /// `.tkr` file, so nothing takes it for a new thread's ring.
+    pub fn ring_successor_name(pid: u32, tid: u32, image: u64) -> String {
+        format!("{}.next", ring_file_name(pid, tid, image))
     }
 
     /// First line of each snapshot in a maps file, followed by the raw

@@ -49,9 +49,15 @@ pub struct Args {
     /// through ring buffers that this process drains.
     #[arg(long)]
     direct: bool,
-    /// Ring buffer capacity per thread in KiB (default 8192).
+    /// Ring buffer capacity each thread starts with, in KiB (default 8192).
     #[arg(long, value_name = "KIB")]
     ring_kb: Option<usize>,
+    /// Ring buffer capacity a busy thread moves up to, in KiB (default
+    /// 32768): a thread that laps its ring 128 times moves once to a ring
+    /// this large, which the recorder prepares beforehand. At or below
+    /// --ring-kb, rings keep their size.
+    #[arg(long, value_name = "KIB")]
+    ring_max_kb: Option<usize>,
     /// What a thread does when its ring is full: wait for the drainer (the
     /// default: nothing is lost), or drop the event (and count it).
     #[arg(long, value_enum, default_value = "wait")]
@@ -154,6 +160,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         clock: a.clock.map(|c| c.name().to_owned()),
         direct: a.direct,
         ring_kb: a.ring_kb,
+        ring_max_kb: a.ring_max_kb,
         drop_on_overflow: a.overflow == Overflow::Drop,
         runtime: Some(match a.runtime {
             Some(r) => r,
@@ -173,6 +180,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 .fold((0u64, 0u64), |(e, l), t| (e + t.events, l + t.header.lost))
         }),
     };
+    if let Some(moved) = outcome.drained.map(|d| d.moved).filter(|&n| n > 0) {
+        super::note(format_args!(
+            "{moved} busy thread(s) moved to a larger ring buffer (--ring-max-kb) while recording"
+        ));
+    }
     if let Some((events, lost)) = counts {
         if lost > 0 {
             super::warning(format_args!(

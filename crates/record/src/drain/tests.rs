@@ -9,54 +9,130 @@ enum Written {
     Ext(u64, Vec<u8>),
 }
 
-/// Writes `n` events into a new ring of `cap` bytes in `ring_dir` the
-/// way the runtime does (payload words first, then the first word with
-/// the lap flag; an extended record's body 8 bytes per slot; a pad
-/// record per slot where an extended one would straddle the end;
-/// waiting while the ring is full), from a thread of its own, so the
-/// ring file names that thread; returns what it wrote.
-fn write_ring(ring_dir: &Path, cap: u64, n: u64) -> Vec<Written> {
-    use tracekit_rt_format::{ring_file_name, CLOCK_TSC, KIND_PAD, VERSION};
-    // SAFETY: gettid has no preconditions.
-    let tid = unsafe { libc::gettid() } as u32;
-    let path = ring_dir.join(ring_file_name(std::process::id(), tid, 7));
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .unwrap();
-    f.set_len(HEADER_SIZE as u64 + cap).unwrap();
-    let len = HEADER_SIZE + cap as usize;
-    // Unmapped below.
-    let ptr = map_shared(&f, len).unwrap();
-    // SAFETY (here and below): 8-aligned offsets inside the mapping.
-    let word = |o: usize| unsafe { &*(ptr.add(o) as *const AtomicU64) };
-    unsafe {
-        std::ptr::copy_nonoverlapping(MAGIC.as_ptr(), ptr, 8);
-        (ptr.add(off::VERSION) as *mut u32).write(VERSION);
-        (ptr.add(off::CLOCK) as *mut u32).write(CLOCK_TSC);
-        (ptr.add(off::CAPACITY) as *mut u64).write(cap);
-        (ptr.add(off::RING) as *mut u32).write(RING_WITH_LAPS);
+/// A ring written the way the runtime writes one: payload words first,
+/// then the first word with the lap flag; waiting while the ring is full;
+/// at the start of a lap, moving to a larger ring the drainer offers.
+struct TestWriter {
+    dir: PathBuf,
+    tid: u32,
+    ptr: *mut u8,
+    len: usize,
+    cap: u64,
+    w: u64,
+    moved: bool,
+}
+
+impl TestWriter {
+    /// A new ring of `cap` bytes in `dir`, named after the calling thread.
+    fn new(dir: &Path, cap: u64) -> TestWriter {
+        use tracekit_rt_format::{ring_file_name, CLOCK_TSC, VERSION};
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() } as u32;
+        let path = dir.join(ring_file_name(std::process::id(), tid, 7));
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .unwrap();
+        let len = HEADER_SIZE + cap as usize;
+        f.set_len(len as u64).unwrap();
+        // Unmapped in Drop.
+        let ptr = map_shared(&f, len, false).unwrap();
+        // SAFETY: offsets inside the mapped header.
+        unsafe {
+            (ptr.add(off::TID) as *mut u32).write(tid);
+            (ptr.add(off::VERSION) as *mut u32).write(VERSION);
+            (ptr.add(off::CLOCK) as *mut u32).write(CLOCK_TSC);
+            (ptr.add(off::CAPACITY) as *mut u64).write(cap);
+            (ptr.add(off::RING) as *mut u32).write(RING_WITH_LAPS);
+            std::ptr::copy_nonoverlapping(MAGIC.as_ptr(), ptr, 8);
+        }
+        TestWriter {
+            dir: dir.to_path_buf(),
+            tid,
+            ptr,
+            len,
+            cap,
+            w: 0,
+            moved: false,
+        }
     }
-    let mut w = 0u64;
-    // A record of slots (first word, payload word), the first one's
-    // first word stored last.
-    let mut record = |slots: &[(u64, u64)]| {
+
+    fn word(&self, o: usize) -> &AtomicU64 {
+        // SAFETY: 8-aligned offset inside the mapping.
+        unsafe { &*(self.ptr.add(o) as *const AtomicU64) }
+    }
+
+    /// Writes a record of slots (first word, payload word), the first
+    /// slot's first word last; returns the bytes written so far.
+    fn record(&mut self, slots: &[(u64, u64)]) -> u64 {
         let need = (slots.len() * RECORD_SIZE) as u64;
-        while w + need > word(off::READ_POS).load(Ordering::Acquire) + cap {
+        self.wait_for(need);
+        if self.w % self.cap == 0 && self.w > 0 {
+            let next = self.word(off::NEXT_RING).load(Ordering::Acquire);
+            if next != 0 {
+                self.move_to(next);
+                self.wait_for(need);
+            }
+        }
+        self.put(slots);
+        self.w
+    }
+
+    fn wait_for(&self, need: u64) {
+        while self.w + need > self.word(off::READ_POS).load(Ordering::Acquire) + self.cap {
             std::hint::spin_loop();
         }
-        let lap = ring_lap_flag(w, cap);
-        let at = HEADER_SIZE + (w % cap) as usize;
+    }
+
+    fn put(&mut self, slots: &[(u64, u64)]) {
+        let lap = ring_lap_flag(self.w, self.cap);
+        let at = HEADER_SIZE + (self.w % self.cap) as usize;
         for (k, &(w0, payload)) in slots.iter().enumerate().rev() {
             let slot = at + k * RECORD_SIZE;
-            unsafe { (ptr.add(slot + 8) as *mut u64).write_volatile(payload) };
-            word(slot).store(w0 ^ lap, Ordering::Release);
+            // SAFETY: a slot inside the data area, free for this lap.
+            unsafe { (self.ptr.add(slot + 8) as *mut u64).write_volatile(payload) };
+            self.word(slot).store(w0 ^ lap, Ordering::Release);
         }
-        w += need;
-        w
-    };
+        self.w += (slots.len() * RECORD_SIZE) as u64;
+    }
+
+    /// Leaves the move record and goes on in the offered ring of `cap` bytes.
+    fn move_to(&mut self, cap: u64) {
+        let name = tracekit_rt_format::names::ring_successor_name(std::process::id(), self.tid, 7);
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(self.dir.join(name))
+            .unwrap();
+        let len = HEADER_SIZE + cap as usize;
+        assert_eq!(f.metadata().unwrap().len(), len as u64);
+        let ptr = map_shared(&f, len, true).unwrap();
+        self.put(&[(KIND_MOVED, cap)]);
+        // SAFETY: our old mapping.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+        (self.ptr, self.len, self.cap, self.w, self.moved) = (ptr, len, cap, 0, true);
+        assert_eq!(self.word(off::CAPACITY).load(Ordering::Relaxed), cap);
+        assert_eq!(&self.word(off::MAGIC).load(Ordering::Relaxed).to_le_bytes(), &MAGIC);
+    }
+}
+
+impl Drop for TestWriter {
+    fn drop(&mut self) {
+        // SAFETY: our mapping.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+    }
+}
+
+/// Writes `n` events into a new ring of `cap` bytes in `ring_dir` the way
+/// the runtime does (an extended record's body 8 bytes per slot; a pad
+/// record per slot where an extended one would straddle the end), from a
+/// thread of its own, so the ring file names that thread; returns what it
+/// wrote and whether it moved to a larger ring.
+fn write_ring(ring_dir: &Path, cap: u64, n: u64) -> (Vec<Written>, bool) {
+    use tracekit_rt_format::KIND_PAD;
+    let mut ring = TestWriter::new(ring_dir, cap);
     let mut written = Vec::new();
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let mut at = 0;
@@ -68,9 +144,9 @@ fn write_ring(ring_dir: &Path, cap: u64, n: u64) -> Vec<Written> {
         if i % 101 == 0 {
             let body: Vec<u8> = (0..(x % 40) as u8).collect();
             let size = ring_ext_size(body.len()) as u64;
-            if at % cap + size > cap {
-                for _ in 0..(cap - at % cap) / RECORD_SIZE as u64 {
-                    record(&[(KIND_PAD, 0)]);
+            if at % ring.cap + size > ring.cap {
+                for _ in 0..(ring.cap - at % ring.cap) / RECORD_SIZE as u64 {
+                    ring.record(&[(KIND_PAD, 0)]);
                 }
             }
             let mut slots = vec![(ts << 4 | KIND_EXT, body.len() as u64)];
@@ -79,18 +155,16 @@ fn write_ring(ring_dir: &Path, cap: u64, n: u64) -> Vec<Written> {
                 b[..piece.len()].copy_from_slice(piece);
                 slots.push((KIND_CONT, u64::from_le_bytes(b)));
             }
-            at = record(&slots);
+            at = ring.record(&slots);
             written.push(Written::Ext(ts, body));
         } else {
             let exit = x & 1 == 1;
             let addr = 0x40_1000 + x % 300 * 48;
-            at = record(&[(ts << 4 | if exit { KIND_EXIT } else { KIND_ENTER }, addr)]);
+            at = ring.record(&[(ts << 4 | if exit { KIND_EXIT } else { KIND_ENTER }, addr)]);
             written.push(Written::Call(ts, exit, addr));
         }
     }
-    // SAFETY: our mapping.
-    unsafe { libc::munmap(ptr as *mut libc::c_void, len) };
-    written
+    (written, ring.moved)
 }
 
 /// Every event of a thread file the drainer wrote, in order.
@@ -114,21 +188,26 @@ fn read_thread_file(path: &Path) -> Vec<Written> {
     out
 }
 
-#[test]
-fn a_ring_drained_while_it_is_written_arrives_whole_and_in_order() {
+/// Drains a ring of `cap` bytes, offering a ring of `grow_to` bytes (0:
+/// none), while a thread writes `n` events into it; checks they all arrive
+/// in order; returns whether the writer moved.
+fn drain_while_writing(cap: u64, grow_to: u64, n: u64) -> bool {
     let dir = tempfile::tempdir().unwrap();
     let (ring_dir, out_dir) = (dir.path().join("rings"), dir.path().join("out"));
     std::fs::create_dir_all(&ring_dir).unwrap();
     std::fs::create_dir_all(&out_dir).unwrap();
-    let drainer = Drainer::start(ring_dir.clone(), out_dir.clone());
-    // A small ring: the writer laps it hundreds of times and often
-    // waits for the drainer, which often finds a record half written.
-    let n = 400_000;
-    let written = std::thread::spawn(move || write_ring(&ring_dir, 16 << 10, n))
-        .join()
-        .unwrap();
+    let drainer = Drainer::start(ring_dir.clone(), out_dir.clone(), grow_to);
+    let rings = ring_dir.clone();
+    let (written, moved) = std::thread::spawn(move || write_ring(&rings, cap, n)).join().unwrap();
     let totals = drainer.finish().unwrap();
-    assert_eq!(totals, DrainTotals { events: n, lost: 0 });
+    assert_eq!(
+        totals,
+        DrainTotals {
+            events: n,
+            lost: 0,
+            moved: u64::from(moved)
+        }
+    );
     let files: Vec<PathBuf> = std::fs::read_dir(&out_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -139,6 +218,25 @@ fn a_ring_drained_while_it_is_written_arrives_whole_and_in_order() {
     if let Some(i) = (0..read.len()).find(|&i| read[i] != written[i]) {
         panic!("event {i}: wrote {:?}, read {:?}", written[i], read[i]);
     }
+    // Both rings are gone.
+    assert!(!ring_dir.exists());
+    moved
+}
+
+#[test]
+fn a_ring_drained_while_it_is_written_arrives_whole_and_in_order() {
+    // A small ring: the writer laps it hundreds of times and often
+    // waits for the drainer, which often finds a record half written.
+    assert!(!drain_while_writing(16 << 10, 0, 400_000));
+}
+
+#[test]
+fn a_thread_that_laps_its_ring_often_moves_to_a_larger_one_and_nothing_is_lost() {
+    // 400 000 events are 6.4 MB: 390 laps of 16 KiB. After 128 the drainer
+    // offers a 64 KiB ring, and the writer moves at the next lap's start.
+    assert!(drain_while_writing(16 << 10, 64 << 10, 400_000));
+    // Offered nothing larger than the ring it has, a thread stays.
+    assert!(!drain_while_writing(16 << 10, 16 << 10, 400_000));
 }
 
 fn taken(fullest: f64) -> Taken {
