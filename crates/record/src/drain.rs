@@ -81,6 +81,18 @@ enum Growth {
 /// the move (a few milliseconds) and gain nothing.
 const GROW_AFTER_LAPS: u64 = 128;
 
+/// A ring grows only while the rings of all threads take at most this many
+/// bytes: the recorder maps every ring, so with the default sizes its
+/// memory stays below 64 MB (one busy thread moved to 32 MiB, a second one
+/// kept at 8 MiB; with three threads or more, no ring grows).
+const GROW_WITHIN: u64 = 16 << 20;
+
+/// Whether a ring of `cap` bytes that has been read up to `read` should be
+/// offered a larger one, while the rings of all threads take `all_rings` bytes.
+fn growth_due(read: u64, cap: u64, all_rings: u64) -> bool {
+    read >= GROW_AFTER_LAPS * cap && all_rings <= GROW_WITHIN
+}
+
 /// A ring file being drained and the thread file it fills.
 struct Ring {
     map: RingMap,
@@ -264,14 +276,26 @@ impl Ring {
         }
     }
 
+    /// Bytes of ring this thread holds: its ring's, and the larger one's
+    /// once that is being prepared.
+    fn ring_bytes(&self) -> u64 {
+        match self.growth {
+            Growth::Preparing(_) | Growth::Offered(_) => self.map.cap + self.grow_to,
+            Growth::Allowed | Growth::Over => self.map.cap,
+        }
+    }
+
     /// Moves a busy thread's ring on: once the ring has lapped
-    /// [`GROW_AFTER_LAPS`] times, a helper thread prepares a larger one
-    /// (creating it and faulting its pages in takes tens of milliseconds,
-    /// which the drainer cannot spend while the thread writes); once it is
-    /// ready, it is offered to the writer (`off::NEXT_RING`).
-    fn tend_growth(&mut self) {
+    /// [`GROW_AFTER_LAPS`] times, and if the rings of all threads take
+    /// `all_rings` ≤ [`GROW_WITHIN`] bytes, a
+    /// helper thread prepares a larger one (creating it and faulting its
+    /// pages in takes tens of milliseconds, which the drainer cannot spend
+    /// while the thread writes); once it is ready, it is offered to the
+    /// writer (`off::NEXT_RING`).
+    fn tend_growth(&mut self, all_rings: &mut u64) {
         match &self.growth {
-            Growth::Allowed if self.read >= GROW_AFTER_LAPS * self.map.cap => {
+            Growth::Allowed if growth_due(self.read, self.map.cap, *all_rings) => {
+                *all_rings += self.grow_to;
                 let path = self.next_path.clone();
                 let header = self.map.header().to_vec();
                 let cap = self.grow_to;
@@ -468,13 +492,14 @@ fn poll(ring_dir: &Path, out_dir: &Path, grow_to: u64, rings: &mut HashMap<PathB
         }
     }
     let mut taken = Taken::default();
+    let mut all_rings = rings.values().map(Ring::ring_bytes).sum();
     for r in rings.values_mut() {
         let n = r.drain()?;
         if n == 0 {
             // Idle: what was coded so far goes to the file.
             r.flush()?;
         }
-        r.tend_growth();
+        r.tend_growth(&mut all_rings);
         taken.bytes += n;
         taken.fullest = taken.fullest.max(n as f64 / r.map.cap as f64);
     }

@@ -54,8 +54,9 @@ pub struct Args {
     ring_kb: Option<usize>,
     /// Ring buffer capacity a busy thread moves up to, in KiB (default
     /// 32768): a thread that laps its ring 128 times moves once to a ring
-    /// this large, which the recorder prepares beforehand. At or below
-    /// --ring-kb, rings keep their size.
+    /// this large, which the recorder prepares beforehand, if all threads'
+    /// rings take at most 16 MiB (so, with the default sizes, one thread
+    /// moves). At or below --ring-kb, rings keep their size.
     #[arg(long, value_name = "KIB")]
     ring_max_kb: Option<usize>,
     /// What a thread does when its ring is full: wait for the drainer (the

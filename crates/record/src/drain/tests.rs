@@ -239,6 +239,21 @@ fn a_thread_that_laps_its_ring_often_moves_to_a_larger_one_and_nothing_is_lost()
     assert!(!drain_while_writing(16 << 10, 16 << 10, 400_000));
 }
 
+#[test]
+fn rings_grow_after_128_laps_while_all_rings_take_at_most_16_mib() {
+    const MIB: u64 = 1 << 20;
+    // One thread: after 128 laps of 8 MiB, not before.
+    assert!(!growth_due(127 * 8 * MIB, 8 * MIB, 8 * MIB));
+    assert!(growth_due(128 * 8 * MIB, 8 * MIB, 8 * MIB));
+    // Two threads: the first to lap 128 times moves to 32 MiB, the other
+    // then stays (8 + 8 + 32 MiB in all, or 8 + 32 once the first moved).
+    assert!(growth_due(128 * 8 * MIB, 8 * MIB, 16 * MIB));
+    assert!(!growth_due(128 * 8 * MIB, 8 * MIB, 48 * MIB));
+    assert!(!growth_due(128 * 8 * MIB, 8 * MIB, 40 * MIB));
+    // Three threads: no ring grows.
+    assert!(!growth_due(1000 * 8 * MIB, 8 * MIB, 24 * MIB));
+}
+
 fn taken(fullest: f64) -> Taken {
     Taken { bytes: 1, fullest }
 }
