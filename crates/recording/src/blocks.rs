@@ -4,7 +4,6 @@
 //! killed while writing it) ends the data; everything before it is read.
 
 use crate::thread_file::{parse_header, read_up_to, ThreadFileError, ThreadHeader, ThreadStats};
-use std::io::{Seek, SeekFrom};
 use std::path::Path;
 use tracekit_rt_format::block::{BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
 use tracekit_rt_format::HEADER_SIZE;
@@ -33,7 +32,7 @@ impl BlockError {
 /// skipped (and `f` gets an empty slice). Returns whether the last block
 /// read was cut short.
 pub(crate) fn for_each_block(
-    file: &mut std::fs::File,
+    file: &std::fs::File,
     start: u64,
     payload: bool,
     mut f: impl FnMut(u64, &BlockHeader, &[u8]) -> Result<bool, (usize, String)>,
@@ -42,12 +41,13 @@ pub(crate) fn for_each_block(
     let mut at = start;
     let mut head = [0u8; BLOCK_HEADER];
     let mut buf = Vec::new();
-    file.seek(SeekFrom::Start(at)).map_err(BlockError::Io)?;
+    // Positioned reads: one system call per block header, none to seek
+    // past a payload that is not wanted.
     loop {
         if at == len {
             return Ok(false);
         }
-        let n = read_up_to(file, &mut head).map_err(BlockError::Io)?;
+        let n = read_at_up_to(file, &mut head, at).map_err(BlockError::Io)?;
         if n < BLOCK_HEADER {
             return Ok(true);
         }
@@ -58,12 +58,10 @@ pub(crate) fn for_each_block(
         }
         if payload {
             buf.resize(h.payload_len as usize, 0);
-            let n = read_up_to(file, &mut buf).map_err(BlockError::Io)?;
+            let n = read_at_up_to(file, &mut buf, at + BLOCK_HEADER as u64).map_err(BlockError::Io)?;
             if n < buf.len() {
                 return Ok(true);
             }
-        } else {
-            file.seek(SeekFrom::Start(end)).map_err(BlockError::Io)?;
         }
         let go_on = f(at, &h, if payload { &buf } else { &[] }).map_err(|(o, w)| BlockError::Bad(o, w))?;
         if !go_on {
@@ -73,15 +71,29 @@ pub(crate) fn for_each_block(
     }
 }
 
+/// Reads from file offset `pos` until `buf` is full or the file ends;
+/// returns the bytes read.
+fn read_at_up_to(file: &std::fs::File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read_at(&mut buf[n..], pos + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// Whether a block header lies at file offset `at` of the file at `path`.
 pub(crate) fn block_at(path: &Path, at: u64) -> bool {
-    let Ok(mut file) = tracekit_safeio::open_regular(path) else {
+    let Ok(file) = tracekit_safeio::open_regular(path) else {
         return false;
     };
     let mut head = [0u8; BLOCK_HEADER];
-    file.seek(SeekFrom::Start(at)).is_ok()
-        && read_up_to(&mut file, &mut head).is_ok_and(|n| n == BLOCK_HEADER)
-        && BlockHeader::read(&head).is_some()
+    read_at_up_to(&file, &mut head, at).is_ok_and(|n| n == BLOCK_HEADER) && BlockHeader::read(&head).is_some()
 }
 
 /// Counts of a file of blocks from its block headers alone; `None` when
@@ -123,12 +135,12 @@ fn scan_block_headers(
     path: &Path,
     mut f: impl FnMut(&BlockHeader),
 ) -> Result<Option<(ThreadHeader, u64)>, ThreadFileError> {
-    let (mut file, header, first) = open_thread_file(path)?;
+    let (file, header, first) = open_thread_file(path)?;
     if header.version != BLOCK_VERSION {
         return Ok(None);
     }
     let mut end = first;
-    for_each_block(&mut file, first, false, |at, h, _| {
+    for_each_block(&file, first, false, |at, h, _| {
         f(h);
         end = at + BLOCK_HEADER as u64 + h.payload_len as u64;
         Ok(true)
@@ -153,7 +165,7 @@ pub(crate) fn open_thread_file(path: &Path) -> Result<(std::fs::File, ThreadHead
 
 /// The payload of the block at file offset `at`; `None` when there is no
 /// complete block there.
-pub(crate) fn read_payload(file: &mut std::fs::File, at: u64) -> Option<Vec<u8>> {
+pub(crate) fn read_payload(file: &std::fs::File, at: u64) -> Option<Vec<u8>> {
     let mut payload = None;
     for_each_block(file, at, true, |_, _, p| {
         payload = Some(p.to_vec());

@@ -126,32 +126,28 @@ impl<'a> Skim<'a> {
         if !self.on {
             return Ok(from);
         }
-        let (mut file, header, first) = open_thread_file(path)?;
+        let (file, header, first) = open_thread_file(path)?;
         if header.version != BLOCK_VERSION {
             self.on = false;
             return Ok(from);
         }
         let start = from.unwrap_or(first).max(first);
         // The blocks that end before the window are leapt over, from their
-        // headers, as far as they can be; payloads come through a second
-        // handle, as the walk goes on.
-        let mut payloads = tracekit_safeio::open_regular(path).map_err(|e| ThreadFileError::Io {
-            path: path.display().to_string(),
-            error: std::io::Error::new(e.kind, e.message),
-        })?;
-        let mut read = |at: u64| read_payload(&mut payloads, at);
+        // headers, as far as they can be; payloads are read (positioned
+        // reads of the same handle) as the walk goes on.
+        let read = |at: u64| read_payload(&file, at);
         let mut leap = Leap::new(&self.done, self.maps);
         let (to_ns, start_ns) = (self.to_ns, self.start_ns);
         let mut next = start;
-        for_each_block(&mut file, start, false, |at, h, _| {
-            let taken = h.events > 0 && to_ns(h.last_ts) < start_ns && leap.take(at, h, &mut read);
+        for_each_block(&file, start, false, |at, h, _| {
+            let taken = h.events > 0 && to_ns(h.last_ts) < start_ns && leap.take(at, h, read);
             if taken {
                 next = at + (BLOCK_HEADER + h.payload_len as usize) as u64;
             }
             Ok(taken)
         })
         .map_err(|e| e.of(path))?;
-        match leap.finish(&mut read) {
+        match leap.finish(read) {
             Some(after) => {
                 if next > start {
                     self.seen = after.first_seen.iter().map(|&(a, _)| a).collect();
@@ -167,7 +163,7 @@ impl<'a> Skim<'a> {
             }
             // A block disagreed with its summary: all are skimmed, up to
             // the window or the first block refused.
-            None => next = self.skim_blocks(path, &mut file, start)?,
+            None => next = self.skim_blocks(path, &file, start)?,
         }
         self.on = false;
         Ok(Some(next))
@@ -176,7 +172,7 @@ impl<'a> Skim<'a> {
     /// Skims the blocks from file offset `next` until one is refused (one
     /// that reaches the window is); returns the offset of the first block
     /// not skimmed.
-    fn skim_blocks(&mut self, path: &Path, file: &mut std::fs::File, mut next: u64) -> Result<u64, ThreadFileError> {
+    fn skim_blocks(&mut self, path: &Path, file: &std::fs::File, mut next: u64) -> Result<u64, ThreadFileError> {
         for_each_block(file, next, true, |at, h, payload| {
             let taken = self.block(at, h, payload);
             if taken {
@@ -336,9 +332,9 @@ pub(crate) mod tests {
     fn skimmed_only(path: &Path, start_ns: u64) -> (Skimmed, u64) {
         let (maps, to_ns) = (MapsHistory::default(), |raw: u64| raw);
         let mut s = Skim::new(&maps, &to_ns, start_ns, true);
-        let (mut file, _, first) = open_thread_file(path).unwrap();
+        let (file, _, first) = open_thread_file(path).unwrap();
         let mut next = first;
-        let _ = for_each_block(&mut file, first, true, |at, h, p| {
+        let _ = for_each_block(&file, first, true, |at, h, p| {
             let taken = s.block(at, h, p);
             if taken {
                 next = at + (BLOCK_HEADER + p.len()) as u64;

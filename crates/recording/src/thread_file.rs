@@ -327,7 +327,7 @@ pub(crate) fn stream_thread_file_from(
     past: impl Fn(u64) -> bool,
     mut f: impl FnMut(u64, RawEvent),
 ) -> Result<ThreadHeader, ThreadFileError> {
-    let (mut file, header, first) = crate::blocks::open_thread_file(path)?;
+    let (file, header, first) = crate::blocks::open_thread_file(path)?;
     if header.version != BLOCK_VERSION {
         drop(file);
         let data = Mapped::open(path).map_err(|error| ThreadFileError::Io {
@@ -338,7 +338,7 @@ pub(crate) fn stream_thread_file_from(
         return Ok(header);
     }
     let start = from.unwrap_or(first).max(first);
-    crate::blocks::for_each_block(&mut file, start, true, |at, h, payload| {
+    crate::blocks::for_each_block(&file, start, true, |at, h, payload| {
         let mut d = BlockDecoder::new(payload, h);
         loop {
             let body_at = at + BLOCK_HEADER as u64 + d.offset() as u64;
