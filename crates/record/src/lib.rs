@@ -24,4 +24,6 @@ mod power_record;
 mod spawn;
 
 pub use power_record::{power_record, PowerRecordOptions};
-pub use spawn::{find_runtime, holds_recording, record, RecordOptions, RecordOutcome, RUNTIME_LIB};
+pub use spawn::{
+    find_runtime, holds_recording, record, RecordOptions, RecordOutcome, DEFAULT_RING_MAX_KB, RUNTIME_LIB,
+};
