@@ -20,11 +20,11 @@
 //! leap fails (and the blocks are skimmed instead) when a block named by
 //! an open frame does not agree with its summary.
 
+use crate::follow::{follow_block, OpenFrames};
 use crate::skim::Skimmed;
 use crate::symbolize::MapsHistory;
 use rustc_hash::{FxHashMap, FxHashSet};
 use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, DepthSummary};
-use tracekit_rt_format::{ExtEvent, ExtKind};
 
 /// An open frame during the walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ impl Walk<'_> {
     /// skim would refuse it.
     fn decoded(&mut self, header: &BlockHeader, payload: &[u8]) -> bool {
         let (stack, seen_before, setjmps_before) = (self.stack.clone(), self.first_seen.len(), self.setjmps.len());
-        let ok = self.follow(header, payload);
+        let ok = follow_block(header, payload, self);
         if !ok {
             self.stack = stack;
             self.setjmps.truncate(setjmps_before);
@@ -104,33 +104,6 @@ impl Walk<'_> {
             }
         }
         ok
-    }
-
-    fn follow(&mut self, header: &BlockHeader, payload: &[u8]) -> bool {
-        let mut d = BlockDecoder::new(payload, header);
-        loop {
-            match d.next_event() {
-                Ok(None) => return true,
-                Ok(Some((raw, BlockEvent::Enter(a)))) => {
-                    if !self.note(a, raw) {
-                        return false;
-                    }
-                    self.stack.push(Frame::Known(a, raw));
-                }
-                Ok(Some((_, BlockEvent::Exit(a)))) => match self.stack.last() {
-                    Some(&Frame::Known(top, _)) if top != a => return false,
-                    Some(_) => {
-                        self.stack.pop();
-                    }
-                    None => return false,
-                },
-                Ok(Some((_, BlockEvent::Ext(body)))) => match ExtEvent::decode(body) {
-                    Ok(x) if x.sub == ExtKind::Setjmp => self.setjmps.push((x.object_id, self.stack.len())),
-                    _ => return false,
-                },
-                Err(_) => return false,
-            }
-        }
     }
 
     /// Notes address `a`, entered at `raw`; false when its function depends
@@ -143,6 +116,32 @@ impl Walk<'_> {
             self.first_seen.push((a, raw));
         }
         true
+    }
+}
+
+impl OpenFrames for Walk<'_> {
+    fn enter(&mut self, a: u64, raw: u64) -> bool {
+        if !self.note(a, raw) {
+            return false;
+        }
+        self.stack.push(Frame::Known(a, raw));
+        true
+    }
+
+    /// A frame known only as left open by a block may be any function.
+    fn exit(&mut self, a: u64) -> bool {
+        match self.stack.last() {
+            Some(&Frame::Known(top, _)) if top != a => false,
+            Some(_) => {
+                self.stack.pop();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn setjmp(&mut self, buf: u64) {
+        self.setjmps.push((buf, self.stack.len()));
     }
 }
 
@@ -218,6 +217,7 @@ impl<'a> Leap<'a> {
 mod tests {
     use super::*;
     use tracekit_rt_format::block::{BlockEncoder, BLOCK_HEADER, FLAG_COMPACT};
+    use tracekit_rt_format::ExtKind;
 
     /// A block of calls `(time, exit?, address)`, then the extended event
     /// `ext` when given.

@@ -24,6 +24,7 @@ mod balance;
 mod blocks;
 mod checkpoints;
 pub mod context_file;
+mod follow;
 mod layout;
 mod leap;
 mod load;

@@ -21,13 +21,13 @@
 
 use crate::blocks::{for_each_block, open_thread_file, read_payload};
 use crate::checkpoints::{checkpoint_events, Checkpoints};
+use crate::follow::{follow_block, OpenFrames};
 use crate::leap::Leap;
 use crate::symbolize::MapsHistory;
 use crate::thread_file::ThreadFileError;
 use rustc_hash::FxHashSet;
 use std::path::Path;
-use tracekit_rt_format::block::{BlockDecoder, BlockEvent, BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
-use tracekit_rt_format::{ExtEvent, ExtKind};
+use tracekit_rt_format::block::{BlockHeader, BLOCK_HEADER, BLOCK_VERSION};
 
 /// What the skimmed blocks left: the frames open after them and the
 /// functions first seen in them.
@@ -215,30 +215,7 @@ impl<'a> Skim<'a> {
             self.done.first_seen.len(),
             self.done.setjmps.len(),
         );
-        let mut d = BlockDecoder::new(payload, h);
-        let ok = loop {
-            match d.next_event() {
-                Ok(None) => break true,
-                Ok(Some((raw, BlockEvent::Enter(a)))) => {
-                    if !self.note(a, raw) {
-                        break false;
-                    }
-                    self.done.stack.push(a);
-                }
-                Ok(Some((_, BlockEvent::Exit(a)))) => {
-                    if self.done.stack.last() != Some(&a) {
-                        break false;
-                    }
-                    self.done.stack.pop();
-                }
-                Ok(Some((_, BlockEvent::Ext(body)))) => match ExtEvent::decode(body) {
-                    // What the balancer notes of a `setjmp`: the depth.
-                    Ok(x) if x.sub == ExtKind::Setjmp => self.done.setjmps.push((x.object_id, self.done.stack.len())),
-                    _ => break false,
-                },
-                Err(_) => break false,
-            }
-        };
+        let ok = follow_block(h, payload, self);
         if !ok {
             // Back to the state before the block.
             self.done.stack = saved;
@@ -276,6 +253,29 @@ impl<'a> Skim<'a> {
     }
 }
 
+impl OpenFrames for Skim<'_> {
+    fn enter(&mut self, a: u64, raw: u64) -> bool {
+        if !self.note(a, raw) {
+            return false;
+        }
+        self.done.stack.push(a);
+        true
+    }
+
+    fn exit(&mut self, a: u64) -> bool {
+        if self.done.stack.last() != Some(&a) {
+            return false;
+        }
+        self.done.stack.pop();
+        true
+    }
+
+    fn setjmp(&mut self, buf: u64) {
+        // What the balancer notes of a `setjmp`: the depth.
+        self.done.setjmps.push((buf, self.done.stack.len()));
+    }
+}
+
 fn slot(a: u64) -> usize {
     ((a >> 2) ^ (a >> 14)) as usize & (RECENT - 1)
 }
@@ -285,6 +285,7 @@ pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
     use tracekit_rt_format::block::BlockEncoder;
+    use tracekit_rt_format::ExtKind;
 
     /// The body of an extended event of kind `sub` on buffer 0xbeef.
     pub(crate) fn ext_body(sub: ExtKind) -> Vec<u8> {
