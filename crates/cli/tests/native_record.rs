@@ -246,7 +246,7 @@ fn a_busy_thread_moves_to_a_larger_ring_and_nothing_is_lost() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("1 busy thread(s) moved to a larger ring buffer"), "{err}");
+    assert!(err.contains("1 busy thread moved to a larger ring buffer"), "{err}");
     assert_eq!(stats(&rec), (2 * calls + 4, 0));
     let profile: Value =
         serde_json::from_str(&run(Command::new(TRACEKIT).arg("profile").arg(&rec).arg("--json"))).unwrap();

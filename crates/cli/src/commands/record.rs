@@ -182,8 +182,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         }),
     };
     if let Some(moved) = outcome.drained.map(|d| d.moved).filter(|&n| n > 0) {
+        let threads = if moved == 1 { "thread" } else { "threads" };
         super::note(format_args!(
-            "{moved} busy thread(s) moved to a larger ring buffer (--ring-max-kb) while recording"
+            "{moved} busy {threads} moved to a larger ring buffer (--ring-max-kb) while recording"
         ));
     }
     if let Some((events, lost)) = counts {
