@@ -197,3 +197,19 @@ fn emulator_reports_say_when_a_directory_is_not_a_run() {
     let e = error_of(&common::tracekit(&["emu", "report", &missing]));
     assert!(e.contains(&format!("{missing}: no such directory")), "{e}");
 }
+
+#[test]
+fn ring_sizes_out_of_range_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rec");
+    for (flag, value) in [("--ring-kb", "10"), ("--ring-max-kb", "99999999999999999")] {
+        let run = common::tracekit(&["record", flag, value, "-o", out.to_str().unwrap(), "--", "true"]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{value}' for '{flag} <KIB>'")) && stderr.contains("64..=1048576"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "nothing recorded");
+    }
+}

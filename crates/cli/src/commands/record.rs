@@ -49,16 +49,17 @@ pub struct Args {
     /// through ring buffers that this process drains.
     #[arg(long)]
     direct: bool,
-    /// Ring buffer capacity each thread starts with, in KiB (default 8192).
-    #[arg(long, value_name = "KIB")]
-    ring_kb: Option<usize>,
+    /// Ring buffer capacity each thread starts with, in KiB (default 8192;
+    /// 64 to 1048576, rounded up to a power of two).
+    #[arg(long, value_name = "KIB", value_parser = ring_kib())]
+    ring_kb: Option<u64>,
     /// Ring buffer capacity a busy thread moves up to, in KiB (default
     /// 32768): a thread that laps its ring 128 times moves once to a ring
     /// this large, which the recorder prepares beforehand, if all threads'
     /// rings take at most 16 MiB (so, with the default sizes, one thread
     /// moves). At or below --ring-kb, rings keep their size.
-    #[arg(long, value_name = "KIB")]
-    ring_max_kb: Option<usize>,
+    #[arg(long, value_name = "KIB", value_parser = ring_kib())]
+    ring_max_kb: Option<u64>,
     /// What a thread does when its ring is full: wait for the drainer (the
     /// default: nothing is lost), or drop the event (and count it).
     #[arg(long, value_enum, default_value = "wait")]
@@ -160,8 +161,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         buffer_mb: a.buffer_mb,
         clock: a.clock.map(|c| c.name().to_owned()),
         direct: a.direct,
-        ring_kb: a.ring_kb,
-        ring_max_kb: a.ring_max_kb,
+        ring_kb: a.ring_kb.map(|k| k as usize),
+        ring_max_kb: a.ring_max_kb.map(|k| k as usize),
         drop_on_overflow: a.overflow == Overflow::Drop,
         runtime: Some(match a.runtime {
             Some(r) => r,
@@ -201,6 +202,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         "the recording keeps every event written before the end",
     );
     Ok(())
+}
+
+/// Ring sizes in KiB: at least the runtime's smallest ring, at most 1 GiB.
+fn ring_kib() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(64..=1 << 20)
 }
 
 /// Runs the context sampler until its standard input closes.
