@@ -163,7 +163,7 @@ pub fn record(opts: &RecordOptions, sampler: Option<Command>) -> anyhow::Result<
         }
         cmd.env("TRACEKIT_OVERFLOW", if opts.drop_on_overflow { "drop" } else { "wait" });
         // Rounded like the runtime rounds `TRACEKIT_RING_KB`.
-        let grow_to = (opts.ring_max_kb.unwrap_or(DEFAULT_RING_MAX_KB).max(64) << 10).next_power_of_two();
+        let grow_to = (opts.ring_max_kb.unwrap_or(DEFAULT_RING_MAX_KB).clamp(64, 1 << 20) << 10).next_power_of_two();
         Some(crate::drain::Drainer::start(ring_dir, out.clone(), grow_to as u64))
     };
     // Ctrl-C reaches the program (same process group); the recorder ignores

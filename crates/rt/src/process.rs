@@ -33,7 +33,7 @@ pub struct Config {
     pub buffer_bytes: usize,
     /// `TRACEKIT_RING_DIR`: where per-thread ring buffers go when the recorder drains them.
     pub ring_dir: Option<PathBuf>,
-    /// `TRACEKIT_RING_KB`: ring capacity (KiB, rounded to a power of two).
+    /// `TRACEKIT_RING_KB`: ring capacity (KiB, 64 to 1048576, rounded to a power of two).
     pub ring_bytes: usize,
     /// `TRACEKIT_OVERFLOW=wait`: wait for the recorder instead of dropping.
     pub wait: bool,
@@ -86,7 +86,7 @@ pub fn config() -> Option<&'static Config> {
                 .ok()
                 .and_then(|v| v.parse::<usize>().ok())
                 .unwrap_or(8192);
-            let ring_bytes = (kb.max(64) << 10).next_power_of_two();
+            let ring_bytes = (kb.clamp(64, 1 << 20) << 10).next_power_of_two();
             let wait = std::env::var("TRACEKIT_OVERFLOW").is_ok_and(|v| v == "wait");
             Some(Config {
                 dir: PathBuf::from(dir),
