@@ -374,22 +374,7 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
         .truncate(true)
         .open(&path)?;
     file.set_len(total as u64)?;
-    use std::os::fd::AsRawFd;
-    // SAFETY: mapping a file we just sized; MAP_SHARED keeps stores in the page cache.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            total,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
-        return Err(std::io::Error::last_os_error());
-    }
-    let h = base as usize;
+    let h = map_file(&file, total, false)?;
     // SAFETY: writing the header inside the fresh mapping.
     unsafe {
         let put32 = |o: usize, v: u32| ((h + o) as *mut u32).write_unaligned(v);
@@ -437,6 +422,31 @@ fn create(b: &ThreadBuf) -> std::io::Result<()> {
     }
     add_lost(b, b.pending_lost.replace(0));
     Ok(())
+}
+
+/// Maps the first `len` bytes of `file` shared, for reading and writing
+/// (stores go to the page cache, where the recorder and a crash's
+/// aftermath both see them); with `populate`, the page tables are filled
+/// now. Returns the mapping's address; it is never unmapped but by a move
+/// to a larger ring.
+fn map_file(file: &std::fs::File, len: usize, populate: bool) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let flags = libc::MAP_SHARED | if populate { libc::MAP_POPULATE } else { 0 };
+    // SAFETY: a new mapping of an open file, which the caller sized.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            flags,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(base as usize)
 }
 
 fn thread_name(tid: u32) -> Vec<u8> {

@@ -1,7 +1,7 @@
 //! Moving a busy thread to the larger ring the recorder offers
 //! (`tracekit_rt_format::off::NEXT_RING`).
 
-use super::{add_lost, header_u64, make_room, write_record, ThreadBuf, ACTIVE, BUSY};
+use super::{add_lost, header_u64, make_room, map_file, write_record, ThreadBuf, ACTIVE, BUSY};
 use crate::process;
 use std::sync::atomic::{compiler_fence, Ordering};
 use tracekit_rt_format::{off, ring_lap_flag, HEADER_SIZE, KIND_MOVED, MAGIC, RECORD_SIZE};
@@ -58,18 +58,11 @@ fn map_next_ring(old: usize, cap: u64) -> std::io::Result<usize> {
         .ring_dir
         .as_ref()
         .ok_or_else(|| std::io::Error::other("no ring directory"))?;
-    // SAFETY: header fields of our own live ring, written before its magic.
-    let (tid, image) = unsafe {
-        (
-            ((old + off::TID) as *const u32).read(),
-            ((old + off::IMAGE) as *const u64).read(),
-        )
-    };
-    let path = dir.join(tracekit_rt_format::names::ring_successor_name(
-        process::pid(),
-        tid,
-        image,
-    ));
+    // The names the ring was created with.
+    // SAFETY: a header field of our own live ring, written before its magic.
+    let tid = unsafe { ((old + off::TID) as *const u32).read() };
+    let name = tracekit_rt_format::names::ring_successor_name(process::pid(), tid, process::image());
+    let path = dir.join(name);
     let file = std::fs::OpenOptions::new().read(true).write(true).open(&path)?;
     let len = HEADER_SIZE + cap as usize;
     if !cap.is_power_of_two() || file.metadata()?.len() != len as u64 {
@@ -78,23 +71,9 @@ fn map_next_ring(old: usize, cap: u64) -> std::io::Result<usize> {
             path.display()
         )));
     }
-    use std::os::fd::AsRawFd;
-    // SAFETY: mapping a file of `len` bytes; its pages are already in memory,
-    // so populating the page tables now saves a fault per page later.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_POPULATE,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
-        return Err(std::io::Error::last_os_error());
-    }
-    let h = base as usize;
+    // Its pages are already in memory: filling the page tables now saves a
+    // fault per page later.
+    let h = map_file(&file, len, true)?;
     // SAFETY: the header lies inside the new mapping.
     let ok = unsafe {
         std::slice::from_raw_parts(h as *const u8, 8) == MAGIC
@@ -103,7 +82,7 @@ fn map_next_ring(old: usize, cap: u64) -> std::io::Result<usize> {
     };
     if !ok {
         // SAFETY: our mapping.
-        unsafe { libc::munmap(base, len) };
+        unsafe { libc::munmap(h as *mut libc::c_void, len) };
         return Err(std::io::Error::other(format!(
             "{}: not the ring offered",
             path.display()
