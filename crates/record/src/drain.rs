@@ -13,7 +13,7 @@
 //! and deleted. Nothing that grows with the recording is ever mapped.
 
 use crate::direct_out::DirectOut;
-use ring_map::{growth_due, map_shared, prepare_ring, Growth, RingMap};
+use ring_map::{clear_ring_words, growth_due, map_shared, prepare_ring, Growth, RingMap};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,8 +43,6 @@ struct Ring {
     body: Vec<u8>,
     /// Events coded from this ring so far.
     events: u64,
-    /// Whether the thread moved to a larger ring.
-    moved: bool,
     /// Capacity of the larger ring to offer a busy thread (0: never).
     grow_to: u64,
     /// Where that ring goes (`names::ring_successor_name`).
@@ -79,9 +77,7 @@ impl Ring {
             )));
         }
         let mut h = header.to_vec();
-        for o in [off::READ_POS, off::LOST, off::NEXT_RING] {
-            h[o..o + 8].fill(0);
-        }
+        clear_ring_words(&mut h);
         h[off::RING..off::RING + 4].fill(0);
         h[off::VERSION..off::VERSION + 4].copy_from_slice(&BLOCK_VERSION.to_le_bytes());
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -103,7 +99,6 @@ impl Ring {
             encoder: BlockEncoder::new(),
             body: Vec::new(),
             events: 0,
-            moved: false,
             grow_to,
             next_path: path.with_file_name(names::ring_successor_name(pid, tid, image)),
             growth: if grow_to > cap { Growth::Allowed } else { Growth::Over },
@@ -204,7 +199,6 @@ impl Ring {
                 let old = std::mem::replace(&mut self.map, next);
                 let _ = std::fs::remove_file(&old.path);
                 self.read = 0;
-                self.moved = true;
                 Ok(())
             }
             _ => Err(std::io::Error::other(format!(
@@ -306,7 +300,8 @@ impl Ring {
         self.out.write_header_at(&lost.to_le_bytes(), off::LOST as u64)?;
         totals.events += self.events;
         totals.lost += lost;
-        totals.moved += u64::from(self.moved);
+        // The ring mapped is the larger one once the thread has moved.
+        totals.moved += u64::from(self.map.path == self.next_path);
         Ok(())
     }
 

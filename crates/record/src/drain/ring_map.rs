@@ -87,9 +87,7 @@ pub(super) fn prepare_ring(path: &Path, header: &[u8], cap: u64) -> std::io::Res
         cap,
     };
     let mut h = header.to_vec();
-    for o in [off::READ_POS, off::LOST, off::NEXT_RING] {
-        h[o..o + 8].fill(0);
-    }
+    clear_ring_words(&mut h);
     h[off::CAPACITY..off::CAPACITY + 8].copy_from_slice(&cap.to_le_bytes());
     // SAFETY: the header lies inside the new mapping; the magic goes last.
     unsafe {
@@ -97,6 +95,15 @@ pub(super) fn prepare_ring(path: &Path, header: &[u8], cap: u64) -> std::io::Res
         std::ptr::copy_nonoverlapping(MAGIC.as_ptr(), map.ptr, 8);
     }
     Ok(map)
+}
+
+/// Zeroes the words of a ring header that the writer and the drainer
+/// exchange (read position, lost events, the larger ring offered), for a
+/// header copied into a thread file or a new ring.
+pub(super) fn clear_ring_words(header: &mut [u8]) {
+    for o in [off::READ_POS, off::LOST, off::NEXT_RING] {
+        header[o..o + 8].fill(0);
+    }
 }
 
 /// Maps `len` bytes of `f` shared, for reading and writing (`populate`:
