@@ -224,62 +224,51 @@ fn a_busy_thread_moves_to_a_larger_ring_and_nothing_is_lost() {
     let dir = work_dir("grow");
     let exe = build(&dir, "crash.c", &[]);
     // 2 000 004 events are 32 MB: 488 laps of a 64 KiB ring. After 128 the
-    // recorder offers a 256 KiB ring and the thread moves to it.
+    // recorder offers a ring of `max_kb` and the thread moves to it.
     let calls = 1_000_000u64;
-    let rec = dir.join("rec");
-    let out = Command::new(TRACEKIT)
-        .args([
-            "record",
-            "--context",
-            "none",
-            "--ring-kb",
-            "64",
-            "--ring-max-kb",
-            "256",
-            "-o",
-        ])
-        .arg(&rec)
-        .arg("--")
-        .arg(&exe)
-        .args(["none", &calls.to_string()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let record = |name: &str, max_kb: &str| {
+        let rec = dir.join(name);
+        let out = Command::new(TRACEKIT)
+            .args([
+                "record",
+                "--context",
+                "none",
+                "--ring-kb",
+                "64",
+                "--ring-max-kb",
+                max_kb,
+                "-o",
+            ])
+            .arg(&rec)
+            .arg("--")
+            .arg(&exe)
+            .args(["none", &calls.to_string()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        assert_eq!(stats(&rec), (2 * calls + 4, 0));
+        (rec, err)
+    };
+    let (rec, err) = record("rec", "256");
     assert!(err.contains("1 busy thread moved to a larger ring buffer"), "{err}");
-    assert_eq!(stats(&rec), (2 * calls + 4, 0));
     let profile: Value =
         serde_json::from_str(&run(Command::new(TRACEKIT).arg("profile").arg(&rec).arg("--json"))).unwrap();
-    let before_crash = profile["methods"]
+    assert_eq!(calls_of(&profile, "before_crash"), calls);
+    // With --ring-max-kb at --ring-kb, rings keep their size.
+    let (_, err) = record("fixed", "64");
+    assert!(!err.contains("moved"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Calls of the function `name` in a `profile --json` (0 when absent).
+fn calls_of(profile: &Value, name: &str) -> u64 {
+    profile["methods"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["name"] == "before_crash")
-        .map(|m| m["calls"].as_u64().unwrap());
-    assert_eq!(before_crash, Some(calls));
-    // With --ring-max-kb at --ring-kb, rings keep their size.
-    let rec = dir.join("fixed");
-    let out = Command::new(TRACEKIT)
-        .args([
-            "record",
-            "--context",
-            "none",
-            "--ring-kb",
-            "64",
-            "--ring-max-kb",
-            "64",
-            "-o",
-        ])
-        .arg(&rec)
-        .arg("--")
-        .arg(&exe)
-        .args(["none", &calls.to_string()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && !err.contains("moved"), "{err}");
-    assert_eq!(stats(&rec), (2 * calls + 4, 0));
-    let _ = std::fs::remove_dir_all(&dir);
+        .find(|m| m["name"] == name)
+        .map_or(0, |m| m["calls"].as_u64().unwrap())
 }
 
 #[test]
@@ -786,14 +775,7 @@ fn a_time_window_is_profiled_from_the_recording_read_up_to_its_end() {
         serde_json::from_str(&windowed(&rec, "profile", from, to, extra, whole)).unwrap()
     };
     let span = end - start;
-    let calls_in = |v: &Value| {
-        v["methods"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == "before_crash")
-            .map_or(0, |m| m["calls"].as_u64().unwrap())
-    };
+    let calls_in = |v: &Value| calls_of(v, "before_crash");
     // A window a `width` of the run wide, from `at` of it on, that holds at
     // least `min` calls: on a loaded machine the program may be descheduled
     // for a fair part of its short run, so later windows are tried too.
