@@ -27,8 +27,6 @@ case $WORKLOAD in
   *) echo "WORKLOAD must be hsqldb or h2" >&2; exit 2 ;;
 esac
 
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
 # Times "$@" REPEAT times: "median-wall max-peak-MB".
 timed() {
   local walls=() peaks=()

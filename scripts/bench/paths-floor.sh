@@ -93,21 +93,11 @@ for v in probes records; do
   javac --release 8 -nowarn -d "$out/variants/$v" "$out/variants/$v-src"/tracekit/rt/*.java
 done
 
-with_runtime() { # jar variant -> the jar with that runtime's classes swapped in
-  (cd "$out/variants/$2" && jar uf "$1" tracekit/rt/*.class)
+variant_jar() { # jar copy variant: copy the jar, with that runtime's classes swapped in
+  cp "$1" "$2" && (cd "$out/variants/$3" && jar uf "$2" tracekit/rt/*.class)
 }
 
-# name | jar to instrument | class path with @JAR@ for it | main class and arguments
-declare -a rows=()
-for w in $WORKLOADS; do
-  case $w in
-    rhino) rows+=("Rhino|/usr/share/java/js.jar|@JAR@|org.mozilla.javascript.tools.shell.Main -opt -1 $root/workloads/jvm/js/bench.js $RHINO_N") ;;
-    hsqldb) rows+=("HSQLDB|/usr/share/java/hsqldb1.8.0.jar|$build/tkreal.jar:@JAR@|tkreal.DbBench jdbc:hsqldb:mem:bench $ROWS") ;;
-    h2) rows+=("H2|/usr/share/java/h2.jar|$build/tkreal.jar:@JAR@|tkreal.DbBench jdbc:h2:mem:bench $ROWS") ;;
-  esac
-done
-
-median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+paths_workload_rows
 
 results="$out/results.tsv"
 : >"$results"
@@ -116,14 +106,13 @@ for row in "${rows[@]}"; do
   configs=(uninstrumented hook record minimal)
   TRACEKIT_JVM_CACHE="$out/cache/straight" "$tk" paths instrument "$jar" -o "$out/$name-minimal.jar" \
     --width "$WIDTH" --scheme blpp 2>/dev/null
-  cp "$out/$name-minimal.jar" "$out/$name-hook.jar" && with_runtime "$out/$name-hook.jar" probes
-  cp "$out/$name-minimal.jar" "$out/$name-record.jar" && with_runtime "$out/$name-record.jar" records
+  variant_jar "$out/$name-minimal.jar" "$out/$name-hook.jar" probes
+  variant_jar "$out/$name-minimal.jar" "$out/$name-record.jar" records
   for s in $SCHEMES; do
     # shellcheck disable=SC2046
     TRACEKIT_JVM_CACHE="$out/cache/shipped" "$tk" paths instrument "$jar" -o "$out/$name-$s.jar" \
       --width "$WIDTH" $(flags "$s") 2>/dev/null
-    cp "$out/$name-$s.jar" "$out/$name-$s-probes.jar" && with_runtime "$out/$name-$s-probes.jar" probes
-    cp "$out/$name-$s.jar" "$out/$name-$s-records.jar" && with_runtime "$out/$name-$s-records.jar" records
+    for v in probes records; do variant_jar "$out/$name-$s.jar" "$out/$name-$s-$v.jar" $v; done
     configs+=("$s-probes" "$s-records" "$s")
   done
   : >"$out/times.txt"

@@ -34,24 +34,10 @@ WIDTH=${WIDTH:-64}
 # shellcheck source=scripts/bench/paths-schemes.sh
 source "$root/scripts/bench/paths-schemes.sh"
 paths_bench_setup "$out"
-build="$root/workloads/jvm/build"
 results="$out/results.tsv"
 : >"$results"
 
-# name | jar to instrument | class path with @JAR@ for it | main class and arguments
-declare -a rows=()
-for w in $WORKLOADS; do
-  case $w in
-    rhino) rows+=("Rhino|/usr/share/java/js.jar|@JAR@|org.mozilla.javascript.tools.shell.Main -opt -1 $root/workloads/jvm/js/bench.js $RHINO_N") ;;
-    hsqldb) rows+=("HSQLDB|/usr/share/java/hsqldb1.8.0.jar|$build/tkreal.jar:@JAR@|tkreal.DbBench jdbc:hsqldb:mem:bench $ROWS") ;;
-    h2) rows+=("H2|/usr/share/java/h2.jar|$build/tkreal.jar:@JAR@|tkreal.DbBench jdbc:h2:mem:bench $ROWS") ;;
-    suite) for s in $SUITE; do rows+=("$s|$build/tkbench.jar|@JAR@|tkbench.$s $SIZE"); done ;;
-  esac
-done
-
-median() { # numbers on stdin -> their median
-  sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
-}
+paths_workload_rows
 
 run_times() { # cp main... -> "median-wall median-cpu" seconds (CPU: user + system, all threads)
   local cp=$1; shift
